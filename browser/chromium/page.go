@@ -1,0 +1,391 @@
+package chromium
+
+import (
+	"context"
+	"encoding/json"
+	"errors"
+	"strings"
+	"sync"
+	"time"
+
+	"github.com/chromedp/cdproto/cdp"
+	"github.com/chromedp/cdproto/inspector"
+	"github.com/chromedp/cdproto/page"
+	"github.com/chromedp/cdproto/runtime"
+	"github.com/chromedp/chromedp"
+
+	"github.com/veetbot/veetbrowser/collect"
+	"github.com/veetbot/veetbrowser/errcode"
+)
+
+var (
+	errCrashed = errcode.New(errcode.PageCrashed, "the page crashed; navigate to load it again")
+	errDialog  = errcode.New(errcode.CaptureFailed, "a JavaScript dialog is open on the page")
+)
+
+// loadGrace is how long a navigation waits for the load event once the
+// document is parsed: a page whose subresources hang is still usable.
+const loadGrace = 3 * time.Second
+
+// tab is one Chromium page target. Its state is kept current by an event
+// listener that never issues a CDP command (that would deadlock chromedp's
+// reader); work that needs a command runs in its own goroutine.
+type tab struct {
+	// fixed at creation
+	ctx     context.Context // the target's chromedp context
+	cancel  context.CancelFunc
+	target  *chromedp.Target
+	dialogs chan *page.EventJavascriptDialogOpening
+
+	mu        sync.Mutex
+	changed   chan struct{} // closed and replaced on every state change
+	mainFrame cdp.FrameID
+	world     string                  // unique id of the collector world of the main document; "" between documents
+	lifecycle map[cdp.LoaderID]string // newest lifecycle milestone per main-frame loader
+	crashed   bool
+	dialog    *page.EventJavascriptDialogOpening // pending, nil if none
+	dismissed bool                               // the runtime dismissed a beforeunload dialog
+	inflight  map[*int]context.CancelCauseFunc
+}
+
+func openTab(parent context.Context) (*tab, error) {
+	ctx, cancel := chromedp.NewContext(parent)
+	if err := chromedp.Do(ctx); err != nil {
+		cancel()
+		return nil, errcode.Wrap(errcode.BrowserUnavailable, err, "could not open a browser page")
+	}
+	t := &tab{
+		ctx:       ctx,
+		cancel:    cancel,
+		target:    chromedp.FromContext(ctx).Target,
+		dialogs:   make(chan *page.EventJavascriptDialogOpening, 4),
+		changed:   make(chan struct{}),
+		lifecycle: make(map[cdp.LoaderID]string),
+		inflight:  make(map[*int]context.CancelCauseFunc),
+	}
+	if err := chromedp.Listen(ctx, t.onEvent); err != nil {
+		cancel()
+		return nil, errcode.Wrap(errcode.BrowserUnavailable, err, "could not open a browser page")
+	}
+	go t.handleDialogs()
+	if err := t.installCollector(ctx); err != nil {
+		cancel()
+		return nil, errcode.Wrap(errcode.BrowserUnavailable, err, "could not prepare the browser page")
+	}
+	return t, nil
+}
+
+// installCollector registers the collector for every new document of the
+// tab before any site is loaded, then creates the world for the blank
+// document the tab starts with.
+func (t *tab) installCollector(ctx context.Context) error {
+	tree, err := cdp.Call(ctx, t.target, page.GetFrameTree, cdp.Empty{})
+	if err != nil {
+		return err
+	}
+	t.mu.Lock()
+	t.mainFrame = tree.FrameTree.Frame.ID
+	t.mu.Unlock()
+	if _, err := cdp.Call(ctx, t.target, page.AddScriptToEvaluateOnNewDocument, page.AddScriptToEvaluateOnNewDocumentParams{
+		Source: collect.Script, WorldName: collect.WorldName,
+	}); err != nil {
+		return err
+	}
+	w, err := cdp.Call(ctx, t.target, page.CreateIsolatedWorld, page.CreateIsolatedWorldParams{
+		FrameID: tree.FrameTree.Frame.ID, WorldName: collect.WorldName,
+	})
+	if err != nil {
+		return err
+	}
+	res, err := cdp.Call(ctx, t.target, runtime.Evaluate, runtime.EvaluateParams{
+		Expression: collect.Script, ContextID: w.ExecutionContextID, Silent: ptr(true),
+	})
+	if err != nil {
+		return err
+	}
+	if res.ExceptionDetails != nil {
+		return errors.New("collector: " + res.ExceptionDetails.Text)
+	}
+	wctx, cancel := context.WithTimeout(ctx, 10*time.Second)
+	defer cancel()
+	return t.waitFor(wctx, func() bool { return t.world != "" })
+}
+
+func ptr[T any](v T) *T { return &v }
+
+// onEvent runs on chromedp's reader goroutine: state changes only.
+func (t *tab) onEvent(ev any) {
+	t.mu.Lock()
+	defer t.mu.Unlock()
+	switch ev := ev.(type) {
+	case *runtime.EventExecutionContextCreated:
+		if ev.Context.Name != collect.WorldName {
+			return
+		}
+		var aux struct {
+			FrameID cdp.FrameID `json:"frameId"`
+		}
+		if json.Unmarshal(ev.Context.AuxData, &aux) != nil || aux.FrameID != t.mainFrame {
+			return
+		}
+		t.world = ev.Context.UniqueID
+	case *runtime.EventExecutionContextDestroyed:
+		if ev.ExecutionContextUniqueID == t.world {
+			t.world = ""
+		}
+	case *runtime.EventExecutionContextsCleared:
+		t.world = ""
+	case *page.EventFrameNavigated:
+		if ev.Frame.ParentID == "" {
+			t.mainFrame = ev.Frame.ID
+		}
+	case *page.EventLifecycleEvent:
+		if ev.FrameID != t.mainFrame {
+			return
+		}
+		if ev.Name == "init" && len(t.lifecycle) > 8 {
+			clear(t.lifecycle)
+		}
+		if ev.Name == "init" || ev.Name == "DOMContentLoaded" || ev.Name == "load" {
+			t.lifecycle[ev.LoaderID] = ev.Name
+		}
+	case *inspector.EventTargetCrashed:
+		t.crashed = true
+		t.world = ""
+		t.interruptLocked(errCrashed)
+	case *page.EventJavascriptDialogOpening:
+		t.dialog = ev
+		select {
+		case t.dialogs <- ev:
+		default:
+		}
+		if ev.Type != page.DialogTypeBeforeunload {
+			t.interruptLocked(errDialog)
+		}
+	case *page.EventJavascriptDialogClosed:
+		t.dialog = nil
+	default:
+		return
+	}
+	close(t.changed)
+	t.changed = make(chan struct{})
+}
+
+func (t *tab) interruptLocked(cause error) {
+	for _, cancel := range t.inflight {
+		cancel(cause)
+	}
+}
+
+// handleDialogs dismisses the beforeunload dialogs that a runtime navigation
+// raises. It never accepts one: a page that asks to keep its draft keeps it.
+func (t *tab) handleDialogs() {
+	for {
+		select {
+		case <-t.ctx.Done():
+			return
+		case ev := <-t.dialogs:
+			if ev.Type != page.DialogTypeBeforeunload {
+				continue
+			}
+			ctx, cancel := context.WithTimeout(t.ctx, 5*time.Second)
+			_, err := cdp.Call(ctx, t.target, page.HandleJavaScriptDialog, page.HandleJavaScriptDialogParams{Accept: false})
+			cancel()
+			if err == nil {
+				t.mu.Lock()
+				t.dismissed = true
+				t.mu.Unlock()
+			}
+		}
+	}
+}
+
+// waitFor blocks until cond, evaluated under t.mu, holds.
+func (t *tab) waitFor(ctx context.Context, cond func() bool) error {
+	for {
+		t.mu.Lock()
+		if cond() {
+			t.mu.Unlock()
+			return nil
+		}
+		crashed, ch := t.crashed, t.changed
+		t.mu.Unlock()
+		if crashed {
+			return errCrashed
+		}
+		select {
+		case <-ch:
+		case <-ctx.Done():
+			return ctx.Err()
+		}
+	}
+}
+
+// begin derives a context for one page operation that a crash or a dialog
+// interrupts. The returned func must be called when the operation ends.
+func (t *tab) begin(ctx context.Context) (context.Context, func(), error) {
+	octx, cancel := context.WithCancelCause(ctx)
+	key := new(int)
+	t.mu.Lock()
+	if t.crashed {
+		t.mu.Unlock()
+		cancel(nil)
+		return nil, nil, errCrashed
+	}
+	t.inflight[key] = cancel
+	t.mu.Unlock()
+	return octx, func() {
+		t.mu.Lock()
+		delete(t.inflight, key)
+		t.mu.Unlock()
+		cancel(nil)
+	}, nil
+}
+
+// cause returns the interruption of an operation, or err.
+func cause(ctx context.Context, err error) error {
+	if c := context.Cause(ctx); c != nil && !errors.Is(c, context.Canceled) && !errors.Is(c, context.DeadlineExceeded) {
+		return c
+	}
+	return err
+}
+
+// evaluate runs expr in the collector world of the current document and
+// returns its JSON value. A document change during the call is
+// document_changed; nothing partial is returned.
+func (t *tab) evaluate(ctx context.Context, expr string) ([]byte, error) {
+	octx, end, err := t.begin(ctx)
+	if err != nil {
+		return nil, err
+	}
+	defer end()
+	if t.pendingDialog() != nil {
+		return nil, errDialog
+	}
+	var world string
+	if err := t.waitFor(octx, func() bool { world = t.world; return world != "" }); err != nil {
+		return nil, classify(octx, err, errcode.CaptureFailed, "the page has no document to observe")
+	}
+	res, err := cdp.Call(octx, t.target, runtime.Evaluate, runtime.EvaluateParams{
+		Expression:      expr,
+		UniqueContextID: world,
+		ReturnByValue:   ptr(true),
+		Silent:          ptr(true),
+	})
+	if err != nil {
+		t.mu.Lock()
+		moved := t.world != world
+		t.mu.Unlock()
+		if moved || strings.Contains(err.Error(), "context") {
+			return nil, errcode.Wrap(errcode.DocumentChanged, err, "the document changed during the observation; observe again")
+		}
+		return nil, classify(octx, err, errcode.CaptureFailed, "the page could not be observed")
+	}
+	if res.ExceptionDetails != nil {
+		msg := res.ExceptionDetails.Text
+		if res.ExceptionDetails.Exception != nil {
+			msg += " " + res.ExceptionDetails.Exception.Description
+		}
+		return nil, errcode.Wrap(errcode.CaptureFailed, errors.New(msg), "the page could not be observed")
+	}
+	return res.Result.Value, nil
+}
+
+// classify maps an operation failure to a public error: an interruption
+// keeps its own code, a context error its own, anything else gets code.
+func classify(ctx context.Context, err error, code errcode.Code, msg string) error {
+	err = cause(ctx, err)
+	var e *errcode.Error
+	if errors.As(err, &e) {
+		return err
+	}
+	if errors.Is(err, context.DeadlineExceeded) {
+		return errcode.Wrap(errcode.Timeout, err, "the page did not answer in time")
+	}
+	if errors.Is(err, context.Canceled) {
+		return errcode.Wrap(errcode.Cancelled, err, "the operation was cancelled")
+	}
+	return errcode.Wrap(code, err, "%s", msg)
+}
+
+func (t *tab) pendingDialog() *page.EventJavascriptDialogOpening {
+	t.mu.Lock()
+	defer t.mu.Unlock()
+	return t.dialog
+}
+
+// navigate loads url in the main frame and waits for its document. A
+// navigation that a beforeunload dialog stopped, after the runtime itself
+// dismissed it, is navigation_cancelled: the page and its draft stay.
+func (t *tab) navigate(ctx context.Context, url string) error {
+	octx, end, err := t.begin(ctx)
+	if err != nil {
+		// A crashed renderer is replaced by a new one when the tab navigates.
+		if !errors.Is(err, errCrashed) {
+			return err
+		}
+		t.mu.Lock()
+		t.crashed = false
+		t.mu.Unlock()
+		if octx, end, err = t.begin(ctx); err != nil {
+			return err
+		}
+	}
+	defer end()
+	t.mu.Lock()
+	t.dismissed = false
+	t.mu.Unlock()
+	res, err := cdp.Call(octx, t.target, page.Navigate, page.NavigateParams{URL: url})
+	if err != nil {
+		return classify(octx, err, errcode.NavigationFailed, "the navigation failed")
+	}
+	if res.ErrorText != "" {
+		t.mu.Lock()
+		dismissed := t.dismissed
+		t.mu.Unlock()
+		if dismissed && res.LoaderID == "" && strings.Contains(res.ErrorText, "ERR_ABORTED") {
+			return errcode.New(errcode.NavigationCancelled, "the page asked to keep unsaved changes; the navigation was cancelled and the page kept")
+		}
+		return errcode.Wrap(errcode.NavigationFailed, errors.New(res.ErrorText), "the navigation failed: %s", publicNetError(res.ErrorText))
+	}
+	if res.LoaderID == "" {
+		return nil // same-document navigation
+	}
+	loader := res.LoaderID
+	var parsedAt time.Time
+	err = t.waitFor(octx, func() bool {
+		switch t.lifecycle[loader] {
+		case "load":
+			return t.world != ""
+		case "DOMContentLoaded":
+			if parsedAt.IsZero() {
+				parsedAt = time.Now()
+				go func() { // wake waitFor when the grace ends
+					time.Sleep(loadGrace)
+					t.mu.Lock()
+					close(t.changed)
+					t.changed = make(chan struct{})
+					t.mu.Unlock()
+				}()
+			}
+			return t.world != "" && time.Since(parsedAt) >= loadGrace
+		}
+		return false
+	})
+	if err != nil {
+		return classify(octx, err, errcode.NavigationFailed, "the page did not load")
+	}
+	return nil
+}
+
+// publicNetError keeps only the net error name, which is safe to show.
+func publicNetError(text string) string {
+	if i := strings.Index(text, "net::"); i >= 0 {
+		return strings.Fields(text[i:])[0]
+	}
+	return "network error"
+}
+
+func (t *tab) close() {
+	t.cancel()
+}

@@ -1,0 +1,221 @@
+package chromium
+
+import (
+	"context"
+	"net/url"
+	"time"
+
+	"golang.org/x/sync/semaphore"
+
+	"github.com/veetbot/veetbrowser/browser"
+	"github.com/veetbot/veetbrowser/collect"
+	"github.com/veetbot/veetbrowser/errcode"
+	"github.com/veetbot/veetbrowser/observation"
+)
+
+// closeTimeout bounds the cleanup of a session whose caller has gone.
+const closeTimeout = 5 * time.Second
+
+// Session is one page of a Provider. Its operation lock serializes startup,
+// every page operation, result validation and close (ADR-0151), so no two
+// operations ever share page state such as a beforeunload cancellation.
+type Session struct {
+	// fixed at creation
+	provider *Provider
+	tab      *tab
+	keys     *observation.Keys
+	lock     *semaphore.Weighted // the operation lock: a mutex whose acquire a context can cancel
+
+	// guarded by lock
+	revision uint64 // newest published revision; 0 before the first
+	doc      string // collector document id of the newest revision
+	closed   bool
+}
+
+var _ browser.Session = (*Session)(nil)
+
+func newSession(ctx context.Context, p *Provider) (*Session, error) {
+	s := &Session{provider: p, keys: observation.NewKeys(), lock: semaphore.NewWeighted(1)}
+	// Startup holds the lock too: nothing can reach a half-made page.
+	s.lock.Acquire(context.Background(), 1)
+	defer s.lock.Release(1)
+	t, err := openTab(p.browserCtx)
+	if err != nil {
+		return nil, err
+	}
+	s.tab = t
+	return s, nil
+}
+
+func (s *Session) acquire(ctx context.Context) error {
+	if err := s.lock.Acquire(ctx, 1); err != nil {
+		return classify(ctx, err, errcode.Cancelled, "the operation was cancelled")
+	}
+	if s.closed {
+		s.lock.Release(1)
+		return errcode.New(errcode.BrowserUnavailable, "the session is closed")
+	}
+	return nil
+}
+
+// Observe refreshes the page and returns a new revision, continuing after
+// req.After or from req.Cursor when one is given (ADR-0157).
+func (s *Session) Observe(ctx context.Context, req observation.Request) (*observation.Observation, error) {
+	if err := s.acquire(ctx); err != nil {
+		return nil, err
+	}
+	defer s.lock.Release(1)
+	return s.observeLocked(ctx, req)
+}
+
+// Navigate loads rawURL and observes the page it leads to.
+func (s *Session) Navigate(ctx context.Context, rawURL string) (*observation.Observation, error) {
+	u, err := url.Parse(rawURL)
+	if err != nil || (u.Scheme != "http" && u.Scheme != "https") || u.Host == "" {
+		return nil, errcode.New(errcode.InvalidArgument, "the URL must be an absolute http or https URL")
+	}
+	if err := s.acquire(ctx); err != nil {
+		return nil, err
+	}
+	defer s.lock.Release(1)
+	if err := s.tab.navigate(ctx, u.String()); err != nil {
+		return nil, err
+	}
+	return s.observeLocked(ctx, observation.Request{})
+}
+
+func (s *Session) revisionToken(n uint64) string {
+	return s.keys.Mint(observation.KindRevision, n, 0)
+}
+
+func (s *Session) observeLocked(ctx context.Context, req observation.Request) (*observation.Observation, error) {
+	params := collect.Params{
+		MaxVisible: observation.MaxControls,
+		Window:     observation.WindowSize,
+		MaxOffset:  observation.MaxOffset,
+	}
+	switch {
+	case req.After != "" && req.Cursor != "":
+		return nil, errcode.New(errcode.InvalidArgument, "give at most one of after and cursor")
+	case req.After != "":
+		rev, index, err := s.keys.Parse(observation.KindControl, req.After)
+		if err != nil {
+			return nil, err
+		}
+		if err := s.current(rev); err != nil {
+			return nil, err
+		}
+		params.After = &collect.Anchor{Revision: s.revisionToken(rev), Index: int(index)}
+		params.Doc = s.doc
+	case req.Cursor != "":
+		rev, offset, err := s.keys.Parse(observation.KindCursor, req.Cursor)
+		if err != nil {
+			return nil, err
+		}
+		if err := s.current(rev); err != nil {
+			return nil, err
+		}
+		params.Offset = int(offset)
+		params.Doc = s.doc
+	}
+	next := s.revision + 1
+	params.Revision = s.revisionToken(next)
+	raw, err := s.tab.evaluate(ctx, collect.Expression(params))
+	if err != nil {
+		return nil, err
+	}
+	res, err := collect.Decode(raw)
+	if err != nil {
+		return nil, errcode.Wrap(errcode.CaptureFailed, err, "the page could not be observed")
+	}
+	if res.Error != "" {
+		return nil, continuationError(res.Error)
+	}
+	obs := s.build(next, res)
+	s.revision, s.doc = next, res.Doc
+	return obs, nil
+}
+
+// current refuses a reference of any revision but the newest.
+func (s *Session) current(rev uint64) error {
+	if rev != s.revision || rev == 0 {
+		return errcode.New(errcode.StaleReference, "the reference is from an older observation; use the newest observation's references")
+	}
+	return nil
+}
+
+func continuationError(code string) error {
+	switch code {
+	case collect.DocumentChanged:
+		return errcode.New(errcode.DocumentChanged, "the page loaded a new document since that observation; observe again without a continuation")
+	case collect.AnchorDetached:
+		return errcode.New(errcode.StaleReference, "the anchor control was removed from the page; observe again")
+	case collect.AnchorMoved:
+		return errcode.New(errcode.StaleReference, "the anchor control moved; observe again")
+	default:
+		return errcode.New(errcode.StaleReference, "the anchor is no longer known; observe again")
+	}
+}
+
+func (s *Session) build(rev uint64, res *collect.Result) *observation.Observation {
+	obs := &observation.Observation{
+		Revision:       s.revisionToken(rev),
+		URL:            stripUserinfo(res.URL),
+		URLTruncated:   res.URLTruncated,
+		Origin:         res.Origin,
+		Title:          res.Title,
+		TitleTruncated: res.TitleTruncated,
+		Trust:          observation.Trust,
+		Controls:       make([]observation.Control, len(res.Controls)),
+	}
+	for i, c := range res.Controls {
+		obs.Controls[i] = observation.Control{
+			Ref:           s.keys.Mint(observation.KindControl, rev, uint64(i)),
+			Role:          c.Role,
+			Name:          c.Name,
+			NameTruncated: c.NameTruncated,
+			States:        c.States,
+		}
+	}
+	cov := res.ControlCoverage
+	obs.ControlCoverage = observation.ControlCoverage{
+		Offset:           cov.Offset,
+		Scanned:          cov.Scanned,
+		ScanLimitReached: cov.More && cov.Limit != observation.LimitNone,
+		Limit:            cov.Limit,
+	}
+	if cov.More && cov.Limit != observation.LimitOffset {
+		obs.ControlCoverage.Cursor = s.keys.Mint(observation.KindCursor, rev, uint64(cov.Offset+cov.Scanned))
+	}
+	return obs
+}
+
+func stripUserinfo(raw string) string {
+	u, err := url.Parse(raw)
+	if err != nil {
+		return ""
+	}
+	u.User = nil
+	return u.String()
+}
+
+// Close closes the page. It waits for the running operation, whatever the
+// caller's context, because cleanup must run.
+func (s *Session) Close(ctx context.Context) error {
+	cctx, cancel := context.WithTimeout(context.WithoutCancel(ctx), closeTimeout)
+	defer cancel()
+	if err := s.lock.Acquire(cctx, 1); err != nil {
+		// An operation is stuck: close the page under it, which ends it.
+		s.tab.close()
+		s.provider.forget(s)
+		return errcode.Wrap(errcode.Timeout, err, "the session was closed while an operation was stuck")
+	}
+	defer s.lock.Release(1)
+	if s.closed {
+		return nil
+	}
+	s.closed = true
+	s.tab.close()
+	s.provider.forget(s)
+	return nil
+}

@@ -1,0 +1,124 @@
+// Command veetbrowser is the CLI of the browser runtime for AI agents.
+//
+//	veetbrowser observe [URL] [--canonical] [--budget BYTES] [--browser PATH] [--cdp WS_URL]
+//	veetbrowser mcp [--http ADDR] [--budget BYTES] [--browser PATH] [--tool-version V]
+//	veetbrowser version
+//
+// observe with no URL serves the built-in demo site on loopback and observes it.
+package main
+
+import (
+	"context"
+	"encoding/json"
+	"flag"
+	"fmt"
+	"io"
+	"os"
+	"os/signal"
+	"strings"
+	"syscall"
+
+	"github.com/veetbot/veetbrowser/browser"
+	"github.com/veetbot/veetbrowser/browser/chromium"
+	"github.com/veetbot/veetbrowser/mcpserver"
+)
+
+// Version of this build.
+var Version = "0.1.0-dev"
+
+type command interface {
+	Run(ctx context.Context, args []string) error
+}
+
+func main() {
+	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
+	defer stop()
+	os.Exit(run(ctx, os.Args[1:], os.Stdout, os.Stderr))
+}
+
+func run(ctx context.Context, args []string, stdout, stderr io.Writer) int {
+	if len(args) == 0 {
+		usage(stderr)
+		return 2
+	}
+	var cmd command
+	switch args[0] {
+	case "observe":
+		cmd = &ObserveCommand{Stdout: stdout}
+	case "mcp":
+		cmd = &MCPCommand{Stderr: stderr}
+	case "version":
+		cmd = &VersionCommand{Stdout: stdout}
+	case "help", "-h", "--help":
+		usage(stdout)
+		return 0
+	default:
+		fmt.Fprintf(stderr, "veetbrowser: unknown command %q\n", args[0])
+		usage(stderr)
+		return 2
+	}
+	if err := cmd.Run(ctx, args[1:]); err != nil {
+		if err == flag.ErrHelp {
+			return 0
+		}
+		writeError(stdout, err)
+		return 1
+	}
+	return 0
+}
+
+func usage(w io.Writer) {
+	fmt.Fprint(w, `usage: veetbrowser <command> [arguments]
+
+commands:
+  observe [URL]   observe a page (no URL: the built-in demo site) and print the model view
+  mcp             serve the browser tools over MCP (stdio, or streamable HTTP with --http)
+  version         print the version and the browser tool versions
+`)
+}
+
+// writeError prints the public form of err as JSON: {"error":{"code","message"}}.
+func writeError(w io.Writer, err error) {
+	json.NewEncoder(w).Encode(mcpserver.NewErrorBody(err))
+}
+
+// parseFlags parses flags that may stand before or after positional
+// arguments and returns the positionals.
+func parseFlags(fs *flag.FlagSet, args []string) ([]string, error) {
+	var positional []string
+	for {
+		if err := fs.Parse(args); err != nil {
+			return nil, err
+		}
+		args = fs.Args()
+		if len(args) == 0 {
+			return positional, nil
+		}
+		if args[0] == "--" {
+			return append(positional, args[1:]...), nil
+		}
+		positional = append(positional, args[0])
+		args = args[1:]
+	}
+}
+
+// browserFlags are the flags that choose a browser.
+type browserFlags struct {
+	path string
+	cdp  string
+}
+
+func (b *browserFlags) register(fs *flag.FlagSet) {
+	fs.StringVar(&b.path, "browser", "", "Chromium binary (default: $"+browser.EnvChromium+", then the usual paths)")
+	fs.StringVar(&b.cdp, "cdp", "", "attach to a running browser's DevTools endpoint (ws://…) instead of launching one")
+}
+
+func (b *browserFlags) provider(ctx context.Context) (*chromium.Provider, error) {
+	if b.cdp != "" {
+		if !strings.HasPrefix(b.cdp, "ws://") && !strings.HasPrefix(b.cdp, "wss://") {
+			return nil, fmt.Errorf("--cdp wants a ws:// DevTools URL")
+		}
+		return chromium.Attach(ctx, b.cdp, nil)
+	}
+	return chromium.Launch(ctx, chromium.Options{ExecPath: b.path})
+}

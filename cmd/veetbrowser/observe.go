@@ -1,0 +1,75 @@
+package main
+
+import (
+	"context"
+	"encoding/json"
+	"flag"
+	"io"
+
+	veetbrowser "github.com/veetbot/veetbrowser"
+	"github.com/veetbot/veetbrowser/demo"
+	"github.com/veetbot/veetbrowser/errcode"
+)
+
+// ObserveCommand observes one page and prints its model view (or, with
+// --canonical, the canonical observation).
+type ObserveCommand struct {
+	Stdout io.Writer
+}
+
+// Run runs the command.
+func (c *ObserveCommand) Run(ctx context.Context, args []string) error {
+	fs := flag.NewFlagSet("observe", flag.ContinueOnError)
+	canonical := fs.Bool("canonical", false, "print the canonical observation instead of the model view")
+	budget := fs.Int("budget", 0, "inline byte budget of the model view (default 8192, at least 1024)")
+	version := fs.String("tool-version", "", "browser tool version (default: the newest)")
+	var bf browserFlags
+	bf.register(fs)
+	pos, err := parseFlags(fs, args)
+	if err != nil {
+		if err == flag.ErrHelp {
+			return err
+		}
+		return errcode.Wrap(errcode.InvalidArgument, err, "%v", err)
+	}
+	if len(pos) > 1 {
+		return errcode.New(errcode.InvalidArgument, "observe takes at most one URL")
+	}
+	url := ""
+	if len(pos) == 1 {
+		url = pos[0]
+	} else {
+		u, stop, err := demo.Serve(&demo.Site{})
+		if err != nil {
+			return errcode.Wrap(errcode.Internal, err, "could not serve the demo site")
+		}
+		defer stop()
+		url = u
+	}
+
+	p, err := bf.provider(ctx)
+	if err != nil {
+		return err
+	}
+	defer p.Close()
+	rt, err := veetbrowser.New(p, veetbrowser.Options{Budget: *budget})
+	if err != nil {
+		return err
+	}
+	sess, err := rt.NewSession(ctx, veetbrowser.SessionOptions{Version: *version})
+	if err != nil {
+		return err
+	}
+	defer sess.Close(context.WithoutCancel(ctx))
+	res, err := sess.Navigate(ctx, url)
+	if err != nil {
+		return err
+	}
+	if *canonical {
+		enc := json.NewEncoder(c.Stdout)
+		enc.SetIndent("", "  ")
+		return enc.Encode(res.Observation)
+	}
+	_, err = c.Stdout.Write(append(res.View, '\n'))
+	return err
+}

@@ -1,0 +1,493 @@
+// veetbrowser in-page collector. It runs only in the runtime's isolated world,
+// registered before the page's own scripts, so the page can neither see nor
+// patch it: DOM wrappers and prototypes here are this world's own.
+//
+// Rules (SPEC §5): iterative walks with an explicit stack (no recursion, no
+// enumeration of a node's `children`), every budget counted here before any
+// data crosses to Go, no form value, storage or credential read.
+(() => {
+  'use strict';
+  if (globalThis.__veetbrowser) return;
+
+  // Bounds of ADR-0157. Go sends the same numbers; these are the ceilings.
+  const MAX_VISIBLE = 256;
+  const WINDOW = 4096;
+  const MAX_OFFSET = 65536;
+  const MAX_NAME = 1024; // UTF-16 units of a control name kept in the canonical record
+  const NAME_NODES = 256; // descendants inspected for a name from content
+  const MAX_TITLE = 1024;
+  const MAX_URL = 8192;
+
+  const docId = (() => {
+    const a = new Uint32Array(2);
+    crypto.getRandomValues(a);
+    return a[0].toString(36) + a[1].toString(36);
+  })();
+
+  // Retained nodes by revision: the only strong references the runtime keeps.
+  // Older entries are dropped, which releases their nodes.
+  const retained = new Map();
+  const KEEP_REVISIONS = 2;
+
+  const ROLES = new Set([
+    'button', 'link', 'textbox', 'searchbox', 'combobox', 'listbox', 'checkbox', 'radio',
+    'switch', 'slider', 'spinbutton', 'tab', 'menuitem', 'menuitemcheckbox', 'menuitemradio',
+    'option', 'treeitem',
+  ]);
+  const NAME_FROM_CONTENT = new Set([
+    'button', 'link', 'checkbox', 'radio', 'switch', 'tab', 'menuitem', 'menuitemcheckbox',
+    'menuitemradio', 'option', 'treeitem',
+  ]);
+  const TEXT_INPUTS = new Set(['', 'text', 'email', 'tel', 'url', 'password', 'date', 'time',
+    'datetime-local', 'month', 'week', 'color']);
+
+  // ---- traversal -------------------------------------------------------------
+
+  // walkElements visits the elements of the main document and its open shadow
+  // roots depth-first, shadow children before light children. fn returns true
+  // to stop. The stack holds at most one pending sibling per level.
+  function walkElements(fn) {
+    const stack = [document.documentElement];
+    while (stack.length) {
+      const n = stack.pop();
+      if (!n) continue;
+      const next = n.nextSibling;
+      if (next) stack.push(next);
+      if (n.nodeType !== 1) continue;
+      if (fn(n)) return;
+      const light = n.firstChild;
+      if (light) stack.push(light);
+      const sr = n.shadowRoot; // null for closed roots: they stay outside coverage
+      if (sr && sr.firstChild) stack.push(sr.firstChild);
+    }
+  }
+
+  // flatParent is the parent in the flat (rendered) tree: a slotted node's
+  // slot, a shadow root's host.
+  function flatParent(n) {
+    if (n.assignedSlot) return n.assignedSlot;
+    const p = n.parentNode;
+    if (!p) return null;
+    if (p.nodeType === 11) return p.host || null;
+    return p.nodeType === 1 ? p : null;
+  }
+
+  // ---- roles, names, states ---------------------------------------------------
+
+  function controlRole(el) {
+    const explicit = el.getAttribute('role');
+    if (explicit) {
+      for (const r of explicit.trim().toLowerCase().split(/\s+/)) {
+        if (ROLES.has(r)) return r;
+      }
+    }
+    switch (el.localName) {
+      case 'button':
+        return 'button';
+      case 'a':
+      case 'area':
+        return el.hasAttribute('href') ? 'link' : null;
+      case 'select':
+        return el.multiple || el.size > 1 ? 'listbox' : 'combobox';
+      case 'textarea':
+        return 'textbox';
+      case 'summary': {
+        const p = el.parentElement;
+        return p && p.localName === 'details' && p.querySelector(':scope > summary') === el ? 'button' : null;
+      }
+      case 'input': {
+        const t = (el.getAttribute('type') || '').toLowerCase();
+        switch (t) {
+          case 'hidden': return null;
+          case 'button': case 'submit': case 'reset': case 'image': case 'file': return 'button';
+          case 'checkbox': return el.hasAttribute('switch') ? 'switch' : 'checkbox';
+          case 'radio': return 'radio';
+          case 'range': return 'slider';
+          case 'number': return 'spinbutton';
+          case 'search': return el.hasAttribute('list') ? 'combobox' : 'searchbox';
+          default:
+            if (el.hasAttribute('list') && TEXT_INPUTS.has(t)) return 'combobox';
+            return 'textbox';
+        }
+      }
+    }
+    // An editing host (not every editable descendant) is a textbox.
+    if (el.isContentEditable) {
+      const p = el.parentElement;
+      if (!p || !p.isContentEditable) return 'textbox';
+    }
+    return null;
+  }
+
+  function clean(s) {
+    return s.replace(/\s+/g, ' ').trim();
+  }
+
+  // cut keeps at most max UTF-16 units without splitting a surrogate pair.
+  function cut(s, max) {
+    if (s.length <= max) return [s, false];
+    let end = max;
+    const c = s.charCodeAt(end - 1);
+    if (c >= 0xd800 && c <= 0xdbff) end--;
+    return [s.slice(0, end), true];
+  }
+
+  // textAlternative reads the text of a subtree in flat-tree order, bounded by
+  // NAME_NODES nodes and MAX_NAME+1 units. Hidden descendants are skipped
+  // unless the subtree is referenced by aria-labelledby (accname 2B).
+  const SPACE = {};
+  function textAlternative(root, includeHidden) {
+    const parts = [];
+    let units = 0;
+    let visits = 0;
+    const stack = [root];
+    while (stack.length && visits < NAME_NODES && units <= MAX_NAME) {
+      const n = stack.pop();
+      if (n === SPACE) { parts.push(' '); continue; }
+      visits++;
+      if (n.nodeType === 3) {
+        parts.push(n.data);
+        units += n.data.length;
+        continue;
+      }
+      if (n.nodeType !== 1) continue;
+      if (n !== root) {
+        const tag = n.localName;
+        if (tag === 'script' || tag === 'style' || tag === 'template' || tag === 'noscript') continue;
+        if (!includeHidden && (n.getAttribute('aria-hidden') === 'true' ||
+            !n.checkVisibility({visibilityProperty: true}))) continue;
+        const label = n.getAttribute('aria-label');
+        if (label && label.trim()) { parts.push(' ', label, ' '); units += label.length; continue; }
+        if (tag === 'img' || tag === 'area') {
+          const alt = n.getAttribute('alt');
+          if (alt) { parts.push(alt); units += alt.length; }
+          continue;
+        }
+        // Form controls inside a name contribute no value.
+        if (tag === 'input' || tag === 'textarea' || tag === 'select') continue;
+        if (tag === 'br') { parts.push(' '); continue; }
+      }
+      // Children in reverse so they pop in order; slots render their assigned
+      // nodes, hosts their open shadow tree.
+      let kids;
+      if (n.localName === 'slot') {
+        kids = n.assignedNodes();
+        if (!kids.length) kids = null;
+      } else if (n.shadowRoot) {
+        const items = [];
+        for (let c = n.shadowRoot.firstChild; c && items.length < NAME_NODES; c = c.nextSibling) items.push(c);
+        kids = items;
+      }
+      const block = n !== root && isBlock(n);
+      if (block) {
+        parts.push(' ');
+        stack.push(SPACE);
+      }
+      if (kids) {
+        for (let i = kids.length - 1; i >= 0; i--) stack.push(kids[i]);
+      } else {
+        const items = [];
+        for (let c = n.firstChild; c && items.length < NAME_NODES; c = c.nextSibling) items.push(c);
+        for (let i = items.length - 1; i >= 0; i--) stack.push(items[i]);
+      }
+    }
+    const truncated = stack.length > 0;
+    return [clean(parts.join('')), truncated];
+  }
+
+  function isBlock(el) {
+    const d = getComputedStyle(el).display;
+    return d !== 'inline' && d !== 'contents' && d !== 'none' && !d.startsWith('inline');
+  }
+
+  function labelledBy(el) {
+    const ids = (el.getAttribute('aria-labelledby') || '').trim();
+    if (!ids) return '';
+    const root = el.getRootNode();
+    const parts = [];
+    for (const id of ids.split(/\s+/)) {
+      const ref = root.getElementById ? root.getElementById(id) : document.getElementById(id);
+      if (!ref) continue;
+      const label = ref.getAttribute('aria-label');
+      parts.push(label && label.trim() ? label : textAlternative(ref, true)[0]);
+    }
+    return clean(parts.join(' '));
+  }
+
+  // accessibleName follows the order Chromium applies to the sources SPEC
+  // §3.1 names. Input values are never read; a button input's value
+  // attribute is its printed label, not user data.
+  function accessibleName(el, role) {
+    let name = labelledBy(el);
+    if (name) return name;
+    name = clean(el.getAttribute('aria-label') || '');
+    if (name) return name;
+    const tag = el.localName;
+    if (tag === 'input') {
+      const t = (el.getAttribute('type') || '').toLowerCase();
+      if (t === 'button' || t === 'submit' || t === 'reset') {
+        name = clean(el.getAttribute('value') || '');
+        if (name) return name;
+        if (t === 'submit') return 'Submit';
+        if (t === 'reset') return 'Reset';
+      }
+      if (t === 'image') {
+        name = clean(el.getAttribute('alt') || '');
+        if (name) return name;
+      }
+    }
+    if (el.labels && el.labels.length) {
+      const parts = [];
+      for (const l of el.labels) parts.push(labelText(l, el));
+      name = clean(parts.join(' '));
+      if (name) return name;
+    }
+    if (NAME_FROM_CONTENT.has(role) || tag === 'summary') {
+      name = textAlternative(el, false)[0];
+      if (name) return name;
+    }
+    name = clean(el.getAttribute('title') || '');
+    if (name) return name;
+    name = clean(el.getAttribute('placeholder') || el.getAttribute('aria-placeholder') || '');
+    if (name) return name;
+    if (tag === 'img') return clean(el.getAttribute('alt') || '');
+    return '';
+  }
+
+  // labelText is a label's text without the labelled control's own content.
+  function labelText(label, control) {
+    if (!label.contains(control)) return textAlternative(label, false)[0];
+    const parts = [];
+    let count = 0;
+    const stack = [label];
+    while (stack.length && count < NAME_NODES) {
+      const n = stack.pop();
+      count++;
+      if (n === control) continue;
+      if (n.nodeType === 3) { parts.push(n.data); continue; }
+      if (n.nodeType !== 1) continue;
+      if (n !== label && (n.localName === 'input' || n.localName === 'select' || n.localName === 'textarea')) continue;
+      const items = [];
+      for (let c = n.firstChild; c && items.length < NAME_NODES; c = c.nextSibling) items.push(c);
+      for (let i = items.length - 1; i >= 0; i--) stack.push(items[i]);
+    }
+    return clean(parts.join(''));
+  }
+
+  function ariaTrue(el, attr) {
+    return el.getAttribute(attr) === 'true';
+  }
+
+  function states(el, role, focused) {
+    const tag = el.localName;
+    const native = tag === 'input' && (role === 'checkbox' || role === 'radio' || role === 'switch');
+    return {
+      disabled: el.matches(':disabled') || ariaTrue(el, 'aria-disabled'),
+      checked: native ? el.checked === true : ariaTrue(el, 'aria-checked'),
+      selected: ariaTrue(el, 'aria-selected') || (tag === 'option' && el.selected === true),
+      expanded: ariaTrue(el, 'aria-expanded') || (tag === 'summary' && !!el.parentElement && el.parentElement.open === true),
+      pressed: ariaTrue(el, 'aria-pressed'),
+      required: el.required === true || ariaTrue(el, 'aria-required'),
+      readonly: el.readOnly === true || ariaTrue(el, 'aria-readonly'),
+      focused: el === focused,
+    };
+  }
+
+  function deepActiveElement() {
+    let a = document.activeElement;
+    while (a && a.shadowRoot && a.shadowRoot.activeElement) a = a.shadowRoot.activeElement;
+    return a;
+  }
+
+  // ---- visibility (SPEC §5) ----------------------------------------------------
+
+  // Visibility facts are memoized per element for one collection, so shared
+  // ancestors are inspected once.
+  function visibilityChecker() {
+    const hiddenMemo = new Map();
+    const clipMemo = new Map();
+    const sx = window.scrollX;
+    const sy = window.scrollY;
+
+    // hiddenSubtree: the element or a flat-tree ancestor is hidden, inert or
+    // aria-hidden (CSS may override [hidden]'s display, the rule still holds).
+    function hiddenSubtree(el) {
+      const chain = [];
+      let n = el;
+      let result = false;
+      while (n) {
+        const m = hiddenMemo.get(n);
+        if (m !== undefined) { result = m; break; }
+        chain.push(n);
+        n = flatParent(n);
+      }
+      for (let i = chain.length - 1; i >= 0; i--) {
+        const e = chain[i];
+        if (!result && (e.hasAttribute('hidden') || e.hasAttribute('inert') || e.getAttribute('aria-hidden') === 'true')) {
+          result = true;
+        }
+        hiddenMemo.set(e, result);
+      }
+      return result;
+    }
+
+    function zeroClip(style) {
+      const c = style.clip;
+      if (c && c.startsWith('rect(')) {
+        const v = c.slice(5, -1).split(/[ ,]+/).map(parseFloat);
+        if (v.length === 4 && (v[1] - v[3] <= 0 || v[2] - v[0] <= 0)) return true;
+      }
+      const cp = style.clipPath;
+      return !!cp && /^inset\((50|100)%/.test(cp);
+    }
+
+    // clipOf returns the viewport rectangle that overflow:hidden/clip
+    // ancestors leave to el's descendants, null for no clip, or 'none' when
+    // something clips everything. Scroll containers do not clip: their
+    // content is reachable by scrolling.
+    function clipOf(el) {
+      const chain = [];
+      let n = el;
+      let acc;
+      while (n) {
+        if (clipMemo.has(n)) { acc = clipMemo.get(n); break; }
+        chain.push(n);
+        n = flatParent(n);
+      }
+      if (acc === undefined) acc = null;
+      for (let i = chain.length - 1; i >= 0; i--) {
+        const e = chain[i];
+        if (acc !== 'none') {
+          const st = getComputedStyle(e);
+          if (zeroClip(st)) {
+            acc = 'none';
+          } else if (st.position === 'fixed') {
+            acc = null;
+          } else if (st.overflowX === 'hidden' || st.overflowX === 'clip' || st.overflowY === 'hidden' || st.overflowY === 'clip') {
+            const r = e.getBoundingClientRect();
+            const box = {l: r.left, t: r.top, r: r.right, b: r.bottom};
+            acc = acc ? intersect(acc, box) : box;
+            if (acc.r <= acc.l || acc.b <= acc.t) acc = 'none';
+          }
+        }
+        clipMemo.set(e, acc);
+      }
+      return acc;
+    }
+
+    function intersect(a, b) {
+      return {l: Math.max(a.l, b.l), t: Math.max(a.t, b.t), r: Math.min(a.r, b.r), b: Math.min(a.b, b.b)};
+    }
+
+    return function visible(el) {
+      if (!el.checkVisibility({opacityProperty: true, visibilityProperty: true, contentVisibilityAuto: true})) return false;
+      if (hiddenSubtree(el)) return false;
+      const r = el.getBoundingClientRect();
+      if (!(r.width > 0 && r.height > 0)) return false;
+      // Off the document's scrollable area (the off-screen hiding idiom).
+      if (r.right + sx <= 0 || r.bottom + sy <= 0) return false;
+      const style = getComputedStyle(el);
+      if (zeroClip(style)) return false;
+      const p = flatParent(el);
+      const clip = p ? clipOf(p) : null;
+      if (clip === 'none') return false;
+      if (clip && (r.right <= clip.l || r.left >= clip.r || r.bottom <= clip.t || r.top >= clip.b)) return false;
+      return true;
+    };
+  }
+
+  // ---- controls (ADR-0157) -----------------------------------------------------
+
+  // collectControls acquires at most window+1 candidates (one lookahead)
+  // starting at a candidate offset or right after an anchor, and only then
+  // runs visibility and metadata work on the window.
+  function collectControls(p, revision) {
+    const maxVisible = Math.min(p.max_visible || MAX_VISIBLE, MAX_VISIBLE);
+    const windowSize = Math.min(p.window || WINDOW, WINDOW);
+    const maxOffset = Math.min(p.max_offset === undefined ? MAX_OFFSET : p.max_offset, MAX_OFFSET);
+    let start = p.offset || 0;
+    let anchor = null;
+    if (p.after) {
+      const entry = retained.get(p.after.revision);
+      if (!entry) return {error: 'anchor_unknown'};
+      anchor = entry.nodes[p.after.index];
+      if (!anchor) return {error: 'anchor_unknown'};
+      if (!anchor.isConnected) return {error: 'anchor_detached'};
+      if (flatParent(anchor) !== entry.parents[p.after.index]) return {error: 'anchor_moved'};
+      start = -1;
+    }
+    if (start > maxOffset) {
+      return {controls: [], nodes: [], parents: [], coverage: {offset: start, scanned: 0, more: true, limit: 'offset'}};
+    }
+
+    const acquired = [];
+    let position = 0;
+    walkElements((el) => {
+      if (!controlRole(el)) return false;
+      if (start < 0) {
+        if (el === anchor) start = position + 1;
+        position++;
+        // An anchor further than any window could reach has moved.
+        return position > maxOffset + windowSize + 1;
+      }
+      if (position >= start) acquired.push(el);
+      position++;
+      return acquired.length > windowSize;
+    });
+    if (start < 0) return {error: 'anchor_moved'};
+    if (start > maxOffset) {
+      return {controls: [], nodes: [], parents: [], coverage: {offset: start, scanned: 0, more: true, limit: 'offset'}};
+    }
+
+    const visible = visibilityChecker();
+    const focused = deepActiveElement();
+    const controls = [];
+    const nodes = [];
+    const parents = [];
+    let scanned = 0;
+    const limit = Math.min(acquired.length, windowSize);
+    while (scanned < limit && controls.length < maxVisible) {
+      const el = acquired[scanned];
+      scanned++;
+      if (!visible(el)) continue;
+      const role = controlRole(el);
+      const [name, truncated] = cut(accessibleName(el, role), MAX_NAME);
+      controls.push({role, name, name_truncated: truncated, position: start + scanned - 1,
+        states: states(el, role, focused)});
+      nodes.push(el);
+      parents.push(flatParent(el));
+    }
+    const more = acquired.length > scanned;
+    let lim = '';
+    if (more) lim = controls.length >= maxVisible ? 'controls' : 'window';
+    if (more && start + scanned > maxOffset) lim = 'offset';
+    return {controls, nodes, parents, coverage: {offset: start, scanned, more, limit: lim}};
+  }
+
+  // observe is the one entry point Go calls for an observation. It binds the
+  // retained nodes to the revision Go minted, so a failed observation never
+  // replaces the previous revision's nodes.
+  function observe(p) {
+    if (p.doc && p.doc !== docId) return {error: 'document_changed', doc: docId};
+    const c = collectControls(p, p.revision);
+    if (c.error) return {error: c.error, doc: docId};
+    retained.set(p.revision, {nodes: c.nodes, parents: c.parents});
+    while (retained.size > KEEP_REVISIONS) retained.delete(retained.keys().next().value);
+    const [title, titleCut] = cut(document.title || '', MAX_TITLE);
+    const [href, hrefCut] = cut(location.href, MAX_URL);
+    return {
+      doc: docId,
+      url: href,
+      url_truncated: hrefCut,
+      origin: location.origin,
+      title,
+      title_truncated: titleCut,
+      controls: c.controls,
+      control_coverage: c.coverage,
+    };
+  }
+
+  Object.defineProperty(globalThis, '__veetbrowser', {
+    value: Object.freeze({observe, docId}),
+  });
+})();

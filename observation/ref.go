@@ -1,0 +1,112 @@
+package observation
+
+import (
+	"crypto/hmac"
+	"crypto/rand"
+	"crypto/sha256"
+	"encoding/base32"
+	"encoding/binary"
+	"strings"
+
+	"github.com/veetbot/veetbrowser/errcode"
+)
+
+// Kind is the first letter of a reference and says what it names.
+type Kind byte
+
+const (
+	KindRevision Kind = 'v'
+	KindControl  Kind = 'e'
+	KindCursor   Kind = 'k'
+	KindRegion   Kind = 'g'
+)
+
+const (
+	tagLen = 3 // session tag: tells a foreign session's reference apart
+	macLen = 6 // truncated HMAC-SHA256: 48 bits against forgery
+)
+
+var refEncoding = base32.NewEncoding("abcdefghijklmnopqrstuvwxyz234567").WithPadding(base32.NoPadding)
+
+// Keys mint and verify the references of one session. A reference encodes
+// (kind, session tag, revision, index) with a MAC under the session's secret,
+// so a caller can neither edit nor forge one and it names no DOM detail.
+type Keys struct {
+	tag    [tagLen]byte
+	secret [32]byte
+}
+
+// NewKeys returns fresh keys for a new session.
+func NewKeys() *Keys {
+	k := new(Keys)
+	rand.Read(k.tag[:])
+	rand.Read(k.secret[:])
+	return k
+}
+
+// Mint returns the reference of kind for (revision, index).
+func (k *Keys) Mint(kind Kind, revision uint64, index uint64) string {
+	buf := make([]byte, 0, tagLen+2*binary.MaxVarintLen64+macLen)
+	// Varying parts first, so two references differ early to a reader.
+	buf = binary.AppendUvarint(buf, revision)
+	buf = binary.AppendUvarint(buf, index)
+	buf = append(buf, k.tag[:]...)
+	buf = append(buf, k.mac(kind, buf)...)
+	return string(kind) + refEncoding.EncodeToString(buf)
+}
+
+func (k *Keys) mac(kind Kind, payload []byte) []byte {
+	h := hmac.New(sha256.New, k.secret[:])
+	h.Write([]byte{byte(kind)})
+	h.Write(payload)
+	return h.Sum(nil)[:macLen]
+}
+
+// Parse verifies ref as a reference of kind minted by these keys and returns
+// its revision and index. Errors: unknown_reference for a malformed or forged
+// reference, foreign_reference for one of another session, invalid_argument
+// for a valid reference of another kind.
+func (k *Keys) Parse(kind Kind, ref string) (revision, index uint64, err error) {
+	if len(ref) < 2 || len(ref) > 64 {
+		return 0, 0, errcode.New(errcode.UnknownReference, "the reference is malformed; use a reference from the newest observation")
+	}
+	got := Kind(ref[0])
+	raw, derr := refEncoding.DecodeString(ref[1:])
+	if derr != nil || len(raw) < tagLen+2+macLen || strings.ToLower(ref) != ref {
+		return 0, 0, errcode.New(errcode.UnknownReference, "the reference is malformed; use a reference from the newest observation")
+	}
+	payload, sum := raw[:len(raw)-macLen], raw[len(raw)-macLen:]
+	if !hmac.Equal(payload[len(payload)-tagLen:], k.tag[:]) {
+		return 0, 0, errcode.New(errcode.ForeignReference, "the reference belongs to another session")
+	}
+	if !hmac.Equal(sum, k.mac(got, payload)) {
+		return 0, 0, errcode.New(errcode.UnknownReference, "the reference is not one this session issued")
+	}
+	if got != kind {
+		return 0, 0, errcode.New(errcode.InvalidArgument, "a %s reference cannot be used as a %s reference", kindName(got), kindName(kind))
+	}
+	rest := payload[:len(payload)-tagLen]
+	revision, n := binary.Uvarint(rest)
+	if n <= 0 {
+		return 0, 0, errcode.New(errcode.UnknownReference, "the reference is malformed")
+	}
+	index, m := binary.Uvarint(rest[n:])
+	if m <= 0 || n+m != len(rest) {
+		return 0, 0, errcode.New(errcode.UnknownReference, "the reference is malformed")
+	}
+	return revision, index, nil
+}
+
+func kindName(k Kind) string {
+	switch k {
+	case KindRevision:
+		return "revision"
+	case KindControl:
+		return "control"
+	case KindCursor:
+		return "cursor"
+	case KindRegion:
+		return "region (evidence only)"
+	}
+	return "unknown"
+}

@@ -1,0 +1,311 @@
+// Package projection turns a canonical observation into the model view: valid
+// JSON that never exceeds the session's inline byte budget, deterministic for
+// a given observation and budget, and never cut inside a JSON token or a
+// UTF-8 sequence (SPEC §4).
+//
+// Admission order: the essentials (version, revision, trust, coverage), the
+// first control that fits, the location and title context, then the
+// remaining controls in order. A control that cannot fit even alone is
+// skipped and listed; any other control that does not fit ends the shown
+// prefix, and the continuation points right after the last control shown.
+package projection
+
+import (
+	"encoding/json"
+	"unicode/utf8"
+
+	"github.com/veetbot/veetbrowser/errcode"
+	"github.com/veetbot/veetbrowser/observation"
+)
+
+// Budgets of the inline model view, in bytes.
+const (
+	DefaultBudget = 8 * 1024
+	MinBudget     = 1024
+	MaxBudget     = 1 << 20
+)
+
+// Display caps of the model view, in encoded bytes. The canonical record
+// keeps the full text; a cut is always flagged.
+const (
+	nameCap  = 160
+	titleCap = 160
+	urlCap   = 240
+)
+
+// Options select what the view holds.
+type Options struct {
+	Budget int // bytes; 0 means DefaultBudget
+	// Coverage and continuation (browser tools ≥ 1.2.0).
+	Coverage bool
+}
+
+// View is the model view. Field order is the output order; default-false
+// flags, empty cursors and zero counts are omitted.
+type View struct {
+	Version         string    `json:"version"`
+	Revision        string    `json:"revision"`
+	Trust           string    `json:"trust"`
+	URL             string    `json:"url,omitempty"`
+	URLTruncated    bool      `json:"url_truncated,omitempty"`
+	Title           string    `json:"title,omitempty"`
+	TitleTruncated  bool      `json:"title_truncated,omitempty"`
+	ContextOmitted  bool      `json:"context_omitted,omitempty"`
+	Controls        []Control `json:"controls"`
+	ControlsOmitted int       `json:"controls_omitted,omitempty"`
+	Skipped         []Skipped `json:"skipped,omitempty"`
+	CoverageVersion int       `json:"coverage_version,omitempty"`
+	ControlCoverage *Coverage `json:"control_coverage,omitempty"`
+	Next            *Next     `json:"next,omitempty"`
+}
+
+// Control is a control as the model sees it: string ref and name, role, and
+// only its non-default states.
+type Control struct {
+	Ref           string `json:"ref"`
+	Role          string `json:"role"`
+	Name          string `json:"name"`
+	NameTruncated bool   `json:"name_truncated,omitempty"`
+	Disabled      bool   `json:"disabled,omitempty"`
+	Checked       bool   `json:"checked,omitempty"`
+	Selected      bool   `json:"selected,omitempty"`
+	Expanded      bool   `json:"expanded,omitempty"`
+	Pressed       bool   `json:"pressed,omitempty"`
+	Required      bool   `json:"required,omitempty"`
+	Readonly      bool   `json:"readonly,omitempty"`
+	Focused       bool   `json:"focused,omitempty"`
+}
+
+// Skipped discloses a control too large to show even alone; pass its ref as
+// `after` to continue past it.
+type Skipped struct {
+	Ref    string `json:"ref"`
+	Role   string `json:"role"`
+	Reason string `json:"reason"`
+}
+
+// Coverage is the compact control coverage.
+type Coverage struct {
+	Offset           int    `json:"offset"`
+	Scanned          int    `json:"scanned"`
+	ScanLimitReached bool   `json:"scan_limit_reached,omitempty"`
+	Limit            string `json:"limit,omitempty"`
+}
+
+// Next holds exactly the argument to pass back to observe.
+type Next struct {
+	After  string `json:"after,omitempty"`
+	Cursor string `json:"cursor,omitempty"`
+}
+
+// Project returns the model view of obs within opts.Budget bytes, or
+// observation_too_large when not even the essentials fit.
+func Project(obs *observation.Observation, opts Options) ([]byte, error) {
+	budget := opts.Budget
+	if budget == 0 {
+		budget = DefaultBudget
+	}
+	a := admission{obs: obs, opts: opts, budget: budget}
+	a.v = View{Version: obs.Version, Revision: obs.Revision, Trust: observation.Trust}
+	if opts.Coverage {
+		cov := obs.ControlCoverage
+		a.v.CoverageVersion = 1
+		a.v.ControlCoverage = &Coverage{Offset: cov.Offset, Scanned: cov.Scanned, ScanLimitReached: cov.ScanLimitReached, Limit: cov.Limit}
+	}
+	a.controls = make([]Control, len(obs.Controls))
+	a.encoded = make([]int, len(obs.Controls))
+	for i, c := range obs.Controls {
+		a.controls[i] = modelControl(c)
+		a.encoded[i] = size(a.controls[i])
+	}
+
+	// The essentials, with the largest continuation and omission count they
+	// may need, must fit, or the observation is refused explicitly.
+	a.essentials = a.v
+	a.essentials.ControlsOmitted = len(a.controls)
+	if opts.Coverage {
+		a.essentials.Next = &Next{After: longestRef(obs)}
+	}
+	if size(a.essentials)-len("null")+len("[]") > budget {
+		return nil, errcode.New(errcode.ObservationTooLarge, "the observation's essential coverage does not fit the %d-byte budget", budget)
+	}
+
+	// The first control that fits is reserved before the context.
+	a.addControls(1)
+	withContext := a.v
+	withContext.URL, withContext.URLTruncated = clip(obs.URL, urlCap)
+	withContext.URLTruncated = withContext.URLTruncated || obs.URLTruncated
+	withContext.Title, withContext.TitleTruncated = clip(obs.Title, titleCap)
+	withContext.TitleTruncated = withContext.TitleTruncated || obs.TitleTruncated
+	if a.fits(withContext, a.passed, a.lastRef, a.ctrlBytes, len(a.shown)) {
+		a.v = withContext
+	} else {
+		a.v.ContextOmitted = true
+	}
+	a.addControls(len(a.controls))
+
+	v := a.v
+	v.Controls = a.shown
+	if v.Controls == nil {
+		v.Controls = []Control{}
+	}
+	v.ControlsOmitted = len(a.controls) - a.passed
+	v.Next = a.continuation(a.passed, a.lastRef)
+	out, err := json.Marshal(v)
+	if err != nil {
+		return nil, errcode.Wrap(errcode.Internal, err, "the observation could not be encoded")
+	}
+	if len(out) > budget {
+		// The accounting above is exact; this guards the invariant.
+		return nil, errcode.New(errcode.ObservationTooLarge, "the observation does not fit the %d-byte budget", budget)
+	}
+	return out, nil
+}
+
+// admission is the state of one projection: controls are passed in order,
+// each either shown or (when it cannot fit even alone) skipped and listed.
+type admission struct {
+	obs        *observation.Observation
+	opts       Options
+	budget     int
+	controls   []Control
+	encoded    []int // JSON size of each control
+	essentials View
+
+	v         View      // everything but the controls array
+	shown     []Control // controls shown so far
+	ctrlBytes int       // their encoded bytes
+	passed    int       // controls shown or skipped
+	lastRef   string    // ref of the last control passed
+	stopped   bool      // a control did not fit: the shown prefix ends
+}
+
+func (a *admission) addControls(limit int) {
+	for a.passed < len(a.controls) && len(a.shown) < limit && !a.stopped {
+		c := a.controls[a.passed]
+		if a.fits(a.v, a.passed+1, c.Ref, a.ctrlBytes+a.encoded[a.passed], len(a.shown)+1) {
+			a.shown = append(a.shown, c)
+			a.ctrlBytes += a.encoded[a.passed]
+			a.passed++
+			a.lastRef = c.Ref
+			continue
+		}
+		if !a.opts.Coverage || !a.oversized(a.passed) {
+			a.stopped = true
+			return
+		}
+		try := a.v
+		try.Skipped = append(append([]Skipped(nil), a.v.Skipped...), Skipped{Ref: c.Ref, Role: c.Role, Reason: "oversized"})
+		if !a.fits(try, a.passed+1, c.Ref, a.ctrlBytes, len(a.shown)) {
+			a.stopped = true
+			return
+		}
+		a.v = try
+		a.passed++
+		a.lastRef = c.Ref
+	}
+}
+
+// fits reports whether v, with n controls of ctrlBytes encoded bytes and
+// the continuation and omission count that passed and lastRef imply, fits.
+func (a *admission) fits(v View, passed int, lastRef string, ctrlBytes, n int) bool {
+	v.Controls = nil
+	v.ControlsOmitted = len(a.controls) - passed
+	v.Next = a.continuation(passed, lastRef)
+	total := size(v) + ctrlBytes
+	if n > 1 {
+		total += n - 1 // commas
+	}
+	return total-len("null")+len("[]") <= a.budget
+}
+
+// continuation resumes right after the last control passed, or with the
+// provider cursor once every control of the observation is passed.
+func (a *admission) continuation(passed int, lastRef string) *Next {
+	if !a.opts.Coverage {
+		return nil
+	}
+	if passed < len(a.controls) {
+		if lastRef == "" {
+			return nil // nothing passed: the same request shows the same start
+		}
+		return &Next{After: lastRef}
+	}
+	if c := a.obs.ControlCoverage.Cursor; c != "" {
+		return &Next{Cursor: c}
+	}
+	return nil
+}
+
+func (a *admission) oversized(i int) bool {
+	return size(a.essentials)-len("null")+len("[]")+a.encoded[i] > a.budget
+}
+
+func modelControl(c observation.Control) Control {
+	name, cut := clip(c.Name, nameCap)
+	return Control{
+		Ref: c.Ref, Role: c.Role, Name: name, NameTruncated: cut || c.NameTruncated,
+		Disabled: c.Disabled, Checked: c.Checked, Selected: c.Selected, Expanded: c.Expanded,
+		Pressed: c.Pressed, Required: c.Required, Readonly: c.Readonly, Focused: c.Focused,
+	}
+}
+
+func longestRef(obs *observation.Observation) string {
+	longest := ""
+	for _, c := range obs.Controls {
+		if len(c.Ref) > len(longest) {
+			longest = c.Ref
+		}
+	}
+	if c := obs.ControlCoverage.Cursor; len(c) > len(longest) {
+		longest = c
+	}
+	return longest
+}
+
+func size(v any) int {
+	b, err := json.Marshal(v)
+	if err != nil {
+		panic(err) // views hold only strings, numbers and booleans
+	}
+	return len(b)
+}
+
+// clip shortens s so that its JSON string encoding is at most max bytes,
+// cutting only between runes.
+func clip(s string, max int) (string, bool) {
+	if encodedLen(s) <= max {
+		return s, false
+	}
+	n := 2 // quotes
+	for i, r := range s {
+		w := runeEncodedLen(r)
+		if n+w > max {
+			return s[:i], true
+		}
+		n += w
+	}
+	return s, false
+}
+
+func encodedLen(s string) int {
+	n := 2
+	for _, r := range s {
+		n += runeEncodedLen(r)
+	}
+	return n
+}
+
+// runeEncodedLen is the size of r inside a string by encoding/json, which
+// escapes control characters, quotes, backslashes, <, >, &, U+2028/9 and
+// invalid UTF-8.
+func runeEncodedLen(r rune) int {
+	switch {
+	case r == '"' || r == '\\' || r == '\n' || r == '\r' || r == '\t' || r == '\b' || r == '\f':
+		return 2
+	case r < 0x20 || r == '<' || r == '>' || r == '&' || r == 0x2028 || r == 0x2029 || r == utf8.RuneError:
+		return 6
+	default:
+		return utf8.RuneLen(r)
+	}
+}

@@ -1,0 +1,147 @@
+// Package veetbrowser is a browser runtime for AI agents: bounded
+// observations of real Chromium pages, continuation through live pages, and
+// model views that always fit a byte budget.
+//
+// A Runtime owns a browser Provider; each Session is one page pinned to one
+// browser tool version. Call is the single dispatch every surface (CLI, MCP,
+// hosted sidecar) goes through.
+package veetbrowser
+
+import (
+	"context"
+	"encoding/json"
+
+	"github.com/veetbot/veetbrowser/browser"
+	"github.com/veetbot/veetbrowser/errcode"
+	"github.com/veetbot/veetbrowser/observation"
+	"github.com/veetbot/veetbrowser/projection"
+	"github.com/veetbot/veetbrowser/tools"
+)
+
+// Options configure a Runtime. The zero value is usable with a Provider.
+type Options struct {
+	// Budget is the default inline byte budget of model views; 0 means
+	// projection.DefaultBudget.
+	Budget int
+}
+
+// Runtime opens sessions on one provider.
+type Runtime struct {
+	provider browser.Provider
+	budget   int
+}
+
+// New returns a runtime over provider. It does not own the provider.
+func New(provider browser.Provider, opts Options) (*Runtime, error) {
+	budget, err := checkBudget(opts.Budget)
+	if err != nil {
+		return nil, err
+	}
+	return &Runtime{provider: provider, budget: budget}, nil
+}
+
+func checkBudget(b int) (int, error) {
+	if b == 0 {
+		return projection.DefaultBudget, nil
+	}
+	if b < projection.MinBudget || b > projection.MaxBudget {
+		return 0, errcode.New(errcode.InvalidArgument, "the budget must be between %d and %d bytes", projection.MinBudget, projection.MaxBudget)
+	}
+	return b, nil
+}
+
+// SessionOptions configure one session.
+type SessionOptions struct {
+	Version string // browser tool version; "" pins the newest
+	Budget  int    // inline byte budget; 0 takes the runtime's
+}
+
+// Session is one page, pinned for life to one tool version.
+type Session struct {
+	// fixed at creation
+	page    browser.Session
+	version tools.Version
+	budget  int
+}
+
+// NewSession opens a page.
+func (r *Runtime) NewSession(ctx context.Context, opts SessionOptions) (*Session, error) {
+	v, err := tools.Lookup(opts.Version)
+	if err != nil {
+		return nil, err
+	}
+	budget := r.budget
+	if opts.Budget != 0 {
+		if budget, err = checkBudget(opts.Budget); err != nil {
+			return nil, err
+		}
+	}
+	page, err := r.provider.NewSession(ctx)
+	if err != nil {
+		return nil, err
+	}
+	return &Session{page: page, version: v, budget: budget}, nil
+}
+
+// Version is the tool version the session is pinned to.
+func (s *Session) Version() tools.Version { return s.version }
+
+// Tools are the tools of the session's version.
+func (s *Session) Tools() []tools.Tool { return tools.Tools(s.version) }
+
+// Result is a tool call's outcome: the canonical observation (stored whole)
+// and the model view within the session's budget.
+type Result struct {
+	Observation *observation.Observation
+	View        json.RawMessage
+}
+
+// Navigate loads url and observes the page.
+func (s *Session) Navigate(ctx context.Context, url string) (*Result, error) {
+	obs, err := s.page.Navigate(ctx, url)
+	if err != nil {
+		return nil, err
+	}
+	return s.result(obs)
+}
+
+// Observe refreshes the page, continuing as args say.
+func (s *Session) Observe(ctx context.Context, args tools.ObserveArgs) (*Result, error) {
+	obs, err := s.page.Observe(ctx, observation.Request{After: args.After, Cursor: args.Cursor})
+	if err != nil {
+		return nil, err
+	}
+	return s.result(obs)
+}
+
+// Call runs a tool by name with JSON arguments, as the session's version
+// defines them.
+func (s *Session) Call(ctx context.Context, tool string, args json.RawMessage) (*Result, error) {
+	switch tool {
+	case tools.Navigate:
+		a, err := tools.ParseNavigate(args)
+		if err != nil {
+			return nil, err
+		}
+		return s.Navigate(ctx, a.URL)
+	case tools.Observe:
+		a, err := tools.ParseObserve(s.version, args)
+		if err != nil {
+			return nil, err
+		}
+		return s.Observe(ctx, a)
+	}
+	return nil, errcode.New(errcode.InvalidArgument, "unknown tool %q", tool)
+}
+
+func (s *Session) result(obs *observation.Observation) (*Result, error) {
+	obs.Version = s.version.Name
+	view, err := projection.Project(obs, projection.Options{Budget: s.budget, Coverage: s.version.Continuation})
+	if err != nil {
+		return nil, err
+	}
+	return &Result{Observation: obs, View: view}, nil
+}
+
+// Close closes the page.
+func (s *Session) Close(ctx context.Context) error { return s.page.Close(ctx) }
