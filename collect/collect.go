@@ -87,6 +87,9 @@ type ControlCoverage struct {
 	Scanned int    `json:"scanned"`
 	More    bool   `json:"more"` // candidates remain after the scanned ones
 	Limit   string `json:"limit"`
+	// Acquired counts the candidates held before visibility work, at most
+	// observation.MaxAcquired; it is checked, not published.
+	Acquired int `json:"acquired"`
 }
 
 // Decode parses a collector result and checks its bounds.
@@ -100,6 +103,9 @@ func Decode(raw []byte) (*Result, error) {
 	}
 	if n := len(r.Controls); n > observation.MaxControls {
 		return nil, fmt.Errorf("collector returned %d controls, more than %d", n, observation.MaxControls)
+	}
+	if a := r.ControlCoverage.Acquired; a > observation.MaxAcquired {
+		return nil, fmt.Errorf("collector acquired %d candidates, more than %d", a, observation.MaxAcquired)
 	}
 	if s := r.ControlCoverage.Scanned; s < 0 || s > observation.WindowSize {
 		return nil, fmt.Errorf("collector scanned %d candidates, more than %d", s, observation.WindowSize)

@@ -80,7 +80,6 @@ type Control struct {
 // `after` to continue past it.
 type Skipped struct {
 	Ref    string `json:"ref"`
-	Role   string `json:"role"`
 	Reason string `json:"reason"`
 }
 
@@ -195,7 +194,7 @@ func (a *admission) addControls(limit int) {
 			return
 		}
 		try := a.v
-		try.Skipped = append(append([]Skipped(nil), a.v.Skipped...), Skipped{Ref: c.Ref, Role: c.Role, Reason: "oversized"})
+		try.Skipped = append(append([]Skipped(nil), a.v.Skipped...), Skipped{Ref: c.Ref, Reason: "oversized"})
 		if !a.fits(try, a.passed+1, c.Ref, a.ctrlBytes, len(a.shown)) {
 			a.stopped = true
 			return

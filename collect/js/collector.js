@@ -461,7 +461,7 @@
     let lim = '';
     if (more) lim = controls.length >= maxVisible ? 'controls' : 'window';
     if (more && start + scanned > maxOffset) lim = 'offset';
-    return {controls, nodes, parents, coverage: {offset: start, scanned, more, limit: lim}};
+    return {controls, nodes, parents, coverage: {offset: start, scanned, more, limit: lim, acquired: acquired.length}};
   }
 
   // observe is the one entry point Go calls for an observation. It binds the

@@ -1,0 +1,72 @@
+package main
+
+import (
+	"bytes"
+	"context"
+	"encoding/json"
+	"strings"
+	"testing"
+	"time"
+)
+
+func runCLI(t *testing.T, args ...string) (string, int) {
+	t.Helper()
+	ctx, cancel := context.WithTimeout(context.Background(), 2*time.Minute)
+	defer cancel()
+	var out, errb bytes.Buffer
+	code := run(ctx, args, &out, &errb)
+	return out.String(), code
+}
+
+func TestObserveDemoFitsTheBudget(t *testing.T) {
+	out, code := runCLI(t, "observe", "--budget", "1024")
+	if code != 0 {
+		t.Fatalf("exit %d: %s", code, out)
+	}
+	out = strings.TrimSuffix(out, "\n")
+	if len(out) > 1024 || !json.Valid([]byte(out)) {
+		t.Fatalf("view of %d bytes, valid JSON %v", len(out), json.Valid([]byte(out)))
+	}
+	var v struct {
+		Controls []struct{ Ref, Name string }
+		Next     map[string]string
+	}
+	json.Unmarshal([]byte(out), &v)
+	if len(v.Controls) == 0 || v.Next["after"] == "" {
+		t.Fatalf("demo view has no controls or no continuation: %s", out)
+	}
+}
+
+func TestObserveDemoCanonical(t *testing.T) {
+	out, code := runCLI(t, "observe", "--canonical")
+	if code != 0 {
+		t.Fatalf("exit %d: %s", code, out)
+	}
+	for _, want := range []string{`"name": "Publish"`, `"name": "Search posts"`, `"name": "Email (private)"`} {
+		if !strings.Contains(out, want) {
+			t.Errorf("canonical demo observation lacks %s", want)
+		}
+	}
+	for _, never := range []string{"NEVER-SHOWN", "Hidden publish", "owner@example.invalid"} {
+		if strings.Contains(out, never) {
+			t.Errorf("canonical demo observation shows %q", never)
+		}
+	}
+}
+
+func TestObserveErrorsAreJSON(t *testing.T) {
+	for _, tc := range []struct {
+		args []string
+		code string
+	}{
+		{[]string{"observe", "--budget", "10"}, "invalid_argument"},
+		{[]string{"observe", "--browser", "/nonexistent/chromium"}, "browser_unavailable"},
+		{[]string{"observe", "ftp://example.invalid/"}, "invalid_argument"},
+	} {
+		out, code := runCLI(t, tc.args...)
+		var body struct{ Error struct{ Code, Message string } }
+		if code == 0 || json.Unmarshal([]byte(out), &body) != nil || body.Error.Code != tc.code {
+			t.Errorf("%v: exit %d, output %s; want code %s", tc.args, code, out, tc.code)
+		}
+	}
+}

@@ -1,0 +1,112 @@
+// Package browsertest runs tests against one real headless Chromium per test
+// binary, with pages served on 127.0.0.1. It is for tests only.
+package browsertest
+
+import (
+	"context"
+	"fmt"
+	"io"
+	"net/http"
+	"net/http/httptest"
+	"os"
+	"path/filepath"
+	"strings"
+	"sync"
+	"testing"
+	"time"
+)
+
+// Shared is a browser shared by a test binary, launched on first use.
+type Shared[T io.Closer] struct {
+	Launch func() (T, error)
+
+	once    sync.Once
+	browser T
+	err     error
+	started bool
+}
+
+// Get returns the shared browser, launching it on first use.
+func (s *Shared[T]) Get(tb testing.TB) T {
+	tb.Helper()
+	s.once.Do(func() {
+		s.browser, s.err = s.Launch()
+		s.started = s.err == nil
+	})
+	if s.err != nil {
+		tb.Fatalf("launching the browser: %v", s.err)
+	}
+	return s.browser
+}
+
+func (s *Shared[T]) close() error {
+	if !s.started {
+		return nil
+	}
+	return s.browser.Close()
+}
+
+// closer is a Shared of any type.
+type closer interface{ close() error }
+
+// Main runs the tests, closes the shared browsers, and fails the binary if a
+// browser temp dir is left behind.
+func Main(m *testing.M, shared ...closer) {
+	before := leftovers()
+	code := m.Run()
+	for _, s := range shared {
+		if err := s.close(); err != nil {
+			fmt.Fprintln(os.Stderr, "closing the browser:", err)
+			code = 1
+		}
+	}
+	for d := range leftovers() {
+		if !before[d] {
+			fmt.Fprintln(os.Stderr, "leaked browser directory:", d)
+			code = 1
+		}
+	}
+	os.Exit(code)
+}
+
+func leftovers() map[string]bool {
+	matches, _ := filepath.Glob(filepath.Join(os.TempDir(), "veetbrowser-*"))
+	m := make(map[string]bool, len(matches))
+	for _, d := range matches {
+		m[d] = true
+	}
+	return m
+}
+
+// Serve serves html at / and returns the URL; the server stops with the test.
+func Serve(tb testing.TB, html string) string {
+	tb.Helper()
+	return ServeHandler(tb, http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		w.Header().Set("Content-Type", "text/html; charset=utf-8")
+		fmt.Fprint(w, html)
+	}))
+}
+
+// ServeHandler serves h on 127.0.0.1 for the test's lifetime.
+func ServeHandler(tb testing.TB, h http.Handler) string {
+	tb.Helper()
+	srv := httptest.NewServer(h)
+	tb.Cleanup(srv.Close)
+	return srv.URL + "/"
+}
+
+// Repeat returns n copies of format, each formatted with its index.
+func Repeat(n int, format string) string {
+	var b strings.Builder
+	for i := range n {
+		fmt.Fprintf(&b, format, i)
+	}
+	return b.String()
+}
+
+// Context returns a context that ends with the test or after d.
+func Context(tb testing.TB, d time.Duration) context.Context {
+	ctx, cancel := context.WithTimeout(context.Background(), d)
+	tb.Cleanup(cancel)
+	return ctx
+}

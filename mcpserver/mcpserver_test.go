@@ -1,0 +1,144 @@
+package mcpserver
+
+import (
+	"context"
+	"encoding/json"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/modelcontextprotocol/go-sdk/mcp"
+
+	veetbrowser "github.com/veetbot/veetbrowser"
+	"github.com/veetbot/veetbrowser/browser/chromium"
+	"github.com/veetbot/veetbrowser/internal/browsertest"
+	"github.com/veetbot/veetbrowser/projection"
+)
+
+var shared = browsertest.Shared[*chromium.Provider]{Launch: func() (*chromium.Provider, error) {
+	return chromium.Launch(context.Background(), chromium.Options{})
+}}
+
+func TestMain(m *testing.M) { browsertest.Main(m, &shared) }
+
+func connect(t *testing.T, opts Options) *mcp.ClientSession {
+	t.Helper()
+	ctx := browsertest.Context(t, time.Minute)
+	rt, err := veetbrowser.New(shared.Get(t), veetbrowser.Options{Budget: 1024})
+	if err != nil {
+		t.Fatal(err)
+	}
+	s, err := New(rt, opts)
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { s.Close(context.Background()) })
+	st, ct := mcp.NewInMemoryTransports()
+	if _, err := s.MCP.Connect(ctx, st, nil); err != nil {
+		t.Fatal(err)
+	}
+	client := mcp.NewClient(&mcp.Implementation{Name: "test"}, nil)
+	cs, err := client.Connect(ctx, ct, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { cs.Close() })
+	return cs
+}
+
+func call(t *testing.T, cs *mcp.ClientSession, name string, args any) (string, bool) {
+	t.Helper()
+	res, err := cs.CallTool(browsertest.Context(t, time.Minute), &mcp.CallToolParams{Name: name, Arguments: args})
+	if err != nil {
+		t.Fatalf("%s: %v", name, err)
+	}
+	return res.Content[0].(*mcp.TextContent).Text, res.IsError
+}
+
+func TestToolsWalkAPageThroughContinuations(t *testing.T) {
+	cs := connect(t, Options{})
+	tools, err := cs.ListTools(browsertest.Context(t, time.Minute), nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	annotations := map[string]*mcp.ToolAnnotations{}
+	for _, tool := range tools.Tools {
+		annotations[tool.Name] = tool.Annotations
+	}
+	if a := annotations["browser_observe"]; a == nil || !a.ReadOnlyHint {
+		t.Fatal("browser_observe is not annotated read-only")
+	}
+	if a := annotations["browser_navigate"]; a == nil || a.ReadOnlyHint {
+		t.Fatal("browser_navigate is annotated read-only")
+	}
+
+	url := browsertest.Serve(t, browsertest.Repeat(300, "<button>control %d</button>"))
+	text, isErr := call(t, cs, "browser_navigate", map[string]any{"url": url})
+	seen := map[string]bool{}
+	for calls := 1; ; calls++ {
+		if isErr {
+			t.Fatalf("tool error: %s", text)
+		}
+		if len(text) > 1024 {
+			t.Fatalf("view of %d bytes exceeds the 1 KiB budget", len(text))
+		}
+		var v projection.View
+		if err := json.Unmarshal([]byte(text), &v); err != nil {
+			t.Fatal(err)
+		}
+		for _, c := range v.Controls {
+			if seen[c.Name] {
+				t.Fatalf("%q shown twice", c.Name)
+			}
+			seen[c.Name] = true
+		}
+		if v.Next == nil {
+			break
+		}
+		if calls > 200 {
+			t.Fatal("no end after 200 calls")
+		}
+		text, isErr = call(t, cs, "browser_observe", v.Next)
+	}
+	if len(seen) != 300 {
+		t.Fatalf("saw %d controls, want 300", len(seen))
+	}
+}
+
+func TestToolErrorsCarryStableCodes(t *testing.T) {
+	cs := connect(t, Options{})
+	for _, tc := range []struct {
+		tool string
+		args any
+		code string
+	}{
+		{"browser_navigate", map[string]any{"url": "file:///etc/passwd"}, "invalid_argument"},
+		{"browser_navigate", map[string]any{"url": "http://127.0.0.1:1/", "x": 1}, "invalid_argument"},
+		{"browser_observe", map[string]any{"after": "eaaaaaaaaaaaaaaaaaaaaaa"}, "unknown_reference"},
+		{"browser_observe", map[string]any{"after": "a", "cursor": "b"}, "invalid_argument"},
+		{"browser_observe", map[string]any{"selector": "button"}, "invalid_argument"},
+	} {
+		text, isErr := call(t, cs, tc.tool, tc.args)
+		if !isErr || !strings.Contains(text, `"code":"`+tc.code+`"`) {
+			t.Errorf("%s %v: %s, want code %s", tc.tool, tc.args, text, tc.code)
+		}
+	}
+}
+
+func TestPinnedOldVersionRefusesContinuation(t *testing.T) {
+	cs := connect(t, Options{Version: "1.0.0"})
+	tools, err := cs.ListTools(browsertest.Context(t, time.Minute), nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, tool := range tools.Tools {
+		b, _ := json.Marshal(tool.InputSchema)
+		if tool.Name == "browser_observe" && strings.Contains(string(b), "after") {
+			t.Fatalf("1.0.0 observe schema offers after: %s", b)
+		}
+	}
+	text, isErr := call(t, cs, "browser_observe", map[string]any{"cursor": "k"})
+	if !isErr || !strings.Contains(text, "expansion_unsupported") && !strings.Contains(text, "invalid_argument") {
+		t.Fatalf("1.0.0 accepted a cursor: %s", text)
+	}
+}
