@@ -49,10 +49,16 @@ func (s *Shared[T]) close() error {
 // closer is a Shared of any type.
 type closer interface{ close() error }
 
-// Main runs the tests, closes the shared browsers, and fails the binary if a
-// browser temp dir is left behind.
+// Main runs the tests with a private TMPDIR, closes the shared browsers, and
+// fails the binary if anything is left in that TMPDIR (a browser's profile,
+// HOME or any other temp file).
 func Main(m *testing.M, shared ...closer) {
-	before := leftovers()
+	tmp, err := os.MkdirTemp("", "browsertest-")
+	if err != nil {
+		fmt.Fprintln(os.Stderr, err)
+		os.Exit(1)
+	}
+	os.Setenv("TMPDIR", tmp)
 	code := m.Run()
 	for _, s := range shared {
 		if err := s.close(); err != nil {
@@ -60,22 +66,13 @@ func Main(m *testing.M, shared ...closer) {
 			code = 1
 		}
 	}
-	for d := range leftovers() {
-		if !before[d] {
-			fmt.Fprintln(os.Stderr, "leaked browser directory:", d)
-			code = 1
-		}
+	left, _ := os.ReadDir(tmp)
+	for _, e := range left {
+		fmt.Fprintln(os.Stderr, "leaked temp file:", filepath.Join(tmp, e.Name()))
+		code = 1
 	}
+	os.RemoveAll(tmp)
 	os.Exit(code)
-}
-
-func leftovers() map[string]bool {
-	matches, _ := filepath.Glob(filepath.Join(os.TempDir(), "veetbrowser-*"))
-	m := make(map[string]bool, len(matches))
-	for _, d := range matches {
-		m[d] = true
-	}
-	return m
 }
 
 // Serve serves html at / and returns the URL; the server stops with the test.
