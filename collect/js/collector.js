@@ -111,8 +111,10 @@
         }
       }
     }
-    // An editing host (not every editable descendant) is a textbox.
-    if (el.isContentEditable) {
+    // An editing host (not every editable descendant) is a textbox. The
+    // attribute test comes first: isContentEditable needs style.
+    const ce = el.getAttribute('contenteditable');
+    if (ce !== null && ce !== 'false' && el.isContentEditable) {
       const p = el.parentElement;
       if (!p || !p.isContentEditable) return 'textbox';
     }
@@ -488,6 +490,11 @@
   }
 
   Object.defineProperty(globalThis, '__veetbrowser', {
-    value: Object.freeze({observe, docId}),
+    // retainedNodes is diagnostic: how many nodes the runtime keeps alive.
+    value: Object.freeze({observe, docId, retainedNodes: () => {
+      let n = 0;
+      for (const e of retained.values()) n += e.nodes.length;
+      return n;
+    }}),
   });
 })();

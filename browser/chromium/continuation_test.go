@@ -1,0 +1,210 @@
+package chromium
+
+import (
+	"context"
+	"fmt"
+	"slices"
+	"testing"
+	"time"
+
+	"github.com/chromedp/cdproto/cdp"
+	"github.com/chromedp/cdproto/heapprofiler"
+	"github.com/chromedp/cdproto/runtime"
+
+	"github.com/veetbot/veetbrowser/errcode"
+	"github.com/veetbot/veetbrowser/internal/browsertest"
+	"github.com/veetbot/veetbrowser/observation"
+)
+
+// mainWorld runs script in the page's own world, as the site would.
+func mainWorld(t testing.TB, s *Session, script string) {
+	t.Helper()
+	res, err := cdp.Call(browsertest.Context(t, time.Minute), s.tab.target, runtime.Evaluate, runtime.EvaluateParams{Expression: script})
+	if err != nil || res.ExceptionDetails != nil {
+		t.Fatalf("page script: %v %v", err, res.ExceptionDetails)
+	}
+}
+
+func TestAfterResumesInTheLiveTraversal(t *testing.T) {
+	ctx := browsertest.Context(t, time.Minute)
+	s, obs := openPage(t, `<div id="list">`+buttons(10, `class="b"`)+`</div>`)
+	anchor := obs.Controls[4] // b4
+
+	// Controls inserted and removed before the anchor: it is found where it
+	// now is, and the continuation starts right after it.
+	mainWorld(t, s, `const l = document.getElementById('list');
+		l.firstElementChild.remove(); l.firstElementChild.remove();
+		for (let i = 0; i < 5; i++) { const b = document.createElement('button'); b.textContent = 'new' + i; l.prepend(b); }`)
+	next, err := s.Observe(ctx, observation.Request{After: anchor.Ref})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if got := names(next); !slices.Equal(got, []string{"b5", "b6", "b7", "b8", "b9"}) {
+		t.Fatalf("after b4: %q", got)
+	}
+	if next.ControlCoverage.Offset != 8 {
+		t.Fatalf("offset %d, want 8 (b4 is now the 8th candidate)", next.ControlCoverage.Offset)
+	}
+	// Every expansion is a new revision: the previous references are stale.
+	if next.Revision == obs.Revision {
+		t.Fatal("expansion kept the revision")
+	}
+	_, err = s.Observe(ctx, observation.Request{After: obs.Controls[0].Ref})
+	wantCode(t, err, errcode.StaleReference)
+
+	// The anchor itself removed: refused.
+	removed := next.Controls[0] // b5
+	mainWorld(t, s, `document.querySelectorAll('button')[8].remove()`)
+	_, err = s.Observe(ctx, observation.Request{After: removed.Ref})
+	wantCode(t, err, errcode.StaleReference)
+
+	// The anchor moved to another parent: refused.
+	fresh, err := s.Observe(ctx, observation.Request{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	mainWorld(t, s, `document.body.appendChild(document.querySelectorAll('button')[0])`)
+	_, err = s.Observe(ctx, observation.Request{After: fresh.Controls[0].Ref})
+	wantCode(t, err, errcode.StaleReference)
+}
+
+func TestNavigationEndsContinuation(t *testing.T) {
+	ctx := browsertest.Context(t, time.Minute)
+	s, obs := openPage(t, buttons(300, ""))
+	if err := s.tab.navigate(ctx, browsertest.Serve(t, buttons(300, ""))); err != nil {
+		t.Fatal(err)
+	}
+	_, err := s.Observe(ctx, observation.Request{After: obs.Controls[0].Ref})
+	wantCode(t, err, errcode.DocumentChanged)
+	_, err = s.Observe(ctx, observation.Request{Cursor: obs.ControlCoverage.Cursor})
+	wantCode(t, err, errcode.DocumentChanged)
+	// A navigation through the session publishes a new revision.
+	again, err := s.Navigate(ctx, browsertest.Serve(t, buttons(3, "")))
+	if err != nil {
+		t.Fatal(err)
+	}
+	_, err = s.Observe(ctx, observation.Request{Cursor: obs.ControlCoverage.Cursor})
+	wantCode(t, err, errcode.StaleReference)
+	if len(again.Controls) != 3 {
+		t.Fatalf("%d controls after navigation", len(again.Controls))
+	}
+}
+
+// offsetPage has n hidden candidates and then visible buttons, so a cursor
+// chain reaches any offset quickly.
+func TestOffsetBoundEndsInTerminalCoverage(t *testing.T) {
+	if testing.Short() {
+		t.Skip("70,000 candidates")
+	}
+	ctx := browsertest.Context(t, 3*time.Minute)
+	s, obs := openPage(t, `<div hidden>`+buttons(70000, "")+`</div><button>unreachable</button>`)
+	windows := 1
+	for obs.ControlCoverage.Cursor != "" {
+		var err error
+		obs, err = s.Observe(ctx, observation.Request{Cursor: obs.ControlCoverage.Cursor})
+		if err != nil {
+			t.Fatal(err)
+		}
+		windows++
+		if windows > 20 {
+			t.Fatal("no terminal coverage after 20 windows")
+		}
+	}
+	c := obs.ControlCoverage
+	if c.Limit != observation.LimitOffset || !c.ScanLimitReached || c.Offset+c.Scanned <= observation.MaxOffset || c.Offset > observation.MaxOffset {
+		t.Fatalf("last window: %+v", c)
+	}
+	// The window that starts exactly at the bound is still scanned.
+	if c.Offset != observation.MaxOffset || c.Scanned != observation.WindowSize {
+		t.Fatalf("last window starts at %d and scans %d, want %d and %d", c.Offset, c.Scanned, observation.MaxOffset, observation.WindowSize)
+	}
+	if windows != observation.MaxOffset/observation.WindowSize+1 {
+		t.Fatalf("%d windows, want %d", windows, observation.MaxOffset/observation.WindowSize+1)
+	}
+}
+
+func TestHandlesAreReleasedAcrossExpansions(t *testing.T) {
+	ctx := browsertest.Context(t, 3*time.Minute)
+	s, obs := openPage(t, buttons(2000, ""))
+	usedHeap := func() float64 {
+		if _, err := cdp.Call(ctx, s.tab.target, heapprofiler.CollectGarbage, cdp.Empty{}); err != nil {
+			t.Fatal(err)
+		}
+		h, err := cdp.Call(ctx, s.tab.target, runtime.GetHeapUsage, cdp.Empty{})
+		if err != nil {
+			t.Fatal(err)
+		}
+		return h.UsedSize
+	}
+	expand := func(n int) {
+		for i := range n {
+			req := observation.Request{After: obs.Controls[len(obs.Controls)-1].Ref}
+			if i%2 == 1 && obs.ControlCoverage.Cursor != "" {
+				req = observation.Request{Cursor: obs.ControlCoverage.Cursor}
+			}
+			if len(obs.Controls) == 0 || obs.ControlCoverage.Cursor == "" {
+				req = observation.Request{}
+			}
+			var err error
+			if obs, err = s.Observe(ctx, req); err != nil {
+				t.Fatal(err)
+			}
+		}
+	}
+	expand(20)
+	before := usedHeap()
+	expand(200)
+	after := usedHeap()
+	// Only the newest revisions' nodes are retained: at most two windows.
+	raw, err := s.tab.evaluate(ctx, "globalThis.__veetbrowser.retainedNodes()")
+	if err != nil {
+		t.Fatal(err)
+	}
+	var retained int
+	fmt.Sscan(string(raw), &retained)
+	if retained > 2*observation.MaxControls {
+		t.Fatalf("%d nodes retained after 200 expansions", retained)
+	}
+	t.Logf("heap %.0f KiB before, %.0f KiB after 200 expansions", before/1024, after/1024)
+	if after-before > 512*1024 {
+		t.Fatalf("heap grew by %.0f KiB across 200 expansions", (after-before)/1024)
+	}
+}
+
+func BenchmarkObserve(b *testing.B) {
+	for _, n := range []int{1000, 12000} {
+		b.Run(fmt.Sprintf("controls=%d", n), func(b *testing.B) {
+			s, _ := openPage(b, buttons(n, ""))
+			ctx := context.Background()
+			b.ResetTimer()
+			for b.Loop() {
+				if _, err := s.Observe(ctx, observation.Request{}); err != nil {
+					b.Fatal(err)
+				}
+			}
+		})
+	}
+}
+
+// BenchmarkExpansion measures a cursor window starting at a candidate offset.
+func BenchmarkExpansion(b *testing.B) {
+	s, _ := openPage(b, `<div hidden>`+buttons(observation.MaxOffset, "")+`</div>`+buttons(observation.WindowSize, ""))
+	for _, off := range []int{0, 4096, 32768, 65536} {
+		b.Run(fmt.Sprintf("offset=%d", off), func(b *testing.B) {
+			ctx := context.Background()
+			for b.Loop() {
+				b.StopTimer()
+				obs, err := s.Observe(ctx, observation.Request{})
+				if err != nil {
+					b.Fatal(err)
+				}
+				cursor := s.keys.Mint(observation.KindCursor, s.revision, uint64(off))
+				_ = obs
+				b.StartTimer()
+				if _, err := s.Observe(ctx, observation.Request{Cursor: cursor}); err != nil {
+					b.Fatal(err)
+				}
+			}
+		})
+	}
+}

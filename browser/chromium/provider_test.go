@@ -1,0 +1,107 @@
+package chromium
+
+import (
+	"bufio"
+	"context"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"regexp"
+	"testing"
+	"time"
+
+	"github.com/veetbot/veetbrowser/browser"
+	"github.com/veetbot/veetbrowser/errcode"
+	"github.com/veetbot/veetbrowser/internal/browsertest"
+	"github.com/veetbot/veetbrowser/observation"
+)
+
+func TestSessionsHaveTheirOwnLock(t *testing.T) {
+	url := browsertest.Serve(t, "<button>x</button>")
+	s1, s2 := openSession(t), openSession(t)
+	// Hold s1's operation lock as a running operation would.
+	if err := s1.lock.Acquire(context.Background(), 1); err != nil {
+		t.Fatal(err)
+	}
+	defer s1.lock.Release(1)
+	ctx := browsertest.Context(t, 30*time.Second)
+	if _, err := s2.Navigate(ctx, url); err != nil {
+		t.Fatalf("s2 waited on s1's lock: %v", err)
+	}
+	// s1's own operations wait, and a cancelled wait is reported as such.
+	short, cancel := context.WithTimeout(context.Background(), 200*time.Millisecond)
+	defer cancel()
+	_, err := s1.Observe(short, observation.Request{})
+	wantCode(t, err, errcode.Timeout)
+}
+
+func TestMissingBrowserIsBrowserUnavailable(t *testing.T) {
+	_, err := Launch(context.Background(), Options{ExecPath: "/nonexistent/chromium"})
+	wantCode(t, err, errcode.BrowserUnavailable)
+	t.Setenv(browser.EnvChromium, "/nonexistent/chromium")
+	_, err = Launch(context.Background(), Options{})
+	wantCode(t, err, errcode.BrowserUnavailable)
+}
+
+// TestAttachObservesThroughDevTools starts a browser the way a fleet would,
+// with a DevTools port, and attaches to it over ws://.
+func TestAttachObservesThroughDevTools(t *testing.T) {
+	exe, err := browser.FindChromium("")
+	if err != nil {
+		t.Fatal(err)
+	}
+	dir := t.TempDir()
+	args := []string{"--headless", "--remote-debugging-port=0", "--remote-debugging-address=127.0.0.1",
+		"--user-data-dir=" + filepath.Join(dir, "profile"), "--no-first-run", "--disable-background-networking",
+		"--disable-component-update", "--disable-sync", "--disable-quic", "about:blank"}
+	if os.Geteuid() == 0 {
+		args = append(args, "--no-sandbox")
+	}
+	cmd := exec.Command(exe, args...)
+	cmd.Env = append(os.Environ(), "HOME="+dir, "XDG_CONFIG_HOME="+dir, "XDG_CACHE_HOME="+dir, "TMPDIR="+dir)
+	stderr, _ := cmd.StderrPipe()
+	if err := cmd.Start(); err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { cmd.Process.Kill(); cmd.Wait() })
+	wsURL := make(chan string, 1)
+	go func() {
+		re := regexp.MustCompile(`ws://\S+`)
+		sc := bufio.NewScanner(stderr)
+		for sc.Scan() {
+			if m := re.FindString(sc.Text()); m != "" {
+				wsURL <- m
+			}
+		}
+	}()
+	var ws string
+	select {
+	case ws = <-wsURL:
+	case <-time.After(20 * time.Second):
+		t.Fatal("the browser printed no DevTools URL")
+	}
+	p, err := Attach(context.Background(), ws, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer p.Close()
+	ctx := browsertest.Context(t, time.Minute)
+	s, err := p.NewSession(ctx)
+	if err != nil {
+		t.Fatal(err)
+	}
+	obs, err := s.Navigate(ctx, browsertest.Serve(t, `<button>attached</button>`))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(obs.Controls) != 1 || obs.Controls[0].Name != "attached" {
+		t.Fatalf("attached observation: %+v", obs.Controls)
+	}
+	if err := p.Close(); err != nil {
+		t.Fatal(err)
+	}
+	// Closing the provider leaves the attached browser running.
+	if !processAlive(cmd.Process.Pid) {
+		t.Fatal("Close stopped a browser it did not launch")
+	}
+}
