@@ -50,7 +50,12 @@ func TestAttachObservesThroughDevTools(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	dir := t.TempDir()
+	// Not t.TempDir(): Chromium's singleton socket path must stay short.
+	dir, err := os.MkdirTemp("", "cdp")
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { os.RemoveAll(dir) })
 	args := []string{"--headless", "--remote-debugging-port=0", "--remote-debugging-address=127.0.0.1",
 		"--user-data-dir=" + filepath.Join(dir, "profile"), "--no-first-run", "--disable-background-networking",
 		"--disable-component-update", "--disable-sync", "--disable-quic", "about:blank"}

@@ -64,7 +64,9 @@ func TestObserveErrorsAreJSON(t *testing.T) {
 		{[]string{"observe", "ftp://example.invalid/"}, "invalid_argument"},
 	} {
 		out, code := runCLI(t, tc.args...)
-		var body struct{ Error struct{ Code, Message string } }
+		var body struct {
+			Error struct{ Code, Message string }
+		}
 		if code == 0 || json.Unmarshal([]byte(out), &body) != nil || body.Error.Code != tc.code {
 			t.Errorf("%v: exit %d, output %s; want code %s", tc.args, code, out, tc.code)
 		}
