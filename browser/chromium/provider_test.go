@@ -7,6 +7,7 @@ import (
 	"os/exec"
 	"path/filepath"
 	"regexp"
+	"syscall"
 	"testing"
 	"time"
 
@@ -55,7 +56,7 @@ func TestAttachObservesThroughDevTools(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	t.Cleanup(func() { os.RemoveAll(dir) })
+	t.Cleanup(func() { removeAll(dir) })
 	args := []string{"--headless", "--remote-debugging-port=0", "--remote-debugging-address=127.0.0.1",
 		"--user-data-dir=" + filepath.Join(dir, "profile"), "--no-first-run", "--disable-background-networking",
 		"--disable-component-update", "--disable-sync", "--disable-quic", "about:blank"}
@@ -64,11 +65,12 @@ func TestAttachObservesThroughDevTools(t *testing.T) {
 	}
 	cmd := exec.Command(exe, args...)
 	cmd.Env = append(os.Environ(), "HOME="+dir, "XDG_CONFIG_HOME="+dir, "XDG_CACHE_HOME="+dir, "TMPDIR="+dir)
+	cmd.SysProcAttr = &syscall.SysProcAttr{Setpgid: true} // helpers die with the group
 	stderr, _ := cmd.StderrPipe()
 	if err := cmd.Start(); err != nil {
 		t.Fatal(err)
 	}
-	t.Cleanup(func() { cmd.Process.Kill(); cmd.Wait() })
+	t.Cleanup(func() { syscall.Kill(-cmd.Process.Pid, syscall.SIGKILL); cmd.Wait() })
 	wsURL := make(chan string, 1)
 	go func() {
 		re := regexp.MustCompile(`ws://\S+`)
