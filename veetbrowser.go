@@ -14,6 +14,7 @@ import (
 	"github.com/veetbot/veetbrowser/browser"
 	"github.com/veetbot/veetbrowser/errcode"
 	"github.com/veetbot/veetbrowser/observation"
+	"github.com/veetbot/veetbrowser/policy"
 	"github.com/veetbot/veetbrowser/projection"
 	"github.com/veetbot/veetbrowser/tools"
 )
@@ -54,14 +55,30 @@ func checkBudget(b int) (int, error) {
 type SessionOptions struct {
 	Version string // browser tool version; "" pins the newest
 	Budget  int    // inline byte budget; 0 takes the runtime's
+	// Grant limits origins and action classes; the zero Grant allows all.
+	Grant policy.Grant
+	// Approver is asked for consequential actions that no stored approval
+	// covers; nil refuses them with approval_required.
+	Approver policy.Approver
+	// UploadRoot is the only directory uploads may read from; "" refuses
+	// every upload. MaxUploadBytes bounds each file (0: DefaultMaxUpload).
+	UploadRoot     string
+	MaxUploadBytes int64
 }
+
+// DefaultMaxUpload is the default size limit of one uploaded file.
+const DefaultMaxUpload = 10 << 20
 
 // Session is one page, pinned for life to one tool version.
 type Session struct {
 	// fixed at creation
-	page    browser.Session
-	version tools.Version
-	budget  int
+	page      browser.Session
+	version   tools.Version
+	budget    int
+	grant     policy.Grant
+	approver  policy.Approver
+	approvals policy.Approvals
+	uploads   uploadRoot
 }
 
 // NewSession opens a page.
@@ -80,7 +97,11 @@ func (r *Runtime) NewSession(ctx context.Context, opts SessionOptions) (*Session
 	if err != nil {
 		return nil, err
 	}
-	return &Session{page: page, version: v, budget: budget}, nil
+	if opts.MaxUploadBytes == 0 {
+		opts.MaxUploadBytes = DefaultMaxUpload
+	}
+	return &Session{page: page, version: v, budget: budget, grant: opts.Grant, approver: opts.Approver,
+		uploads: uploadRoot{dir: opts.UploadRoot, max: opts.MaxUploadBytes}}, nil
 }
 
 // Version is the tool version the session is pinned to.
@@ -93,16 +114,62 @@ func (s *Session) Tools() []tools.Tool { return tools.Tools(s.version) }
 // and the model view within the session's budget.
 type Result struct {
 	Observation *observation.Observation
+	Action      *browser.ActResult // postconditions of act and upload; nil otherwise
 	View        json.RawMessage
 }
 
-// Navigate loads url and observes the page.
+// Navigate loads url and observes the page. A URL outside the grant is
+// foreign_origin and is never loaded.
 func (s *Session) Navigate(ctx context.Context, url string) (*Result, error) {
+	if !s.grant.AllowsClass(policy.ClassNavigate) {
+		return nil, errcode.New(errcode.ForeignOrigin, "this task may not navigate")
+	}
+	if !s.grant.AllowsURL(url) {
+		return nil, errcode.New(errcode.ForeignOrigin, "the URL's origin is outside this task's grant")
+	}
 	obs, err := s.page.Navigate(ctx, url)
 	if err != nil {
 		return nil, err
 	}
-	return s.result(obs)
+	return s.result(obs, nil)
+}
+
+// Approve stores one single-use approval for exactly these facts, as the
+// user gave it (never the model).
+func (s *Session) Approve(f policy.Facts) { s.approvals.Add(f) }
+
+// authorize is the grant and approval check every action passes, with facts
+// read live from the page.
+func (s *Session) authorize(ctx context.Context, class string, f policy.Facts) error {
+	if !s.grant.AllowsClass(class) {
+		return errcode.New(errcode.ForeignOrigin, "this task may not perform %s actions", class)
+	}
+	if !s.grant.AllowsOrigin(f.Origin) {
+		return errcode.New(errcode.ForeignOrigin, "the page's origin is outside this task's grant; it can be observed but not acted on")
+	}
+	return policy.Authorize(ctx, f, &s.approvals, s.approver)
+}
+
+// Act performs one guarded action and observes the result.
+func (s *Session) Act(ctx context.Context, a browser.Action) (*Result, error) {
+	res, err := s.page.Act(ctx, a, s.authorize)
+	if err != nil {
+		return nil, err
+	}
+	return s.result(res.Observation, res)
+}
+
+// Upload sets files from the upload root on a file-input control.
+func (s *Session) Upload(ctx context.Context, ref string, paths []string) (*Result, error) {
+	files, err := s.uploads.resolve(paths)
+	if err != nil {
+		return nil, err
+	}
+	res, err := s.page.Upload(ctx, ref, files, s.authorize)
+	if err != nil {
+		return nil, err
+	}
+	return s.result(res.Observation, res)
 }
 
 // Observe refreshes the page, continuing as args say.
@@ -111,7 +178,7 @@ func (s *Session) Observe(ctx context.Context, args tools.ObserveArgs) (*Result,
 	if err != nil {
 		return nil, err
 	}
-	return s.result(obs)
+	return s.result(obs, nil)
 }
 
 // Call runs a tool by name with JSON arguments, as the session's version
@@ -130,17 +197,34 @@ func (s *Session) Call(ctx context.Context, tool string, args json.RawMessage) (
 			return nil, err
 		}
 		return s.Observe(ctx, a)
+	case tools.Act:
+		a, err := tools.ParseAct(args)
+		if err != nil {
+			return nil, err
+		}
+		return s.Act(ctx, a)
+	case tools.Upload:
+		a, err := tools.ParseUpload(args)
+		if err != nil {
+			return nil, err
+		}
+		return s.Upload(ctx, a.Ref, a.Paths)
 	}
 	return nil, errcode.New(errcode.InvalidArgument, "unknown tool %q", tool)
 }
 
-func (s *Session) result(obs *observation.Observation) (*Result, error) {
+func (s *Session) result(obs *observation.Observation, act *browser.ActResult) (*Result, error) {
 	obs.Version = s.version.Name
-	view, err := projection.Project(obs, projection.Options{Budget: s.budget, Coverage: s.version.Continuation})
+	opts := projection.Options{Budget: s.budget, Coverage: s.version.Continuation}
+	if act != nil {
+		opts.Action = &projection.Outcome{Dispatched: act.Dispatched, NavigationStarted: act.NavigationStarted,
+			NavigationDone: act.NavigationDone, DialogOpened: act.DialogOpened}
+	}
+	view, err := projection.Project(obs, opts)
 	if err != nil {
 		return nil, err
 	}
-	return &Result{Observation: obs, View: view}, nil
+	return &Result{Observation: obs, Action: act, View: view}, nil
 }
 
 // Close closes the page.

@@ -11,6 +11,7 @@ import (
 
 	"github.com/veetbot/veetbrowser/errcode"
 	"github.com/veetbot/veetbrowser/observation"
+	"github.com/veetbot/veetbrowser/policy"
 )
 
 // Provider opens sessions in one browser.
@@ -27,7 +28,51 @@ type Provider interface {
 type Session interface {
 	Navigate(ctx context.Context, url string) (*observation.Observation, error)
 	Observe(ctx context.Context, req observation.Request) (*observation.Observation, error)
+	// Act runs the live guards of a, reads the target's facts from the page,
+	// asks authorize, and only then dispatches trusted input. It never
+	// retries: a dispatch that may have reached the page but failed is
+	// action_uncertain.
+	Act(ctx context.Context, a Action, authorize Authorize) (*ActResult, error)
+	// Upload sets files (already resolved and checked by the caller) on a
+	// file-input control.
+	Upload(ctx context.Context, ref string, files []string, authorize Authorize) (*ActResult, error)
 	Close(ctx context.Context) error
+}
+
+// Authorize decides, under the session's lock and from facts read live from
+// the page, whether an action of class may be dispatched.
+type Authorize func(ctx context.Context, class string, facts policy.Facts) error
+
+// Action kinds.
+const (
+	ActClick   = "click"
+	ActType    = "type"
+	ActPress   = "press"
+	ActSelect  = "select"
+	ActCheck   = "check"
+	ActUncheck = "uncheck"
+	ActDialog  = "dialog"
+)
+
+// Action is one browser.act request.
+type Action struct {
+	Kind   string `json:"kind"`
+	Ref    string `json:"ref,omitempty"`
+	Text   string `json:"text,omitempty"`   // type: text to insert; dialog: prompt text
+	Submit bool   `json:"submit,omitempty"` // type: press Enter after the text
+	Key    string `json:"key,omitempty"`    // press
+	Option string `json:"option,omitempty"` // select: the option's visible label
+	Accept bool   `json:"accept,omitempty"` // dialog: accept (true) or dismiss
+}
+
+// ActResult reports an action's postconditions and the fresh observation.
+type ActResult struct {
+	Dispatched        bool                     `json:"dispatched"` // false when the state already held
+	NavigationStarted bool                     `json:"navigation_started"`
+	NavigationDone    bool                     `json:"navigation_done"`
+	URL               string                   `json:"url"`
+	DialogOpened      bool                     `json:"dialog_opened"`
+	Observation       *observation.Observation `json:"-"`
 }
 
 // EnvChromium names the variable that points at a Chromium binary.

@@ -17,6 +17,7 @@ import (
 
 	veetbrowser "github.com/veetbot/veetbrowser"
 	"github.com/veetbot/veetbrowser/errcode"
+	"github.com/veetbot/veetbrowser/policy"
 	"github.com/veetbot/veetbrowser/tools"
 )
 
@@ -25,6 +26,36 @@ type Options struct {
 	Version       string // tool version the sessions are pinned to; "" is the newest
 	Budget        int    // inline byte budget; 0 takes the runtime's
 	ServerVersion string // reported implementation version
+	Grant         policy.Grant
+	UploadRoot    string // "" refuses uploads
+}
+
+// requestKey carries the tool call's request, so the approver can reach the
+// client that made it.
+type requestKey struct{}
+
+// elicitingApprover asks the user through the MCP client, when the client
+// supports elicitation. The user sees the control's facts as the page
+// states them, never the model's description.
+type elicitingApprover struct{}
+
+func (elicitingApprover) Approve(ctx context.Context, f policy.Facts) (bool, error) {
+	req, _ := ctx.Value(requestKey{}).(*mcp.CallToolRequest)
+	if req == nil || req.Session == nil {
+		return false, errcode.New(errcode.ApprovalRequired, "no client to ask")
+	}
+	if caps := req.Session.InitializeParams().Capabilities; caps == nil || caps.Elicitation == nil {
+		return false, errcode.New(errcode.ApprovalRequired, "the client cannot ask the user")
+	}
+	res, err := req.Session.Elicit(ctx, &mcp.ElicitParams{
+		Message:         "Allow the browser agent to act on " + f.String() + "?",
+		RequestedSchema: json.RawMessage(`{"type":"object","properties":{"approve":{"type":"boolean","description":"allow this one action"}},"required":["approve"]}`),
+	})
+	if err != nil {
+		return false, err
+	}
+	approve, _ := res.Content["approve"].(bool)
+	return res.Action == "accept" && approve, nil
 }
 
 // Server is one MCP server with its lazily opened browser session.
@@ -71,7 +102,7 @@ func (s *Server) handler(name string) mcp.ToolHandler {
 		if err != nil {
 			return toolError(err), nil
 		}
-		res, err := sess.Call(ctx, name, req.Params.Arguments)
+		res, err := sess.Call(context.WithValue(ctx, requestKey{}, req), name, req.Params.Arguments)
 		if err != nil {
 			return toolError(err), nil
 		}
@@ -86,7 +117,8 @@ func (s *Server) browserSession(ctx context.Context) (*veetbrowser.Session, erro
 		return nil, errcode.New(errcode.BrowserUnavailable, "the session is closed")
 	}
 	if s.session == nil {
-		sess, err := s.rt.NewSession(ctx, veetbrowser.SessionOptions{Version: s.version.Name, Budget: s.opts.Budget})
+		sess, err := s.rt.NewSession(ctx, veetbrowser.SessionOptions{Version: s.version.Name, Budget: s.opts.Budget,
+			Grant: s.opts.Grant, UploadRoot: s.opts.UploadRoot, Approver: elicitingApprover{}})
 		if err != nil {
 			return nil, err
 		}

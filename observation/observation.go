@@ -29,6 +29,19 @@ type Observation struct {
 	Trust           string          `json:"trust"`
 	Controls        []Control       `json:"controls"`
 	ControlCoverage ControlCoverage `json:"control_coverage"`
+	// Dialog is a pending JavaScript dialog. While one is open the page is
+	// blocked: the observation holds no controls and says so.
+	Dialog *Dialog `json:"dialog,omitempty"`
+}
+
+// MaxDialogMessage bounds a dialog's message, in UTF-16 units.
+const MaxDialogMessage = 512
+
+// Dialog is a pending alert, confirm, prompt or beforeunload dialog.
+type Dialog struct {
+	Type             string `json:"type"`
+	Message          string `json:"message"`
+	MessageTruncated bool   `json:"message_truncated"`
 }
 
 // Control is one visible actionable element. It never carries a value.

@@ -38,7 +38,26 @@ type Options struct {
 	Budget int // bytes; 0 means DefaultBudget
 	// Coverage and continuation (browser tools ≥ 1.2.0).
 	Coverage bool
+	// Action is the outcome of the act or upload that led to the observation.
+	Action *Outcome
 }
+
+// Outcome is an action's postconditions; false flags are omitted.
+type Outcome struct {
+	Dispatched        bool `json:"dispatched"`
+	NavigationStarted bool `json:"navigation_started,omitempty"`
+	NavigationDone    bool `json:"navigation_done,omitempty"`
+	DialogOpened      bool `json:"dialog_opened,omitempty"`
+}
+
+// Dialog is a pending JavaScript dialog as the model sees it.
+type Dialog struct {
+	Type             string `json:"type"`
+	Message          string `json:"message"`
+	MessageTruncated bool   `json:"message_truncated,omitempty"`
+}
+
+const dialogCap = 200
 
 // View is the model view. Field order is the output order; default-false
 // flags, empty cursors and zero counts are omitted.
@@ -46,6 +65,8 @@ type View struct {
 	Version         string    `json:"version"`
 	Revision        string    `json:"revision"`
 	Trust           string    `json:"trust"`
+	Action          *Outcome  `json:"action,omitempty"`
+	Dialog          *Dialog   `json:"dialog,omitempty"`
 	URL             string    `json:"url,omitempty"`
 	URLTruncated    bool      `json:"url_truncated,omitempty"`
 	Title           string    `json:"title,omitempty"`
@@ -105,7 +126,11 @@ func Project(obs *observation.Observation, opts Options) ([]byte, error) {
 		budget = DefaultBudget
 	}
 	a := admission{obs: obs, opts: opts, budget: budget}
-	a.v = View{Version: obs.Version, Revision: obs.Revision, Trust: observation.Trust}
+	a.v = View{Version: obs.Version, Revision: obs.Revision, Trust: observation.Trust, Action: opts.Action}
+	if d := obs.Dialog; d != nil {
+		msg, cut := clip(d.Message, dialogCap)
+		a.v.Dialog = &Dialog{Type: d.Type, Message: msg, MessageTruncated: cut || d.MessageTruncated}
+	}
 	if opts.Coverage {
 		cov := obs.ControlCoverage
 		a.v.CoverageVersion = 1

@@ -11,6 +11,7 @@ import (
 	"fmt"
 	"strings"
 
+	"github.com/veetbot/veetbrowser/browser"
 	"github.com/veetbot/veetbrowser/errcode"
 )
 
@@ -57,6 +58,8 @@ func Lookup(name string) (Version, error) {
 const (
 	Navigate = "browser_navigate"
 	Observe  = "browser_observe"
+	Act      = "browser_act"
+	Upload   = "browser_upload"
 )
 
 // Tool is a tool as a version presents it.
@@ -95,7 +98,66 @@ func Tools(v Version) []Tool {
 			InputSchema: json.RawMessage(`{"type":"object","properties":{"url":{"type":"string","description":"absolute http or https URL"}},"required":["url"],"additionalProperties":false}`),
 		},
 		observe,
+		{
+			Name: Act,
+			Description: "Act on a control of the newest observation by its ref: click, type (insert text; submit:true presses Enter), " +
+				"press (one key), select (an option by its visible label), check, uncheck, or dialog (accept or dismiss the open " +
+				"JavaScript dialog; no ref). Publishing, sending, buying, paying, deleting, confirming and form submission need the " +
+				"user's approval. A failed action is never retried: observe and decide again." + observationNote,
+			InputSchema: json.RawMessage(`{"type":"object","properties":{` +
+				`"ref":{"type":"string","description":"ref of a control in the newest observation"},` +
+				`"kind":{"type":"string","enum":["click","type","press","select","check","uncheck","dialog"]},` +
+				`"text":{"type":"string","description":"type: the text to insert; dialog: prompt text"},` +
+				`"submit":{"type":"boolean","description":"type: press Enter after the text"},` +
+				`"key":{"type":"string","description":"press: a key such as Enter, Tab, Escape, ArrowDown, or one character"},` +
+				`"option":{"type":"string","description":"select: the visible label of the option"},` +
+				`"accept":{"type":"boolean","description":"dialog: accept (true) or dismiss (false)"}},` +
+				`"required":["kind"],"additionalProperties":false}`),
+			Destructive: true,
+		},
+		{
+			Name:        Upload,
+			Description: "Set files from the upload directory on a file-input control of the newest observation." + observationNote,
+			InputSchema: json.RawMessage(`{"type":"object","properties":{` +
+				`"ref":{"type":"string","description":"ref of a file-input control"},` +
+				`"paths":{"type":"array","items":{"type":"string"},"description":"paths relative to the upload directory"}},` +
+				`"required":["ref","paths"],"additionalProperties":false}`),
+			Destructive: true,
+		},
 	}
+}
+
+// UploadArgs are browser_upload's arguments.
+type UploadArgs struct {
+	Ref   string   `json:"ref"`
+	Paths []string `json:"paths"`
+}
+
+// ParseAct parses browser_act's arguments strictly.
+func ParseAct(raw json.RawMessage) (browser.Action, error) {
+	var a browser.Action
+	if err := strict(raw, &a); err != nil {
+		return a, err
+	}
+	if a.Kind == "" {
+		return a, errcode.New(errcode.InvalidArgument, "kind is required")
+	}
+	if a.Kind != browser.ActDialog && a.Ref == "" {
+		return a, errcode.New(errcode.InvalidArgument, "ref is required for %s", a.Kind)
+	}
+	return a, nil
+}
+
+// ParseUpload parses browser_upload's arguments strictly.
+func ParseUpload(raw json.RawMessage) (UploadArgs, error) {
+	var a UploadArgs
+	if err := strict(raw, &a); err != nil {
+		return a, err
+	}
+	if a.Ref == "" || len(a.Paths) == 0 {
+		return a, errcode.New(errcode.InvalidArgument, "ref and paths are required")
+	}
+	return a, nil
 }
 
 // NavigateArgs are browser_navigate's arguments.

@@ -45,6 +45,8 @@ type tab struct {
 	crashed   bool
 	dialog    *page.EventJavascriptDialogOpening // pending, nil if none
 	dismissed bool                               // the runtime dismissed a beforeunload dialog
+	navSeq    uint64                             // main-frame navigations started
+	loader    cdp.LoaderID                       // newest main-frame loader
 	inflight  map[*int]context.CancelCauseFunc
 }
 
@@ -149,6 +151,14 @@ func (t *tab) onEvent(ev any) {
 		if ev.Name == "init" || ev.Name == "DOMContentLoaded" || ev.Name == "load" {
 			t.lifecycle[ev.LoaderID] = ev.Name
 		}
+		if ev.Name == "init" {
+			t.loader = ev.LoaderID
+		}
+	case *page.EventFrameStartedNavigating:
+		if ev.FrameID != t.mainFrame {
+			return
+		}
+		t.navSeq++
 	case *inspector.EventTargetCrashed:
 		t.crashed = true
 		t.world = ""
@@ -195,6 +205,7 @@ func (t *tab) handleDialogs() {
 				t.mu.Lock()
 				t.dismissed = true
 				t.mu.Unlock()
+				t.wake()
 			}
 		}
 	}
@@ -308,6 +319,12 @@ func classify(ctx context.Context, err error, code errcode.Code, msg string) err
 	return errcode.Wrap(code, err, "%s", msg)
 }
 
+func (t *tab) currentWorld() string {
+	t.mu.Lock()
+	defer t.mu.Unlock()
+	return t.world
+}
+
 func (t *tab) pendingDialog() *page.EventJavascriptDialogOpening {
 	t.mu.Lock()
 	defer t.mu.Unlock()
@@ -340,10 +357,15 @@ func (t *tab) navigate(ctx context.Context, url string) error {
 		return classify(octx, err, errcode.NavigationFailed, "the navigation failed")
 	}
 	if res.ErrorText != "" {
-		t.mu.Lock()
-		dismissed := t.dismissed
-		t.mu.Unlock()
-		if dismissed && res.LoaderID == "" && strings.Contains(res.ErrorText, "ERR_ABORTED") {
+		dismissed := false
+		if res.LoaderID == "" && strings.Contains(res.ErrorText, "ERR_ABORTED") {
+			// The answer to the dialog can arrive after the navigation's
+			// own answer: give the dismissal a moment to be recorded.
+			wctx, cancel := context.WithTimeout(octx, time.Second)
+			dismissed = t.waitFor(wctx, func() bool { return t.dismissed }) == nil
+			cancel()
+		}
+		if dismissed {
 			return errcode.New(errcode.NavigationCancelled, "the page asked to keep unsaved changes; the navigation was cancelled and the page kept")
 		}
 		return errcode.Wrap(errcode.NavigationFailed, errors.New(res.ErrorText), "the navigation failed: %s", publicNetError(res.ErrorText))
@@ -351,31 +373,84 @@ func (t *tab) navigate(ctx context.Context, url string) error {
 	if res.LoaderID == "" {
 		return nil // same-document navigation
 	}
-	loader := res.LoaderID
+	if err := t.waitLoaded(octx, res.LoaderID); err != nil {
+		return classify(octx, err, errcode.NavigationFailed, "the page did not load")
+	}
+	return nil
+}
+
+// waitLoaded waits until the loader's document has loaded (or was parsed
+// loadGrace ago) and its collector world exists.
+func (t *tab) waitLoaded(ctx context.Context, loader cdp.LoaderID) error {
 	var parsedAt time.Time
-	err = t.waitFor(octx, func() bool {
+	return t.waitFor(ctx, func() bool {
 		switch t.lifecycle[loader] {
 		case "load":
 			return t.world != ""
 		case "DOMContentLoaded":
 			if parsedAt.IsZero() {
 				parsedAt = time.Now()
-				go func() { // wake waitFor when the grace ends
-					time.Sleep(loadGrace)
-					t.mu.Lock()
-					close(t.changed)
-					t.changed = make(chan struct{})
-					t.mu.Unlock()
-				}()
+				time.AfterFunc(loadGrace, t.wake)
 			}
 			return t.world != "" && time.Since(parsedAt) >= loadGrace
 		}
 		return false
 	})
-	if err != nil {
-		return classify(octx, err, errcode.NavigationFailed, "the page did not load")
+}
+
+// wake makes every waitFor re-check its condition.
+func (t *tab) wake() {
+	t.mu.Lock()
+	close(t.changed)
+	t.changed = make(chan struct{})
+	t.mu.Unlock()
+}
+
+// navMark is what settle compares against: taken before a dispatch.
+type navMark struct {
+	seq    uint64
+	loader cdp.LoaderID
+}
+
+func (t *tab) mark() navMark {
+	t.mu.Lock()
+	defer t.mu.Unlock()
+	return navMark{t.navSeq, t.loader}
+}
+
+// settleWindow is how long an action may take to start a navigation or
+// open a dialog before the page is taken as settled.
+const settleWindow = 300 * time.Millisecond
+
+// settle waits briefly for the consequences of an input event: a main-frame
+// navigation (then waits for its document) or a dialog.
+func (t *tab) settle(ctx context.Context, before navMark) (started, done, dialog bool) {
+	wctx, cancel := context.WithTimeout(ctx, settleWindow)
+	time.AfterFunc(settleWindow, t.wake)
+	t.waitFor(wctx, func() bool { return t.navSeq != before.seq || t.dialog != nil })
+	cancel()
+	t.mu.Lock()
+	started, dialog = t.navSeq != before.seq, t.dialog != nil
+	t.mu.Unlock()
+	if !started || dialog {
+		return started, false, dialog
 	}
-	return nil
+	lctx, lcancel := context.WithTimeout(ctx, 15*time.Second)
+	defer lcancel()
+	// The new loader is known once the navigation commits.
+	var loader cdp.LoaderID
+	err := t.waitFor(lctx, func() bool {
+		loader = t.loader
+		_, seen := t.lifecycle[loader]
+		return t.dialog != nil || (seen && loader != before.loader && t.lifecycle[loader] != "init" && t.world != "")
+	})
+	if err != nil {
+		return true, false, t.pendingDialog() != nil
+	}
+	if t.pendingDialog() != nil {
+		return true, false, true
+	}
+	return true, t.waitLoaded(lctx, loader) == nil, false
 }
 
 // publicNetError keeps only the net error name, which is safe to show.

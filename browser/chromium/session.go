@@ -5,6 +5,7 @@ import (
 	"net/url"
 	"time"
 
+	"github.com/chromedp/cdproto/page"
 	"golang.org/x/sync/semaphore"
 
 	"github.com/veetbot/veetbrowser/browser"
@@ -119,6 +120,14 @@ func (s *Session) observeLocked(ctx context.Context, req observation.Request) (*
 		params.Doc = s.doc
 	}
 	next := s.revision + 1
+	if d := s.tab.pendingDialog(); d != nil {
+		if params.After != nil || params.Offset != 0 {
+			return nil, errcode.New(errcode.NotActionable, "a JavaScript dialog is open; answer it before continuing")
+		}
+		obs := s.dialogObservation(next, d)
+		s.revision = next
+		return obs, nil
+	}
 	params.Revision = s.revisionToken(next)
 	raw, err := s.tab.evaluate(ctx, collect.Expression(params))
 	if err != nil {
@@ -188,6 +197,36 @@ func (s *Session) build(rev uint64, res *collect.Result) *observation.Observatio
 		obs.ControlCoverage.Cursor = s.keys.Mint(observation.KindCursor, rev, uint64(cov.Offset+cov.Scanned))
 	}
 	return obs
+}
+
+// dialogObservation is the observation of a page blocked by a dialog: the
+// dialog and nothing else, since the page cannot be read while it is open.
+func (s *Session) dialogObservation(rev uint64, d *page.EventJavascriptDialogOpening) *observation.Observation {
+	msg, cut := truncateUTF16(d.Message, observation.MaxDialogMessage)
+	return &observation.Observation{
+		Revision: s.revisionToken(rev),
+		URL:      stripUserinfo(d.URL),
+		Origin:   originOf(d.URL),
+		Trust:    observation.Trust,
+		Controls: []observation.Control{},
+		Dialog:   &observation.Dialog{Type: string(d.Type), Message: msg, MessageTruncated: cut},
+	}
+}
+
+// truncateUTF16 keeps at most max UTF-16 units of s, never splitting a rune.
+func truncateUTF16(s string, max int) (string, bool) {
+	n := 0
+	for i, r := range s {
+		w := 1
+		if r >= 0x10000 {
+			w = 2
+		}
+		if n+w > max {
+			return s[:i], true
+		}
+		n += w
+	}
+	return s, false
 }
 
 func stripUserinfo(raw string) string {

@@ -9,11 +9,13 @@ import (
 	"net"
 	"net/http"
 	"os"
+	"strings"
 	"time"
 
 	veetbrowser "github.com/veetbot/veetbrowser"
 	"github.com/veetbot/veetbrowser/errcode"
 	"github.com/veetbot/veetbrowser/mcpserver"
+	"github.com/veetbot/veetbrowser/policy"
 )
 
 // EnvToken names the variable holding the bearer token of the HTTP transport.
@@ -30,6 +32,9 @@ func (c *MCPCommand) Run(ctx context.Context, args []string) error {
 	budget := fs.Int("budget", 0, "inline byte budget of model views (default 8192, at least 1024)")
 	version := fs.String("tool-version", "", "browser tool version sessions are pinned to (default: the newest)")
 	addr := fs.String("http", "", "serve streamable HTTP on this address (bearer token from $"+EnvToken+") instead of stdio")
+	uploadRoot := fs.String("upload-root", "", "directory browser_upload may read files from (default: uploads refused)")
+	var origins stringList
+	fs.Var(&origins, "allow-origin", "origin the agent may navigate to and act on (repeatable; default: any)")
 	var bf browserFlags
 	bf.register(fs)
 	if pos, err := parseFlags(fs, args); err != nil || len(pos) > 0 {
@@ -47,7 +52,8 @@ func (c *MCPCommand) Run(ctx context.Context, args []string) error {
 	if err != nil {
 		return err
 	}
-	opts := mcpserver.Options{Version: *version, ServerVersion: Version}
+	opts := mcpserver.Options{Version: *version, ServerVersion: Version, UploadRoot: *uploadRoot,
+		Grant: policy.Grant{Origins: origins}}
 	if *addr == "" {
 		return mcpserver.RunStdio(ctx, rt, opts)
 	}
@@ -72,3 +78,9 @@ func (c *MCPCommand) Run(ctx context.Context, args []string) error {
 	}
 	return nil
 }
+
+// stringList is a repeatable string flag.
+type stringList []string
+
+func (l *stringList) String() string     { return strings.Join(*l, ",") }
+func (l *stringList) Set(v string) error { *l = append(*l, v); return nil }

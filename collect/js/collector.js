@@ -489,9 +489,109 @@
     };
   }
 
+  // ---- actions (SPEC §6) -------------------------------------------------------
+
+  // formName names a control's form for approval facts: its accessible name,
+  // else its id or name attribute, else its action path.
+  function formName(form) {
+    if (!form) return '';
+    const n = labelledBy(form) || clean(form.getAttribute('aria-label') || '');
+    if (n) return cut(n, MAX_NAME)[0];
+    const id = form.getAttribute('id') || form.getAttribute('name');
+    if (id) return '#' + id;
+    try {
+      return new URL(form.action, location.href).pathname;
+    } catch (e) {
+      return 'form';
+    }
+  }
+
+  function submitsForm(el) {
+    const t = (el.getAttribute('type') || '').toLowerCase();
+    if (el.localName === 'button') return !!el.form && (t === '' || t === 'submit');
+    if (el.localName === 'input') return !!el.form && (t === 'submit' || t === 'image');
+    return false;
+  }
+
+  // hitTarget descends through open shadow roots to the element under (x, y).
+  function hitTarget(x, y) {
+    let el = document.elementFromPoint(x, y);
+    while (el && el.shadowRoot) {
+      const inner = el.shadowRoot.elementFromPoint(x, y);
+      if (!inner || inner === el) break;
+      el = inner;
+    }
+    return el;
+  }
+
+  function within(node, ancestor) {
+    for (let n = node; n; n = flatParent(n)) if (n === ancestor) return true;
+    return false;
+  }
+
+  // prepare runs the live guards of an action on a retained control and
+  // returns its independent label facts and, for pointer actions, the point
+  // to click. It never reads a value.
+  function prepare(p) {
+    if (p.doc && p.doc !== docId) return {error: 'document_changed'};
+    const entry = retained.get(p.revision);
+    const el = entry && entry.nodes[p.index];
+    if (!el) return {error: 'stale'};
+    if (!el.isConnected) return {error: 'detached'};
+    const role = controlRole(el) || '';
+    const [name] = cut(accessibleName(el, role), MAX_NAME);
+    const st = states(el, role, deepActiveElement());
+    const facts = {role, name, form: formName(el.form || el.closest('form')), submit: submitsForm(el),
+      file: el.localName === 'input' && (el.getAttribute('type') || '').toLowerCase() === 'file',
+      checked: st.checked, origin: location.origin};
+    el.scrollIntoView({block: 'center', inline: 'center', behavior: 'instant'});
+    if (!visibilityChecker()(el)) return {error: 'hidden', facts};
+    if (st.disabled) return {error: 'disabled', facts};
+    const r = el.getClientRects()[0] || el.getBoundingClientRect();
+    const x = r.left + r.width / 2;
+    const y = r.top + r.height / 2;
+    if (p.pointer) {
+      const hit = hitTarget(x, y);
+      if (!hit || !within(hit, el)) return {error: 'covered', facts};
+    }
+    if (p.focus) {
+      el.focus({preventScroll: true});
+      if ((el.localName === 'input' || el.localName === 'textarea') && typeof el.setSelectionRange === 'function') {
+        try { el.setSelectionRange(el.value.length, el.value.length); } catch (e) { /* types without a caret */ }
+      }
+      if (!within(deepActiveElement(), el)) return {error: 'unfocusable', facts};
+    }
+    return {facts, x, y};
+  }
+
+  // selectOption picks the option of a <select> whose visible label is
+  // label, as a user's choice would, and reports whether one matched.
+  function selectOption(p) {
+    const entry = retained.get(p.revision);
+    const el = entry && entry.nodes[p.index];
+    if (!el || !el.isConnected) return {error: 'detached'};
+    if (el.localName !== 'select') return {error: 'not_select'};
+    for (const o of el.options) {
+      if (clean(o.label || o.textContent || '') === p.label) {
+        if (o.disabled) return {error: 'disabled'};
+        o.selected = true;
+        el.dispatchEvent(new Event('input', {bubbles: true, composed: true}));
+        el.dispatchEvent(new Event('change', {bubbles: true}));
+        return {ok: true};
+      }
+    }
+    return {error: 'no_option'};
+  }
+
+  // node returns a retained control itself, for CDP calls that need a handle.
+  function node(p) {
+    const entry = retained.get(p.revision);
+    return (entry && entry.nodes[p.index]) || null;
+  }
+
   Object.defineProperty(globalThis, '__veetbrowser', {
     // retainedNodes is diagnostic: how many nodes the runtime keeps alive.
-    value: Object.freeze({observe, docId, retainedNodes: () => {
+    value: Object.freeze({observe, prepare, selectOption, node, docId, retainedNodes: () => {
       let n = 0;
       for (const e of retained.values()) n += e.nodes.length;
       return n;

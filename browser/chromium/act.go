@@ -1,0 +1,324 @@
+package chromium
+
+import (
+	"context"
+	"encoding/json"
+	"errors"
+	"fmt"
+
+	"github.com/chromedp/cdproto/cdp"
+	"github.com/chromedp/cdproto/dom"
+	"github.com/chromedp/cdproto/input"
+	"github.com/chromedp/cdproto/page"
+	"github.com/chromedp/cdproto/runtime"
+
+	"github.com/veetbot/veetbrowser/browser"
+	"github.com/veetbot/veetbrowser/errcode"
+	"github.com/veetbot/veetbrowser/observation"
+	"github.com/veetbot/veetbrowser/policy"
+)
+
+// prepared is the collector's answer to prepare: live facts and a point.
+type prepared struct {
+	Error string  `json:"error"`
+	X     float64 `json:"x"`
+	Y     float64 `json:"y"`
+	Facts struct {
+		Role    string `json:"role"`
+		Name    string `json:"name"`
+		Form    string `json:"form"`
+		Submit  bool   `json:"submit"`
+		File    bool   `json:"file"`
+		Checked bool   `json:"checked"`
+		Origin  string `json:"origin"`
+	} `json:"facts"`
+}
+
+type target struct {
+	Revision string `json:"revision"`
+	Index    uint64 `json:"index"`
+	Doc      string `json:"doc"`
+	Pointer  bool   `json:"pointer,omitempty"`
+	Focus    bool   `json:"focus,omitempty"`
+	Label    string `json:"label,omitempty"`
+}
+
+func (t target) call(fn string) string {
+	b, _ := json.Marshal(t)
+	return "globalThis.__veetbrowser." + fn + "(" + string(b) + ")"
+}
+
+// Act implements browser.Session.
+func (s *Session) Act(ctx context.Context, a browser.Action, authorize browser.Authorize) (*browser.ActResult, error) {
+	if err := s.acquire(ctx); err != nil {
+		return nil, err
+	}
+	defer s.lock.Release(1)
+	if a.Kind == browser.ActDialog {
+		return s.answerDialogLocked(ctx, a, authorize)
+	}
+	if s.tab.pendingDialog() != nil {
+		return nil, errcode.New(errcode.NotActionable, "a JavaScript dialog is open; answer it with kind dialog first")
+	}
+	class, err := actionClass(a)
+	if err != nil {
+		return nil, err
+	}
+	tg, err := s.target(a.Ref)
+	if err != nil {
+		return nil, err
+	}
+	tg.Pointer = a.Kind == browser.ActClick || a.Kind == browser.ActCheck || a.Kind == browser.ActUncheck
+	tg.Focus = a.Kind == browser.ActType || a.Kind == browser.ActPress
+	prep, err := s.prepare(ctx, tg)
+	if err != nil {
+		return nil, err
+	}
+	facts := policy.Facts{Origin: prep.Facts.Origin, Role: prep.Facts.Role, Name: prep.Facts.Name, Form: prep.Facts.Form}
+	switch a.Kind {
+	case browser.ActClick:
+		facts.Submit = prep.Facts.Submit
+	case browser.ActType:
+		facts.Submit = a.Submit && prep.Facts.Form != ""
+	case browser.ActPress:
+		facts.Submit = a.Key == "Enter" && prep.Facts.Form != ""
+	case browser.ActCheck, browser.ActUncheck:
+		if prep.Facts.Checked == (a.Kind == browser.ActCheck) {
+			obs, err := s.observeLocked(ctx, observation.Request{})
+			if err != nil {
+				return nil, err
+			}
+			return &browser.ActResult{URL: obs.URL, Observation: obs}, nil
+		}
+	}
+	if err := authorize(ctx, class, facts); err != nil {
+		return nil, err
+	}
+
+	before := s.tab.mark()
+	if err := s.dispatch(ctx, a, tg, prep); err != nil {
+		return nil, err
+	}
+	return s.afterDispatchLocked(ctx, before)
+}
+
+func actionClass(a browser.Action) (string, error) {
+	switch a.Kind {
+	case browser.ActClick:
+		return policy.ClassClick, nil
+	case browser.ActType, browser.ActPress, browser.ActSelect, browser.ActCheck, browser.ActUncheck:
+		if a.Kind == browser.ActPress && a.Key == "" {
+			return "", errcode.New(errcode.InvalidArgument, "press needs a key")
+		}
+		if a.Kind == browser.ActSelect && a.Option == "" {
+			return "", errcode.New(errcode.InvalidArgument, "select needs the option's visible label")
+		}
+		return policy.ClassInput, nil
+	}
+	return "", errcode.New(errcode.InvalidArgument, "unknown action kind %q (click, type, press, select, check, uncheck, dialog)", a.Kind)
+}
+
+// target resolves a control ref of the newest revision.
+func (s *Session) target(ref string) (target, error) {
+	rev, index, err := s.keys.Parse(observation.KindControl, ref)
+	if err != nil {
+		return target{}, err
+	}
+	if err := s.current(rev); err != nil {
+		return target{}, err
+	}
+	return target{Revision: s.revisionToken(rev), Index: index, Doc: s.doc}, nil
+}
+
+// prepare runs the live guards in the page.
+func (s *Session) prepare(ctx context.Context, tg target) (*prepared, error) {
+	raw, err := s.tab.evaluate(ctx, tg.call("prepare"))
+	if err != nil {
+		return nil, err
+	}
+	var p prepared
+	if err := json.Unmarshal(raw, &p); err != nil {
+		return nil, errcode.Wrap(errcode.CaptureFailed, err, "the control could not be inspected")
+	}
+	switch p.Error {
+	case "":
+		return &p, nil
+	case "document_changed":
+		return nil, errcode.New(errcode.DocumentChanged, "the page loaded a new document; observe again")
+	case "stale", "detached":
+		return nil, errcode.New(errcode.StaleReference, "the control is no longer on the page; observe again")
+	case "hidden":
+		return nil, errcode.New(errcode.NotActionable, "the control is not visible; observe again")
+	case "disabled":
+		return nil, errcode.New(errcode.NotActionable, "the control is disabled")
+	case "covered":
+		return nil, errcode.New(errcode.NotActionable, "another element covers the control; close it or observe again")
+	case "unfocusable":
+		return nil, errcode.New(errcode.NotActionable, "the control cannot take keyboard input")
+	}
+	return nil, errcode.New(errcode.NotActionable, "the control cannot be acted on")
+}
+
+// dispatch sends trusted input. Any failure once input may have reached the
+// page is action_uncertain, and nothing is retried.
+func (s *Session) dispatch(ctx context.Context, a browser.Action, tg target, p *prepared) error {
+	octx, end, err := s.tab.begin(ctx)
+	if err != nil {
+		return err
+	}
+	defer end()
+	tgt := s.tab.target
+	var steps []func() error
+	mouse := func(typ input.DispatchMouseEventType) func() error {
+		return func() error {
+			params := input.DispatchMouseEventParams{Type: typ, X: p.X, Y: p.Y}
+			if typ != input.DispatchMouseEventTypeMouseMoved {
+				params.Button, params.ClickCount = input.MouseButtonLeft, 1
+			}
+			_, err := cdp.Call(octx, tgt, input.DispatchMouseEvent, params)
+			return err
+		}
+	}
+	switch a.Kind {
+	case browser.ActClick, browser.ActCheck, browser.ActUncheck:
+		steps = append(steps, mouse(input.DispatchMouseEventTypeMouseMoved), mouse(input.DispatchMouseEventTypeMousePressed), mouse(input.DispatchMouseEventTypeMouseReleased))
+	case browser.ActType:
+		steps = append(steps, func() error {
+			_, err := cdp.Call(octx, tgt, input.InsertText, input.InsertTextParams{Text: a.Text})
+			return err
+		})
+		if a.Submit {
+			steps = append(steps, keySteps(octx, tgt, "Enter")...)
+		}
+	case browser.ActPress:
+		if _, ok := keys[a.Key]; !ok && len([]rune(a.Key)) != 1 {
+			return errcode.New(errcode.InvalidArgument, "unknown key %q", a.Key)
+		}
+		steps = keySteps(octx, tgt, a.Key)
+	case browser.ActSelect:
+		tg.Label = a.Option
+		steps = append(steps, func() error {
+			raw, err := s.tab.evaluate(octx, tg.call("selectOption"))
+			if err != nil {
+				return err
+			}
+			var r struct{ Error string }
+			json.Unmarshal(raw, &r)
+			if r.Error != "" {
+				return &refused{errcode.New(errcode.NotActionable, "no enabled option labelled %q", a.Option)}
+			}
+			return nil
+		})
+	}
+	for i, step := range steps {
+		if err := step(); err != nil {
+			if errors.Is(cause(octx, err), errDialog) {
+				return nil // the input opened a dialog: it was delivered
+			}
+			var r *refused
+			if errors.As(err, &r) {
+				return r.err
+			}
+			if i == 0 && errcode.Of(err) == errcode.PageCrashed {
+				return err
+			}
+			return errcode.Wrap(errcode.ActionUncertain, cause(octx, err), "the action may or may not have reached the page; observe before trying again")
+		}
+	}
+	return nil
+}
+
+// refused is a step that the page refused before any effect.
+type refused struct{ err error }
+
+func (r *refused) Error() string { return r.err.Error() }
+
+// afterDispatchLocked reports postconditions and observes the result.
+func (s *Session) afterDispatchLocked(ctx context.Context, before navMark) (*browser.ActResult, error) {
+	started, done, dialog := s.tab.settle(ctx, before)
+	res := &browser.ActResult{Dispatched: true, NavigationStarted: started, NavigationDone: done, DialogOpened: dialog}
+	obs, err := s.observeLocked(ctx, observation.Request{})
+	if err != nil {
+		return nil, errcode.Wrap(errcode.ActionUncertain, err, "the action was dispatched but the page could not be observed afterwards; observe again")
+	}
+	res.URL, res.Observation = obs.URL, obs
+	return res, nil
+}
+
+// answerDialogLocked accepts or dismisses the pending JavaScript dialog.
+func (s *Session) answerDialogLocked(ctx context.Context, a browser.Action, authorize browser.Authorize) (*browser.ActResult, error) {
+	d := s.tab.pendingDialog()
+	if d == nil {
+		return nil, errcode.New(errcode.NotActionable, "no JavaScript dialog is open")
+	}
+	if d.Type == page.DialogTypeBeforeunload && a.Accept {
+		return nil, errcode.New(errcode.NotActionable, "the runtime never accepts a leave-page dialog; dismiss it")
+	}
+	facts := policy.Facts{Origin: originOf(d.URL), Role: "dialog", Name: string(d.Type)}
+	if err := authorize(ctx, policy.ClassDialog, facts); err != nil {
+		return nil, err
+	}
+	before := s.tab.mark()
+	octx, end, err := s.tab.begin(ctx)
+	if err != nil {
+		return nil, err
+	}
+	_, err = cdp.Call(octx, s.tab.target, page.HandleJavaScriptDialog, page.HandleJavaScriptDialogParams{Accept: a.Accept, PromptText: a.Text})
+	end()
+	if err != nil {
+		return nil, errcode.Wrap(errcode.ActionUncertain, err, "the dialog may or may not have been answered; observe again")
+	}
+	s.tab.waitFor(ctx, func() bool { return s.tab.dialog == nil })
+	return s.afterDispatchLocked(ctx, before)
+}
+
+// Upload implements browser.Session.
+func (s *Session) Upload(ctx context.Context, ref string, files []string, authorize browser.Authorize) (*browser.ActResult, error) {
+	if err := s.acquire(ctx); err != nil {
+		return nil, err
+	}
+	defer s.lock.Release(1)
+	tg, err := s.target(ref)
+	if err != nil {
+		return nil, err
+	}
+	prep, err := s.prepare(ctx, tg)
+	if err != nil {
+		return nil, err
+	}
+	if !prep.Facts.File {
+		return nil, errcode.New(errcode.UploadRefused, "the control is not a file input")
+	}
+	facts := policy.Facts{Origin: prep.Facts.Origin, Role: prep.Facts.Role, Name: prep.Facts.Name, Form: prep.Facts.Form}
+	if err := authorize(ctx, policy.ClassUpload, facts); err != nil {
+		return nil, err
+	}
+	before := s.tab.mark()
+	if err := s.setFiles(ctx, tg, files); err != nil {
+		return nil, err
+	}
+	return s.afterDispatchLocked(ctx, before)
+}
+
+// setFiles resolves the retained node to a handle in its own object group,
+// sets the files, and releases the group.
+func (s *Session) setFiles(ctx context.Context, tg target, files []string) error {
+	octx, end, err := s.tab.begin(ctx)
+	if err != nil {
+		return err
+	}
+	defer end()
+	const group = "veetbrowser-upload"
+	world := s.tab.currentWorld()
+	defer cdp.Call(context.WithoutCancel(octx), s.tab.target, runtime.ReleaseObjectGroup, runtime.ReleaseObjectGroupParams{ObjectGroup: group})
+	res, err := cdp.Call(octx, s.tab.target, runtime.Evaluate, runtime.EvaluateParams{
+		Expression: tg.call("node"), UniqueContextID: world, ObjectGroup: group,
+	})
+	if err != nil || res.ExceptionDetails != nil || res.Result.ObjectID == "" {
+		return errcode.Wrap(errcode.StaleReference, fmt.Errorf("resolving the file input: %v", err), "the control is no longer on the page; observe again")
+	}
+	if _, err := cdp.Call(octx, s.tab.target, dom.SetFileInputFiles, dom.SetFileInputFilesParams{Files: files, ObjectID: res.Result.ObjectID}); err != nil {
+		return errcode.Wrap(errcode.ActionUncertain, err, "the files may or may not have been set; observe again")
+	}
+	return nil
+}

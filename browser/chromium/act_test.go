@@ -1,0 +1,351 @@
+package chromium
+
+import (
+	"context"
+	"encoding/json"
+	"fmt"
+	"net/http"
+	"os"
+	"slices"
+	"strings"
+	"sync"
+	"testing"
+	"time"
+
+	"github.com/chromedp/cdproto/cdp"
+	"github.com/chromedp/cdproto/runtime"
+
+	"github.com/veetbot/veetbrowser/browser"
+	"github.com/veetbot/veetbrowser/errcode"
+	"github.com/veetbot/veetbrowser/internal/browsertest"
+	"github.com/veetbot/veetbrowser/observation"
+	"github.com/veetbot/veetbrowser/policy"
+)
+
+// allowAll authorizes every action: these tests are about dispatch.
+func allowAll(context.Context, string, policy.Facts) error { return nil }
+
+// effects is a site that records what reaches its server.
+type effects struct {
+	mu     sync.Mutex
+	events []string
+	pages  map[string]string
+}
+
+func (e *effects) ServeHTTP(w http.ResponseWriter, r *http.Request) {
+	switch {
+	case r.URL.Path == "/effect":
+		e.record(r.URL.Query().Get("e"))
+		return
+	case r.Method == http.MethodPost:
+		r.ParseMultipartForm(1 << 20)
+		var keys []string
+		for k := range r.PostForm {
+			keys = append(keys, k)
+		}
+		slices.Sort(keys)
+		var parts []string
+		for _, k := range keys {
+			parts = append(parts, k+"="+strings.Join(r.PostForm[k], ","))
+		}
+		e.record("post " + r.URL.Path + " " + strings.Join(parts, "&"))
+		fmt.Fprint(w, "<title>done</title><p>saved</p>")
+		return
+	}
+	w.Header().Set("Content-Type", "text/html; charset=utf-8")
+	fmt.Fprint(w, e.pages[r.URL.Path])
+}
+
+func (e *effects) record(s string) {
+	e.mu.Lock()
+	e.events = append(e.events, s)
+	e.mu.Unlock()
+}
+
+func (e *effects) seen() []string {
+	e.mu.Lock()
+	defer e.mu.Unlock()
+	return slices.Clone(e.events)
+}
+
+// beacon makes a button report its click to the server.
+const beacon = `<script>
+document.addEventListener('click', (ev) => {
+  const b = ev.target.closest('button[data-effect]');
+  if (b) navigator.sendBeacon('/effect?e=' + encodeURIComponent(b.dataset.effect));
+}, true);
+</script>`
+
+func serveEffects(t *testing.T, pages map[string]string) (*effects, string) {
+	e := &effects{pages: pages}
+	return e, browsertest.ServeHandler(t, e)
+}
+
+func find(t *testing.T, obs *observation.Observation, name string) observation.Control {
+	t.Helper()
+	for _, c := range obs.Controls {
+		if c.Name == name {
+			return c
+		}
+	}
+	t.Fatalf("no control %q in %q", name, names(obs))
+	return observation.Control{}
+}
+
+func evalMain(t *testing.T, s *Session, expr string) string {
+	t.Helper()
+	res, err := cdp.Call(browsertest.Context(t, time.Minute), s.tab.target, runtime.Evaluate, runtime.EvaluateParams{Expression: expr, ReturnByValue: ptr(true)})
+	if err != nil || res.ExceptionDetails != nil {
+		t.Fatalf("evaluating %s: %v %v", expr, err, res.ExceptionDetails)
+	}
+	var v string
+	json.Unmarshal(res.Result.Value, &v)
+	return v
+}
+
+const composer = `<title>Composer</title>
+<textarea aria-label="Post text"></textarea>
+<script>
+window.addEventListener('beforeunload', (e) => {
+  if (document.querySelector('textarea').value) { e.preventDefault(); e.returnValue = ''; }
+});
+</script>`
+
+func TestBeforeunloadCancelsNavigationAndKeepsTheDraft(t *testing.T) {
+	ctx := browsertest.Context(t, time.Minute)
+	_, base := serveEffects(t, map[string]string{"/": composer, "/other": "<title>other</title>"})
+	s := openSession(t)
+	obs, err := s.Navigate(ctx, base)
+	if err != nil {
+		t.Fatal(err)
+	}
+	box := find(t, obs, "Post text")
+	// A user gesture (the trusted click) arms the beforeunload dialog.
+	res, err := s.Act(ctx, browser.Action{Kind: browser.ActClick, Ref: box.Ref}, allowAll)
+	if err != nil {
+		t.Fatal(err)
+	}
+	res, err = s.Act(ctx, browser.Action{Kind: browser.ActType, Ref: find(t, res.Observation, "Post text").Ref, Text: "my unsaved draft ✍️"}, allowAll)
+	if err != nil {
+		t.Fatal(err)
+	}
+	_, err = s.Navigate(ctx, base+"other")
+	wantCode(t, err, errcode.NavigationCancelled)
+	if got := evalMain(t, s, "document.querySelector('textarea').value"); got != "my unsaved draft ✍️" {
+		t.Fatalf("draft after the cancelled navigation: %q", got)
+	}
+	if got := evalMain(t, s, "document.title"); got != "Composer" {
+		t.Fatalf("page after the cancelled navigation: %q", got)
+	}
+	// The session works on: the page is kept and observable.
+	if _, err := s.Observe(ctx, observation.Request{}); err != nil {
+		t.Fatal(err)
+	}
+}
+
+func TestConcurrentOperationsWaitOutsideACancelledNavigation(t *testing.T) {
+	ctx := browsertest.Context(t, time.Minute)
+	_, base := serveEffects(t, map[string]string{"/": composer, "/other": "<title>other</title>"})
+	s := openSession(t)
+	obs, err := s.Navigate(ctx, base)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if _, err := s.Act(ctx, browser.Action{Kind: browser.ActClick, Ref: find(t, obs, "Post text").Ref}, allowAll); err != nil {
+		t.Fatal(err)
+	}
+	obs, _ = s.Observe(ctx, observation.Request{})
+	if _, err := s.Act(ctx, browser.Action{Kind: browser.ActType, Ref: find(t, obs, "Post text").Ref, Text: "draft"}, allowAll); err != nil {
+		t.Fatal(err)
+	}
+
+	var mu sync.Mutex
+	var order []string
+	note := func(s string) { mu.Lock(); order = append(order, s); mu.Unlock() }
+	var wg sync.WaitGroup
+	var navErr error
+	wg.Add(1)
+	go func() {
+		defer wg.Done()
+		_, navErr = s.Navigate(ctx, base+"other")
+		note("navigate")
+	}()
+	// Let the navigation take the lock, then race other operations with it.
+	time.Sleep(50 * time.Millisecond)
+	errs := make([]error, 3)
+	for i := range errs {
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			_, errs[i] = s.Observe(ctx, observation.Request{})
+			note("observe")
+		}()
+	}
+	wg.Wait()
+	wantCode(t, navErr, errcode.NavigationCancelled)
+	for _, err := range errs {
+		if err != nil {
+			t.Fatalf("a concurrent observation failed: %v", err)
+		}
+	}
+	if order[0] != "navigate" {
+		t.Fatalf("an operation finished inside the navigation: %q", order)
+	}
+	if got := evalMain(t, s, "document.querySelector('textarea').value"); got != "draft" {
+		t.Fatalf("draft lost: %q", got)
+	}
+}
+
+func TestGuardsRefuseWithoutTouchingThePage(t *testing.T) {
+	ctx := browsertest.Context(t, time.Minute)
+	site, base := serveEffects(t, map[string]string{"/": beacon + `
+<button data-effect="ok">OK</button>
+<button data-effect="covered" id="covered">Covered</button>
+<div style="position:fixed;inset:0;background:rgba(0,0,0,.01)" id="overlay"></div>
+<button data-effect="disabled" disabled>Disabled</button>
+<button data-effect="soon-hidden" id="soon">Soon hidden</button>
+<button data-effect="removed" id="gone">Removed</button>`})
+	s := openSession(t)
+	obs, err := s.Navigate(ctx, base)
+	if err != nil {
+		t.Fatal(err)
+	}
+	click := func(name string) error {
+		_, err := s.Act(ctx, browser.Action{Kind: browser.ActClick, Ref: find(t, obs, name).Ref}, allowAll)
+		return err
+	}
+	wantCode(t, click("Covered"), errcode.NotActionable)
+	wantCode(t, click("Disabled"), errcode.NotActionable)
+	mainWorld(t, s, `document.getElementById('soon').style.display = 'none'; document.getElementById('gone').remove()`)
+	wantCode(t, click("Soon hidden"), errcode.NotActionable)
+	wantCode(t, click("Removed"), errcode.StaleReference)
+	stale := find(t, obs, "OK")
+	if _, err := s.Observe(ctx, observation.Request{}); err != nil {
+		t.Fatal(err)
+	}
+	_, err = s.Act(ctx, browser.Action{Kind: browser.ActClick, Ref: stale.Ref}, allowAll)
+	wantCode(t, err, errcode.StaleReference)
+	time.Sleep(300 * time.Millisecond) // a beacon would have arrived
+	if got := site.seen(); len(got) != 0 {
+		t.Fatalf("refused actions reached the server: %q", got)
+	}
+	// With the overlay gone the same kind of click goes through, once.
+	mainWorld(t, s, `document.getElementById('overlay').remove()`)
+	obs, _ = s.Observe(ctx, observation.Request{})
+	if err := click("Covered"); err != nil {
+		t.Fatal(err)
+	}
+	waitFor(t, func() bool { return slices.Equal(site.seen(), []string{"covered"}) }, site.seen)
+}
+
+func waitFor(t *testing.T, cond func() bool, state func() []string) {
+	t.Helper()
+	for deadline := time.Now().Add(5 * time.Second); time.Now().Before(deadline); time.Sleep(20 * time.Millisecond) {
+		if cond() {
+			return
+		}
+	}
+	t.Fatalf("condition not met; server saw %q", state())
+}
+
+func TestFormInputReachesTheServerExactly(t *testing.T) {
+	ctx := browsertest.Context(t, time.Minute)
+	site, base := serveEffects(t, map[string]string{"/": `
+<form method="post" action="/signup">
+  <label>Name <input name="name"></label>
+  <label>Plan <select name="plan"><option>Free</option><option>Pro plan</option></select></label>
+  <label><input type="checkbox" name="terms" value="yes"> Accept terms</label>
+  <label><input type="checkbox" name="news" value="yes" checked> Newsletter</label>
+  <button>Sign up</button>
+</form>`})
+	s := openSession(t)
+	obs, err := s.Navigate(ctx, base)
+	if err != nil {
+		t.Fatal(err)
+	}
+	step := func(a browser.Action) {
+		t.Helper()
+		res, err := s.Act(ctx, a, allowAll)
+		if err != nil {
+			t.Fatalf("%s: %v", a.Kind, err)
+		}
+		obs = res.Observation
+	}
+	step(browser.Action{Kind: browser.ActType, Ref: find(t, obs, "Name").Ref, Text: `Zoë "Z" 李`})
+	step(browser.Action{Kind: browser.ActSelect, Ref: find(t, obs, "Plan").Ref, Option: "Pro plan"})
+	step(browser.Action{Kind: browser.ActCheck, Ref: find(t, obs, "Accept terms").Ref})
+	step(browser.Action{Kind: browser.ActUncheck, Ref: find(t, obs, "Newsletter").Ref})
+	if !find(t, obs, "Accept terms").Checked || find(t, obs, "Newsletter").Checked {
+		t.Fatal("checkbox states not reflected in the observation")
+	}
+	_, err = s.Act(ctx, browser.Action{Kind: browser.ActSelect, Ref: find(t, obs, "Plan").Ref, Option: "Enterprise"}, allowAll)
+	wantCode(t, err, errcode.NotActionable)
+	res, err := s.Act(ctx, browser.Action{Kind: browser.ActClick, Ref: find(t, obs, "Sign up").Ref}, allowAll)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if !res.NavigationStarted || !res.NavigationDone || res.Observation.Title != "done" {
+		t.Fatalf("postconditions %+v, title %q", res, res.Observation.Title)
+	}
+	want := []string{"post /signup name=" + `Zoë "Z" 李` + "&plan=Pro plan&terms=yes"}
+	if got := site.seen(); !slices.Equal(got, want) {
+		t.Fatalf("server saw %q, want %q", got, want)
+	}
+}
+
+func TestDialogsAreObservedAndAnswered(t *testing.T) {
+	ctx := browsertest.Context(t, time.Minute)
+	_, base := serveEffects(t, map[string]string{"/": `<button onclick="document.title = confirm('Delete 3 files?') ? 'yes' : 'no'">Ask</button>`})
+	s := openSession(t)
+	obs, err := s.Navigate(ctx, base)
+	if err != nil {
+		t.Fatal(err)
+	}
+	res, err := s.Act(ctx, browser.Action{Kind: browser.ActClick, Ref: find(t, obs, "Ask").Ref}, allowAll)
+	if err != nil {
+		t.Fatal(err)
+	}
+	d := res.Observation.Dialog
+	if !res.DialogOpened || d == nil || d.Type != "confirm" || d.Message != "Delete 3 files?" {
+		t.Fatalf("dialog not observed: %+v %+v", res, d)
+	}
+	_, err = s.Act(ctx, browser.Action{Kind: browser.ActClick, Ref: find(t, obs, "Ask").Ref}, allowAll)
+	wantCode(t, err, errcode.NotActionable)
+	res, err = s.Act(ctx, browser.Action{Kind: browser.ActDialog, Accept: true}, allowAll)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if res.Observation.Dialog != nil || res.Observation.Title != "yes" {
+		t.Fatalf("after accepting: dialog %+v, title %q", res.Observation.Dialog, res.Observation.Title)
+	}
+	_, err = s.Act(ctx, browser.Action{Kind: browser.ActDialog}, allowAll)
+	wantCode(t, err, errcode.NotActionable)
+}
+
+func TestUploadSetsFiles(t *testing.T) {
+	ctx := browsertest.Context(t, time.Minute)
+	_, base := serveEffects(t, map[string]string{"/": `<label>Attachment <input type="file"></label><button>Other</button>`})
+	s := openSession(t)
+	obs, err := s.Navigate(ctx, base)
+	if err != nil {
+		t.Fatal(err)
+	}
+	file := t.TempDir() + "/report.txt"
+	writeFile(t, file, "hello")
+	if _, err := s.Upload(ctx, find(t, obs, "Attachment").Ref, []string{file}, allowAll); err != nil {
+		t.Fatal(err)
+	}
+	if got := evalMain(t, s, "document.querySelector('input').files[0].name"); got != "report.txt" {
+		t.Fatalf("file input holds %q", got)
+	}
+	obs, _ = s.Observe(ctx, observation.Request{})
+	_, err = s.Upload(ctx, find(t, obs, "Other").Ref, []string{file}, allowAll)
+	wantCode(t, err, errcode.UploadRefused)
+}
+
+func writeFile(t *testing.T, path, content string) {
+	t.Helper()
+	if err := os.WriteFile(path, []byte(content), 0o600); err != nil {
+		t.Fatal(err)
+	}
+}

@@ -1,0 +1,212 @@
+// Package policy decides what a session may do: the task grant (allowed
+// origins and action classes), the classification of consequential actions
+// from a control's full label facts, and single-use approvals bound to
+// those facts. Page content never authorizes anything; the facts are read
+// live from the page by the runtime, never taken from the model's words.
+package policy
+
+import (
+	"context"
+	"fmt"
+	"net/url"
+	"regexp"
+	"slices"
+	"strings"
+	"sync"
+
+	"github.com/veetbot/veetbrowser/errcode"
+)
+
+// Action classes a grant may allow.
+const (
+	ClassNavigate = "navigate"
+	ClassClick    = "click"
+	ClassInput    = "input" // type, press, select, check, uncheck
+	ClassDialog   = "dialog"
+	ClassUpload   = "upload"
+)
+
+// Grant is a session's task grant. Empty Origins or Classes allow all.
+type Grant struct {
+	Origins []string // e.g. "https://example.com"; exact scheme://host[:port]
+	Classes []string
+}
+
+// AllowsOrigin reports whether origin (scheme://host[:port]) is granted.
+func (g Grant) AllowsOrigin(origin string) bool {
+	if len(g.Origins) == 0 {
+		return true
+	}
+	for _, o := range g.Origins {
+		if strings.EqualFold(strings.TrimSuffix(o, "/"), origin) {
+			return true
+		}
+	}
+	return false
+}
+
+// AllowsURL reports whether rawURL's origin is granted.
+func (g Grant) AllowsURL(rawURL string) bool {
+	u, err := url.Parse(rawURL)
+	if err != nil {
+		return false
+	}
+	return g.AllowsOrigin(u.Scheme + "://" + u.Host)
+}
+
+// AllowsClass reports whether the action class is granted.
+func (g Grant) AllowsClass(class string) bool {
+	if len(g.Classes) == 0 {
+		return true
+	}
+	for _, c := range g.Classes {
+		if c == class {
+			return true
+		}
+	}
+	return false
+}
+
+// Facts are a control's full independent label facts, read live from the
+// page at dispatch time.
+type Facts struct {
+	Origin string `json:"origin"`
+	Role   string `json:"role"`
+	Name   string `json:"name"`
+	Form   string `json:"form,omitempty"`
+	Submit bool   `json:"submit,omitempty"` // the action submits a form
+}
+
+func (f Facts) String() string {
+	s := fmt.Sprintf("%s %q on %s", f.Role, f.Name, f.Origin)
+	if f.Form != "" {
+		s += fmt.Sprintf(" in form %q", f.Form)
+	}
+	if f.Submit {
+		s += " (submits the form)"
+	}
+	return s
+}
+
+// consequentialWords name the publish/post/send/buy/pay/delete/confirm
+// family in English, Spanish, French, German, Portuguese, Chinese, Japanese,
+// Arabic and Hindi. A whole-word (or, for scripts without spaces, substring)
+// match on the full name classifies a control.
+var consequentialWords = []string{
+	// English
+	"publish", "post", "tweet", "send", "submit", "buy", "purchase", "order", "pay", "checkout", "check out", "delete", "confirm", "transfer",
+	// Spanish
+	"publicar", "enviar", "comprar", "pagar", "eliminar", "borrar", "confirmar",
+	// French
+	"publier", "envoyer", "acheter", "payer", "supprimer", "confirmer", "commander",
+	// German
+	"veröffentlichen", "posten", "senden", "absenden", "kaufen", "bezahlen", "löschen", "bestätigen", "bestellen",
+	// Portuguese
+	"publicar", "excluir", "apagar",
+	// Chinese
+	"发布", "发送", "购买", "支付", "付款", "删除", "确认", "提交",
+	// Japanese
+	"投稿", "公開", "送信", "購入", "支払", "削除", "確認",
+	// Arabic
+	"نشر", "انشر", "إرسال", "ارسال", "أرسل", "شراء", "اشتر", "دفع", "ادفع", "حذف", "احذف", "تأكيد", "أكد",
+	// Hindi
+	"प्रकाशित", "पोस्ट", "भेजें", "भेजना", "खरीदें", "भुगतान", "हटाएं", "मिटाएं", "पुष्टि",
+}
+
+var keywords = func() map[string]bool {
+	m := make(map[string]bool, len(consequentialWords))
+	for _, w := range consequentialWords {
+		m[strings.ToLower(w)] = true
+	}
+	return m
+}()
+
+var spacelessRE = regexp.MustCompile(`(?:发布|发送|购买|支付|付款|删除|确认|提交|投稿|公開|送信|購入|支払|削除|確認)`)
+
+var wordSplit = regexp.MustCompile(`[^\p{L}\p{M}\p{N}]+`)
+
+// namesAction reports whether a control's name is a consequential command:
+// its first word or first two words (imperative: "Post reply", "Check
+// out"), or its last word (infinitive: "Jetzt kaufen"), is a keyword. Nouns
+// inside a name ("Like post 3") do not count.
+func namesAction(name string) bool {
+	words := wordSplit.Split(strings.ToLower(strings.TrimSpace(name)), -1)
+	words = slices.DeleteFunc(words, func(w string) bool { return w == "" })
+	if len(words) == 0 {
+		return false
+	}
+	if keywords[words[0]] || keywords[words[len(words)-1]] {
+		return true
+	}
+	return len(words) > 1 && keywords[words[0]+" "+words[1]]
+}
+
+// Consequential reports whether acting on a control with these facts needs
+// an approval: it submits a form, or its name says it publishes, sends,
+// buys, pays, deletes or confirms.
+func Consequential(f Facts) bool {
+	if f.Submit {
+		return true
+	}
+	switch f.Role {
+	case "button", "link", "menuitem", "menuitemcheckbox", "menuitemradio", "option", "switch", "checkbox", "radio", "tab", "treeitem":
+	default:
+		return false
+	}
+	return namesAction(f.Name) || spacelessRE.MatchString(f.Name)
+}
+
+// Approver decides on a consequential action from its facts alone. It is
+// asked only when no stored approval matches.
+type Approver interface {
+	Approve(ctx context.Context, f Facts) (bool, error)
+}
+
+// Approvals are single-use approvals bound to exact facts.
+type Approvals struct {
+	mu      sync.Mutex
+	pending []Facts
+}
+
+// Add stores one approval for exactly these facts.
+func (a *Approvals) Add(f Facts) {
+	a.mu.Lock()
+	defer a.mu.Unlock()
+	a.pending = append(a.pending, f)
+}
+
+// Consume removes and reports one approval matching f exactly.
+func (a *Approvals) Consume(f Facts) bool {
+	a.mu.Lock()
+	defer a.mu.Unlock()
+	for i, p := range a.pending {
+		if p == f {
+			a.pending = append(a.pending[:i], a.pending[i+1:]...)
+			return true
+		}
+	}
+	return false
+}
+
+// Authorize checks a consequential action: a stored approval for exactly
+// these facts is consumed, else the approver (if any) is asked; otherwise
+// approval_required names the facts.
+func Authorize(ctx context.Context, f Facts, stored *Approvals, approver Approver) error {
+	if !Consequential(f) {
+		return nil
+	}
+	if stored != nil && stored.Consume(f) {
+		return nil
+	}
+	if approver != nil {
+		ok, err := approver.Approve(ctx, f)
+		if err != nil {
+			return errcode.Wrap(errcode.ApprovalRequired, err, "approval could not be obtained for %s", f)
+		}
+		if ok {
+			return nil
+		}
+		return errcode.New(errcode.ApprovalRequired, "the approver declined %s", f)
+	}
+	return errcode.New(errcode.ApprovalRequired, "this action needs the user's approval: %s", f)
+}

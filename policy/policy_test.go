@@ -1,0 +1,82 @@
+package policy
+
+import (
+	"context"
+	"testing"
+
+	"github.com/veetbot/veetbrowser/errcode"
+)
+
+func TestConsequentialInSeveralLanguages(t *testing.T) {
+	for _, tc := range []struct {
+		name string
+		want bool
+	}{
+		{"Publish", true}, {"Post reply", true}, {"Send message", true}, {"Buy now", true}, {"Pay $20", true},
+		{"Delete account", true}, {"Confirm order", true},
+		{"Publicar", true}, {"Enviar mensaje", true}, {"Comprar ahora", true}, // Spanish
+		{"Publier", true}, {"Supprimer", true}, {"Payer", true}, // French
+		{"Veröffentlichen", true}, {"Jetzt kaufen", true}, {"Löschen", true}, // German
+		{"发布", true}, {"立即购买", true}, {"删除帖子", true}, // Chinese
+		{"送信する", true}, {"削除", true}, // Japanese
+		{"نشر", true}, {"إرسال", true}, {"حذف", true}, // Arabic
+		{"प्रकाशित करें", true}, {"भेजें", true}, // Hindi
+		{"Like post 3", false}, {"Reply", false}, {"Postcode", false}, {"Repost", false}, {"Settings", false},
+		{"Deleted items", false}, {"Sender", false},
+	} {
+		if got := Consequential(Facts{Role: "button", Name: tc.name}); got != tc.want {
+			t.Errorf("%q: consequential %v, want %v", tc.name, got, tc.want)
+		}
+	}
+	if !Consequential(Facts{Role: "button", Name: "Go", Submit: true}) {
+		t.Error("a form submission is not consequential")
+	}
+	if Consequential(Facts{Role: "textbox", Name: "Publish date"}) {
+		t.Error("a textbox named Publish date is consequential")
+	}
+}
+
+type approver bool
+
+func (a approver) Approve(context.Context, Facts) (bool, error) { return bool(a), nil }
+
+func TestApprovalsAreSingleUseAndBoundToFacts(t *testing.T) {
+	ctx := context.Background()
+	publish := Facts{Origin: "http://127.0.0.1:1", Role: "button", Name: "Publish"}
+	var stored Approvals
+	if errcode.Of(Authorize(ctx, publish, &stored, nil)) != errcode.ApprovalRequired {
+		t.Fatal("no approval, yet authorized")
+	}
+	other := publish
+	other.Name = "Publish draft"
+	stored.Add(other)
+	if errcode.Of(Authorize(ctx, publish, &stored, nil)) != errcode.ApprovalRequired {
+		t.Fatal("an approval for other facts authorized the action")
+	}
+	stored.Add(publish)
+	if err := Authorize(ctx, publish, &stored, nil); err != nil {
+		t.Fatal(err)
+	}
+	if errcode.Of(Authorize(ctx, publish, &stored, nil)) != errcode.ApprovalRequired {
+		t.Fatal("an approval was used twice")
+	}
+	if err := Authorize(ctx, publish, nil, approver(true)); err != nil {
+		t.Fatal(err)
+	}
+	if errcode.Of(Authorize(ctx, publish, nil, approver(false))) != errcode.ApprovalRequired {
+		t.Fatal("a declined approval authorized the action")
+	}
+}
+
+func TestGrant(t *testing.T) {
+	g := Grant{Origins: []string{"http://127.0.0.1:8080"}, Classes: []string{ClassClick}}
+	if !g.AllowsURL("http://127.0.0.1:8080/x") || g.AllowsURL("http://127.0.0.1:8081/") || g.AllowsURL("https://127.0.0.1:8080/") {
+		t.Fatal("origin matching is wrong")
+	}
+	if !g.AllowsClass(ClassClick) || g.AllowsClass(ClassUpload) {
+		t.Fatal("class matching is wrong")
+	}
+	if !(Grant{}).AllowsURL("https://example.com/") {
+		t.Fatal("the zero grant refuses")
+	}
+}
