@@ -178,7 +178,7 @@ func (s *Session) Observe(ctx context.Context, args tools.ObserveArgs) (*Result,
 	if err != nil {
 		return nil, err
 	}
-	return s.result(obs, nil)
+	return s.project(obs, nil, args)
 }
 
 // Call runs a tool by name with JSON arguments, as the session's version
@@ -214,8 +214,21 @@ func (s *Session) Call(ctx context.Context, tool string, args json.RawMessage) (
 }
 
 func (s *Session) result(obs *observation.Observation, act *browser.ActResult) (*Result, error) {
+	return s.project(obs, act, tools.ObserveArgs{})
+}
+
+// project stamps the session's version on obs and projects it as that
+// version defines the model view.
+func (s *Session) project(obs *observation.Observation, act *browser.ActResult, args tools.ObserveArgs) (*Result, error) {
 	obs.Version = s.version.Name
-	opts := projection.Options{Budget: s.budget, Coverage: s.version.Continuation}
+	opts := projection.Options{Budget: s.budget, Coverage: s.version.Continuation, Regions: s.version.Regions,
+		TextCoverage: s.version.TextCoverage, Offsets: s.version.Offsets}
+	if args.ElementOffset != nil {
+		opts.ElementOffset = *args.ElementOffset
+	}
+	if args.TextOffset != nil {
+		opts.TextOffset = *args.TextOffset
+	}
 	if act != nil {
 		opts.Action = &projection.Outcome{Dispatched: act.Dispatched, NavigationStarted: act.NavigationStarted,
 			NavigationDone: act.NavigationDone, DialogOpened: act.DialogOpened}

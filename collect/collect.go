@@ -11,6 +11,7 @@ import (
 	_ "embed"
 	"encoding/json"
 	"fmt"
+	"unicode/utf8"
 
 	"github.com/veetbot/veetbrowser/observation"
 )
@@ -34,6 +35,13 @@ type Params struct {
 	MaxVisible int     `json:"max_visible"`
 	Window     int     `json:"window"`
 	MaxOffset  int     `json:"max_offset"`
+	Draft      *Draft  `json:"draft,omitempty"`
+}
+
+// Draft asks for the live equality check of the draft receipt.
+type Draft struct {
+	Token string `json:"token"`
+	Value string `json:"value"`
 }
 
 // Anchor is a retained control: the revision that retained it and its index.
@@ -61,15 +69,28 @@ const (
 
 // Result is what the collector returns.
 type Result struct {
-	Error           string          `json:"error"`
-	Doc             string          `json:"doc"` // random per document: a new one means a new document
-	URL             string          `json:"url"`
-	URLTruncated    bool            `json:"url_truncated"`
-	Origin          string          `json:"origin"`
-	Title           string          `json:"title"`
-	TitleTruncated  bool            `json:"title_truncated"`
-	Controls        []Control       `json:"controls"`
-	ControlCoverage ControlCoverage `json:"control_coverage"`
+	Error           string                     `json:"error"`
+	Doc             string                     `json:"doc"` // random per document: a new one means a new document
+	URL             string                     `json:"url"`
+	URLTruncated    bool                       `json:"url_truncated"`
+	Origin          string                     `json:"origin"`
+	Title           string                     `json:"title"`
+	TitleTruncated  bool                       `json:"title_truncated"`
+	Controls        []Control                  `json:"controls"`
+	ControlCoverage ControlCoverage            `json:"control_coverage"`
+	Regions         []Region                   `json:"regions"`
+	RegionCoverage  observation.RegionCoverage `json:"region_coverage"`
+	Text            []string                   `json:"text"`
+	TextCoverage    observation.TextCoverage   `json:"text_coverage"`
+	Draft           string                     `json:"draft"` // verdict of the draft check, "" if none asked
+}
+
+// Region is a collected region.
+type Region struct {
+	Kind             string `json:"kind"`
+	Level            int    `json:"level"`
+	Summary          string `json:"summary"`
+	SummaryTruncated bool   `json:"summary_truncated"`
 }
 
 // Control is a collected control; Position is its candidate position.
@@ -115,6 +136,28 @@ func Decode(raw []byte) (*Result, error) {
 			return nil, fmt.Errorf("collector returned a name over %d units", observation.MaxNameUnits)
 		}
 	}
+	if n := len(r.Regions); n > observation.MaxRegions {
+		return nil, fmt.Errorf("collector returned %d regions, more than %d", n, observation.MaxRegions)
+	}
+	for _, g := range r.Regions {
+		if utf16Len(g.Summary) > observation.SummaryUnits {
+			return nil, fmt.Errorf("collector returned a summary over %d units", observation.SummaryUnits)
+		}
+	}
+	if c := r.RegionCoverage; c.Version != observation.RegionCoverageV1 || c.ScannedNodes > observation.RegionScanNodes {
+		return nil, fmt.Errorf("collector returned region coverage %+v", c)
+	}
+	c := r.TextCoverage
+	if c.Version != observation.TextCoverageV1 || c.ScannedNodes > observation.TextNodes+1 || c.InspectedUnits > observation.TextUnits {
+		return nil, fmt.Errorf("collector returned text coverage %+v", c)
+	}
+	total := c.OmittedBytes
+	for _, t := range r.Text {
+		total += TextPartCost(t)
+	}
+	if total > observation.TextBytes {
+		return nil, fmt.Errorf("collector returned %d text bytes with omissions, more than %d", total, observation.TextBytes)
+	}
 	return &r, nil
 }
 
@@ -125,6 +168,24 @@ func utf16Len(s string) int {
 			n += 2
 		} else {
 			n++
+		}
+	}
+	return n
+}
+
+// TextPartCost is a text part's share of the text byte bound: its JSON
+// string (quotes, backslashes and control characters escaped) and a
+// separator. The collector counts the same way.
+func TextPartCost(s string) int {
+	n := 3
+	for _, r := range s {
+		switch {
+		case r == '"' || r == '\\' || r == '\b' || r == '\f' || r == '\n' || r == '\r' || r == '\t':
+			n += 2
+		case r < 0x20:
+			n += 6
+		default:
+			n += utf8.RuneLen(r)
 		}
 	}
 	return n

@@ -29,6 +29,12 @@ type Observation struct {
 	Trust           string          `json:"trust"`
 	Controls        []Control       `json:"controls"`
 	ControlCoverage ControlCoverage `json:"control_coverage"`
+	Regions         []Region        `json:"regions"`
+	RegionCoverage  *RegionCoverage `json:"region_coverage"`
+	Text            []TextPart      `json:"text"`
+	TextCoverage    *TextCoverage   `json:"text_coverage"`
+	// Draft reports the receipt of the agent's own submitted draft, if any.
+	Draft *Draft `json:"draft,omitempty"`
 	// Dialog is a pending JavaScript dialog. While one is open the page is
 	// blocked: the observation holds no controls and says so.
 	Dialog *Dialog `json:"dialog,omitempty"`
@@ -90,4 +96,67 @@ type ControlCoverage struct {
 type Request struct {
 	After  string `json:"after,omitempty"`
 	Cursor string `json:"cursor,omitempty"`
+}
+
+// Bounds of ADR-0160 (regions) and ADR-0162 (readable text).
+const (
+	MaxRegions       = 32
+	RegionScanNodes  = 8192
+	SummaryNodes     = 256
+	SummaryUnits     = 512
+	TextNodes        = 8192
+	TextUnits        = 262144
+	TextBytes        = 256 * 1024
+	DraftEditorNodes = 256
+	DraftEditorUnits = 4096
+	RegionCoverageV1 = 1
+	TextCoverageV1   = 1
+	RegionScope      = "main_document"
+	TextScope        = "main_document_and_open_shadow_roots"
+	TextSourcePage   = "page"
+	TextSourceDraft  = "draft"
+)
+
+// Region is semantic evidence: a dialog, alert, status, form or heading
+// with a bounded visible-text summary. Its ref is evidence only: never
+// actionable, never a continuation anchor.
+type Region struct {
+	Ref              string `json:"ref"`
+	Kind             string `json:"kind"`
+	Level            int    `json:"level,omitempty"` // headings
+	Summary          string `json:"summary"`
+	SummaryTruncated bool   `json:"summary_truncated"`
+}
+
+// RegionCoverage (version 1) says what the region scan covered. A hit
+// bound means unobserved regions may remain, not that none exist.
+type RegionCoverage struct {
+	Version          int    `json:"version"`
+	Scope            string `json:"scope"`
+	ScannedNodes     int    `json:"scanned_nodes"`
+	NodeLimitReached bool   `json:"node_limit_reached"`
+	Omitted          int    `json:"omitted"` // matching regions past MaxRegions in the scanned prefix
+}
+
+// TextPart is one block of readable text.
+type TextPart struct {
+	Text   string `json:"text"`
+	Source string `json:"source"` // page, or draft for the echoed receipt
+}
+
+// TextCoverage (version 1) says what the text walk covered.
+type TextCoverage struct {
+	Version          int    `json:"version"`
+	Scope            string `json:"scope"`
+	ScannedNodes     int    `json:"scanned_nodes"`
+	InspectedUnits   int    `json:"inspected_units"`
+	NodeLimitReached bool   `json:"node_limit_reached"`
+	TextLimitReached bool   `json:"text_limit_reached"`
+	ByteLimitReached bool   `json:"byte_limit_reached"`
+	OmittedBytes     int    `json:"omitted_bytes"` // known text bytes cut by canonical bounding
+}
+
+// Draft is the state of the draft receipt: "match" echoes the known value.
+type Draft struct {
+	State string `json:"state"`
 }

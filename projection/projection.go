@@ -12,6 +12,7 @@ package projection
 
 import (
 	"encoding/json"
+	"strings"
 	"unicode/utf8"
 
 	"github.com/veetbot/veetbrowser/errcode"
@@ -40,6 +41,14 @@ type Options struct {
 	Coverage bool
 	// Action is the outcome of the act or upload that led to the observation.
 	Action *Outcome
+	// Regions (browser tools ≥ 1.3.0) and text coverage with the draft
+	// receipt (≥ 1.5.0).
+	Regions      bool
+	TextCoverage bool
+	// Offsets pages with element and text offsets (browser tools 1.1.0);
+	// TextOffset counts Unicode characters.
+	Offsets                   bool
+	ElementOffset, TextOffset int
 }
 
 // Outcome is an action's postconditions; false flags are omitted.
@@ -78,6 +87,56 @@ type View struct {
 	CoverageVersion int       `json:"coverage_version,omitempty"`
 	ControlCoverage *Coverage `json:"control_coverage,omitempty"`
 	Next            *Next     `json:"next,omitempty"`
+	// 1.1.0 offset pagination: counts and next offsets.
+	ElementCount      *int `json:"element_count,omitempty"`
+	NextElementOffset *int `json:"next_element_offset,omitempty"`
+	TextCount         *int `json:"text_count,omitempty"`
+	NextTextOffset    *int `json:"next_text_offset,omitempty"`
+
+	Regions        []Region        `json:"regions,omitempty"`
+	RegionsOmitted int             `json:"regions_omitted,omitempty"`
+	RegionCoverage *RegionCoverage `json:"region_coverage,omitempty"`
+	Text           []string        `json:"text,omitempty"`
+	TextTruncated  bool            `json:"text_truncated,omitempty"` // the last part shown is cut
+	TextOmitted    int             `json:"text_omitted,omitempty"`   // parts not shown
+	TextCoverage   *TextCoverage   `json:"text_coverage,omitempty"`
+	Draft          *Draft          `json:"draft,omitempty"`
+}
+
+// Region is region evidence as the model sees it.
+type Region struct {
+	Ref              string `json:"ref"`
+	Kind             string `json:"kind"`
+	Level            int    `json:"level,omitempty"`
+	Summary          string `json:"summary"`
+	SummaryTruncated bool   `json:"summary_truncated,omitempty"`
+}
+
+// RegionCoverage is region coverage in lossless compact form.
+type RegionCoverage struct {
+	Version          int    `json:"version"`
+	Scope            string `json:"scope"`
+	ScannedNodes     int    `json:"scanned_nodes,omitempty"`
+	NodeLimitReached bool   `json:"node_limit_reached,omitempty"`
+	Omitted          int    `json:"omitted,omitempty"`
+}
+
+// TextCoverage is text coverage in lossless compact form.
+type TextCoverage struct {
+	Version          int    `json:"version"`
+	Scope            string `json:"scope"`
+	ScannedNodes     int    `json:"scanned_nodes,omitempty"`
+	InspectedUnits   int    `json:"inspected_units,omitempty"`
+	NodeLimitReached bool   `json:"node_limit_reached,omitempty"`
+	TextLimitReached bool   `json:"text_limit_reached,omitempty"`
+	ByteLimitReached bool   `json:"byte_limit_reached,omitempty"`
+	OmittedBytes     int    `json:"omitted_bytes,omitempty"`
+}
+
+// Draft is the receipt of the agent's own draft: labelled, never page text.
+type Draft struct {
+	State string `json:"state"`
+	Text  string `json:"text,omitempty"`
 }
 
 // Control is a control as the model sees it: string ref and name, role, and
@@ -136,19 +195,53 @@ func Project(obs *observation.Observation, opts Options) ([]byte, error) {
 		a.v.CoverageVersion = 1
 		a.v.ControlCoverage = &Coverage{Offset: cov.Offset, Scanned: cov.Scanned, ScanLimitReached: cov.ScanLimitReached, Limit: cov.Limit}
 	}
-	a.controls = make([]Control, len(obs.Controls))
-	a.encoded = make([]int, len(obs.Controls))
-	for i, c := range obs.Controls {
+	source := obs.Controls
+	if opts.Offsets {
+		count := len(source)
+		a.v.ElementCount = &count
+		source = source[min(opts.ElementOffset, len(source)):]
+	}
+	a.controls = make([]Control, len(source))
+	a.encoded = make([]int, len(source))
+	for i, c := range source {
 		a.controls[i] = modelControl(c)
 		a.encoded[i] = size(a.controls[i])
+	}
+	if opts.Regions && obs.RegionCoverage != nil {
+		c := obs.RegionCoverage
+		a.v.RegionCoverage = &RegionCoverage{Version: c.Version, Scope: c.Scope, ScannedNodes: c.ScannedNodes, NodeLimitReached: c.NodeLimitReached, Omitted: c.Omitted}
+	}
+	if opts.TextCoverage && obs.TextCoverage != nil {
+		c := obs.TextCoverage
+		a.v.TextCoverage = &TextCoverage{Version: c.Version, Scope: c.Scope, ScannedNodes: c.ScannedNodes, InspectedUnits: c.InspectedUnits,
+			NodeLimitReached: c.NodeLimitReached, TextLimitReached: c.TextLimitReached, ByteLimitReached: c.ByteLimitReached, OmittedBytes: c.OmittedBytes}
+		if obs.Draft != nil {
+			a.v.Draft = &Draft{State: obs.Draft.State}
+		}
+	}
+	a.text = pageText(obs)
+	if opts.Offsets {
+		joined := []rune(strings.Join(a.text, "\n"))
+		count := len(joined)
+		a.v.TextCount = &count
+		a.text = nil
+		if off := min(opts.TextOffset, count); off < count {
+			a.text = []string{string(joined[off:])}
+		}
 	}
 
 	// The essentials, with the largest continuation and omission count they
 	// may need, must fit, or the observation is refused explicitly.
 	a.essentials = a.v
 	a.essentials.ControlsOmitted = len(a.controls)
+	a.essentials.RegionsOmitted = len(obs.Regions)
+	a.essentials.TextOmitted = len(a.text)
 	if opts.Coverage {
 		a.essentials.Next = &Next{After: longestRef(obs)}
+	}
+	if opts.Offsets {
+		big := len(obs.Controls) + len(a.text)*observation.TextUnits
+		a.essentials.NextElementOffset, a.essentials.NextTextOffset = &big, &big
 	}
 	if size(a.essentials)-len("null")+len("[]") > budget {
 		return nil, errcode.New(errcode.ObservationTooLarge, "the observation's essential coverage does not fit the %d-byte budget", budget)
@@ -168,13 +261,13 @@ func Project(obs *observation.Observation, opts Options) ([]byte, error) {
 	}
 	a.addControls(len(a.controls))
 
-	v := a.v
+	v := a.finish(a.v, a.passed, a.lastRef)
 	v.Controls = a.shown
 	if v.Controls == nil {
 		v.Controls = []Control{}
 	}
-	v.ControlsOmitted = len(a.controls) - a.passed
-	v.Next = a.continuation(a.passed, a.lastRef)
+	v = a.addRegions(v)
+	v = a.addText(v)
 	out, err := json.Marshal(v)
 	if err != nil {
 		return nil, errcode.Wrap(errcode.Internal, err, "the observation could not be encoded")
@@ -196,6 +289,7 @@ type admission struct {
 	encoded    []int // JSON size of each control
 	essentials View
 
+	text      []string  // page text parts (1.1.0: one part from the text offset)
 	v         View      // everything but the controls array
 	shown     []Control // controls shown so far
 	ctrlBytes int       // their encoded bytes
@@ -233,14 +327,114 @@ func (a *admission) addControls(limit int) {
 // fits reports whether v, with n controls of ctrlBytes encoded bytes and
 // the continuation and omission count that passed and lastRef imply, fits.
 func (a *admission) fits(v View, passed int, lastRef string, ctrlBytes, n int) bool {
+	v = a.finish(v, passed, lastRef)
 	v.Controls = nil
-	v.ControlsOmitted = len(a.controls) - passed
-	v.Next = a.continuation(passed, lastRef)
+	// Regions and text come later; until then they count as omitted.
+	v.RegionsOmitted = len(a.obs.Regions)
+	v.TextOmitted = len(a.text)
 	total := size(v) + ctrlBytes
 	if n > 1 {
 		total += n - 1 // commas
 	}
 	return total-len("null")+len("[]") <= a.budget
+}
+
+// finish sets what follows from the controls passed: the omission count and
+// the continuation (an after/cursor, or 1.1.0's next element offset).
+func (a *admission) finish(v View, passed int, lastRef string) View {
+	v.ControlsOmitted = len(a.controls) - passed
+	v.Next = a.continuation(passed, lastRef)
+	if a.opts.Offsets && passed < len(a.controls) {
+		next := a.opts.ElementOffset + passed
+		v.NextElementOffset = &next
+	}
+	return v
+}
+
+// addRegions admits whole region records in order, after every control,
+// counting the ones that do not fit.
+func (a *admission) addRegions(v View) View {
+	if !a.opts.Regions {
+		return v
+	}
+	all := a.obs.Regions
+	v.RegionsOmitted = len(all)
+	for _, g := range all {
+		try := v
+		try.Regions = append(append([]Region(nil), v.Regions...), Region{Ref: g.Ref, Kind: g.Kind, Level: g.Level, Summary: g.Summary, SummaryTruncated: g.SummaryTruncated})
+		try.RegionsOmitted--
+		if size(try) > a.budget {
+			break
+		}
+		v = try
+	}
+	return v
+}
+
+// addText admits prose last: whole parts in order, then as much of the next
+// part as fits, flagged. 1.1.0 reports the next text offset instead.
+func (a *admission) addText(v View) View {
+	v.TextOmitted = len(a.text)
+	if v.RegionsOmitted > 0 {
+		return v // region evidence comes before prose
+	}
+	shownRunes := 0
+	for _, part := range a.text {
+		try := v
+		try.Text = append(append([]string(nil), v.Text...), part)
+		try.TextOmitted--
+		if size(try) <= a.budget {
+			v = try
+			shownRunes += len([]rune(part))
+			continue
+		}
+		try.Text[len(try.Text)-1] = ""
+		try.TextTruncated = true
+		room := a.budget - size(try)
+		if room > 0 {
+			cut, _ := clip(part, room+len(`""`))
+			if cut != "" {
+				try.Text[len(try.Text)-1] = cut
+				v = try
+				shownRunes += len([]rune(cut))
+			}
+		}
+		break
+	}
+	if a.opts.Offsets && v.TextCount != nil {
+		if next := a.opts.TextOffset + shownRunes; next < *v.TextCount {
+			v.NextTextOffset = &next
+		}
+	}
+	if a.v.Draft != nil && a.obs.Draft != nil && a.obs.Draft.State == "match" {
+		try := v
+		d := *v.Draft
+		d.Text = draftText(a.obs)
+		try.Draft = &d
+		if size(try) <= a.budget {
+			v = try
+		}
+	}
+	return v
+}
+
+func pageText(obs *observation.Observation) []string {
+	var out []string
+	for _, p := range obs.Text {
+		if p.Source == observation.TextSourcePage {
+			out = append(out, p.Text)
+		}
+	}
+	return out
+}
+
+func draftText(obs *observation.Observation) string {
+	for _, p := range obs.Text {
+		if p.Source == observation.TextSourceDraft {
+			return p.Text
+		}
+	}
+	return ""
 }
 
 // continuation resumes right after the last control passed, or with the

@@ -82,6 +82,15 @@ func Tools(v Version) []Tool {
 		InputSchema: json.RawMessage(`{"type":"object","properties":{},"additionalProperties":false}`),
 		ReadOnly:    true,
 	}
+	if v.Offsets {
+		observe.Description += " Results are complete JSON within the inline budget: if next_element_offset or next_text_offset " +
+			"is present, call browser_observe again with element_offset or text_offset set to it to read the rest " +
+			"(set element_offset to element_count to read text alone). Only the newest revision's refs are valid."
+		observe.InputSchema = json.RawMessage(`{"type":"object","properties":{` +
+			`"element_offset":{"type":"integer","minimum":0,"description":"index of the first control to show"},` +
+			`"text_offset":{"type":"integer","minimum":0,"description":"Unicode character where the text starts"}},` +
+			`"additionalProperties":false}`)
+	}
 	if v.Continuation {
 		observe.Description += " If the result has \"next\", some controls were not shown: call browser_observe again " +
 			"with exactly the \"next\" object as arguments to see the controls after the last one shown. " +
@@ -170,7 +179,15 @@ type NavigateArgs struct {
 type ObserveArgs struct {
 	After  string `json:"after,omitempty"`
 	Cursor string `json:"cursor,omitempty"`
+	// 1.1.0 only: where the element list and the text (in Unicode
+	// characters) start in the fresh observation.
+	ElementOffset *int `json:"element_offset,omitempty"`
+	TextOffset    *int `json:"text_offset,omitempty"`
 }
+
+// MaxOffsetArg bounds 1.1.0 offsets: no observation holds more elements or
+// text characters than this.
+const MaxOffsetArg = 1 << 20
 
 // ParseNavigate parses browser_navigate's arguments strictly.
 func ParseNavigate(raw json.RawMessage) (NavigateArgs, error) {
@@ -191,6 +208,14 @@ func ParseObserve(v Version, raw json.RawMessage) (ObserveArgs, error) {
 	var a ObserveArgs
 	if err := strict(raw, &a); err != nil {
 		return a, err
+	}
+	if !v.Offsets && (a.ElementOffset != nil || a.TextOffset != nil) {
+		return a, errcode.New(errcode.InvalidArgument, "browser_observe %s does not accept offsets; use after or cursor", v.Name)
+	}
+	for _, off := range []*int{a.ElementOffset, a.TextOffset} {
+		if off != nil && (*off < 0 || *off > MaxOffsetArg) {
+			return a, errcode.New(errcode.InvalidArgument, "offsets must be between 0 and %d", MaxOffsetArg)
+		}
 	}
 	if !v.Continuation && (a.After != "" || a.Cursor != "") {
 		return a, errcode.New(errcode.ExpansionUnsupported, "browser_observe %s has no continuation; start a new session for after/cursor", v.Name)

@@ -13,6 +13,7 @@ import (
 	"github.com/chromedp/cdproto/runtime"
 
 	"github.com/veetbot/veetbrowser/browser"
+	"github.com/veetbot/veetbrowser/collect"
 	"github.com/veetbot/veetbrowser/errcode"
 	"github.com/veetbot/veetbrowser/observation"
 	"github.com/veetbot/veetbrowser/policy"
@@ -24,13 +25,14 @@ type prepared struct {
 	X     float64 `json:"x"`
 	Y     float64 `json:"y"`
 	Facts struct {
-		Role    string `json:"role"`
-		Name    string `json:"name"`
-		Form    string `json:"form"`
-		Submit  bool   `json:"submit"`
-		File    bool   `json:"file"`
-		Checked bool   `json:"checked"`
-		Origin  string `json:"origin"`
+		Role     string `json:"role"`
+		Name     string `json:"name"`
+		Form     string `json:"form"`
+		Submit   bool   `json:"submit"`
+		File     bool   `json:"file"`
+		Editable bool   `json:"editable"`
+		Checked  bool   `json:"checked"`
+		Origin   string `json:"origin"`
 	} `json:"facts"`
 }
 
@@ -99,7 +101,29 @@ func (s *Session) Act(ctx context.Context, a browser.Action, authorize browser.A
 	if err := s.dispatch(ctx, a, tg, prep); err != nil {
 		return nil, err
 	}
+	if a.Kind == browser.ActType && prep.Facts.Editable {
+		s.bindDraftLocked(ctx, tg, a.Text)
+	}
 	return s.afterDispatchLocked(ctx, before)
+}
+
+// bindDraftLocked keeps the text the agent typed into a rich-text editor as
+// the draft receipt, weakly bound to the editor. Typing into the same
+// editor again extends the known value.
+func (s *Session) bindDraftLocked(ctx context.Context, tg target, text string) {
+	token := s.keys.Mint(observation.KindRevision, s.revision, tg.Index) // unguessable, per binding
+	b, _ := json.Marshal(map[string]any{"revision": tg.Revision, "index": tg.Index, "token": token})
+	raw, err := s.tab.evaluate(ctx, "globalThis.__veetbrowser.bindDraft("+string(b)+")")
+	var r struct{ OK, Same bool }
+	if err != nil || json.Unmarshal(raw, &r) != nil || !r.OK {
+		s.draft = nil
+		return
+	}
+	value := text
+	if r.Same && s.draft != nil {
+		value = s.draft.Value + text
+	}
+	s.draft = &collect.Draft{Token: token, Value: value}
 }
 
 func actionClass(a browser.Action) (string, error) {

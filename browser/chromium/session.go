@@ -31,6 +31,7 @@ type Session struct {
 	revision uint64 // newest published revision; 0 before the first
 	doc      string // collector document id of the newest revision
 	closed   bool
+	draft    *collect.Draft // the agent's own submitted rich-text draft, weakly bound in the page
 }
 
 var _ browser.Session = (*Session)(nil)
@@ -129,6 +130,7 @@ func (s *Session) observeLocked(ctx context.Context, req observation.Request) (*
 		return obs, nil
 	}
 	params.Revision = s.revisionToken(next)
+	params.Draft = s.draft
 	raw, err := s.tab.evaluate(ctx, collect.Expression(params))
 	if err != nil {
 		return nil, err
@@ -141,6 +143,15 @@ func (s *Session) observeLocked(ctx context.Context, req observation.Request) (*
 		return nil, continuationError(res.Error)
 	}
 	obs := s.build(next, res)
+	if s.draft != nil {
+		obs.Draft = &observation.Draft{State: res.Draft}
+		if res.Draft == "match" {
+			// The receipt echoes only what the agent itself submitted.
+			obs.Text = append(obs.Text, observation.TextPart{Text: s.draft.Value, Source: observation.TextSourceDraft})
+		} else {
+			s.draft = nil // changed, hidden, credential, oversized or gone
+		}
+	}
 	s.revision, s.doc = next, res.Doc
 	return obs, nil
 }
@@ -185,6 +196,17 @@ func (s *Session) build(rev uint64, res *collect.Result) *observation.Observatio
 			NameTruncated: c.NameTruncated,
 			States:        c.States,
 		}
+	}
+	obs.Regions = make([]observation.Region, len(res.Regions))
+	for i, g := range res.Regions {
+		obs.Regions[i] = observation.Region{Ref: s.keys.Mint(observation.KindRegion, rev, uint64(i)), Kind: g.Kind,
+			Level: g.Level, Summary: g.Summary, SummaryTruncated: g.SummaryTruncated}
+	}
+	rc, tc := res.RegionCoverage, res.TextCoverage
+	obs.RegionCoverage, obs.TextCoverage = &rc, &tc
+	obs.Text = make([]observation.TextPart, len(res.Text))
+	for i, t := range res.Text {
+		obs.Text[i] = observation.TextPart{Text: t, Source: observation.TextSourcePage}
 	}
 	cov := res.ControlCoverage
 	obs.ControlCoverage = observation.ControlCoverage{

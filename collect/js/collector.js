@@ -466,6 +466,357 @@
     return {controls, nodes, parents, coverage: {offset: start, scanned, more, limit: lim, acquired: acquired.length}};
   }
 
+  // ---- regions (ADR-0160) -------------------------------------------------------
+
+  const REGION_NODES = 8192; // main-document nodes scanned
+  const MAX_REGIONS = 32;
+  const SUMMARY_NODES = 256; // descendants inspected per summary
+  const SUMMARY_CHARS = 512; // UTF-16 units kept per summary
+  const KIND_ORDER = ['dialog', 'alert', 'status', 'form', 'heading'];
+  // Subtrees that give no prose: non-rendered, embedded documents, form
+  // values and editable content.
+  const NO_TEXT = new Set(['script', 'style', 'template', 'noscript', 'iframe', 'frame', 'object', 'embed',
+    'input', 'textarea', 'select', 'option', 'datalist', 'head', 'title', 'meta', 'link']);
+  const VALUE_ROLES = new Set(['textbox', 'searchbox', 'combobox', 'spinbutton']);
+
+  function regionKind(el) {
+    const role = (el.getAttribute('role') || '').trim().toLowerCase().split(/\s+/)[0];
+    if (role === 'dialog' || role === 'alertdialog' || (el.localName === 'dialog' && el.open)) return 'dialog';
+    if (role === 'alert') return 'alert';
+    if (role === 'status') return 'status';
+    if (role === 'form' || el.localName === 'form') return 'form';
+    if (role === 'heading' || /^h[1-6]$/.test(el.localName)) return 'heading';
+    return null;
+  }
+
+  // excludedSubtree: content that never becomes prose or summary text.
+  function excludedSubtree(el) {
+    if (NO_TEXT.has(el.localName)) return true;
+    if (el.hasAttribute('hidden') || el.hasAttribute('inert') || el.getAttribute('aria-hidden') === 'true') return true;
+    const ce = el.getAttribute('contenteditable');
+    if (ce !== null && ce !== 'false') return true;
+    const role = (el.getAttribute('role') || '').trim().toLowerCase();
+    return VALUE_ROLES.has(role);
+  }
+
+  // summarize reads the visible text under a region, bounded in nodes and
+  // units; truncated covers both bounds.
+  const SPACE_AFTER = {nodeType: 0};
+  function summarize(root, visible) {
+    let text = '';
+    let visits = 0;
+    let truncated = false;
+    const stack = [root.firstChild];
+    while (stack.length) {
+      const n = stack.pop();
+      if (!n) continue;
+      if (n === SPACE_AFTER) { text += ' '; continue; }
+      if (visits >= SUMMARY_NODES) { truncated = true; break; }
+      visits++;
+      if (n.nextSibling) stack.push(n.nextSibling);
+      if (n.nodeType === 3) {
+        if (!visible(n.parentElement)) continue;
+        text += n.data;
+        if (clean(text).length > SUMMARY_CHARS) { truncated = true; break; }
+        continue;
+      }
+      if (n.nodeType !== 1 || excludedSubtree(n)) continue;
+      if (n.localName === 'button' || isBlockish(n)) {
+        text += ' ';
+        stack.push(SPACE_AFTER);
+      }
+      if (n.firstChild) stack.push(n.firstChild);
+    }
+    const [summary, cutText] = cut(clean(text), SUMMARY_CHARS);
+    return [summary, truncated || cutText];
+  }
+
+  function isBlockish(el) {
+    return BLOCK_TAGS.has(el.localName);
+  }
+
+  const BLOCK_TAGS = new Set(['address', 'article', 'aside', 'blockquote', 'dd', 'details', 'dialog', 'div', 'dl', 'dt',
+    'fieldset', 'figcaption', 'figure', 'footer', 'form', 'h1', 'h2', 'h3', 'h4', 'h5', 'h6', 'header', 'hr', 'li',
+    'main', 'nav', 'ol', 'p', 'pre', 'section', 'summary', 'table', 'tbody', 'thead', 'tfoot', 'tr', 'ul', 'br',
+    'caption', 'legend', 'menu', 'search', 'body', 'html']);
+
+  function collectRegions() {
+    const visibleEl = textVisibility();
+    const matches = [];
+    let scanned = 0;
+    let limited = false;
+    const stack = [document.documentElement];
+    while (stack.length) {
+      const n = stack.pop();
+      if (!n) continue;
+      if (scanned >= REGION_NODES) { limited = true; break; }
+      scanned++;
+      if (n.nextSibling) stack.push(n.nextSibling);
+      if (n.nodeType !== 1) continue;
+      if (excludedSubtree(n) && n.localName !== 'form') continue;
+      const kind = regionKind(n);
+      if (kind && visibleEl(n)) matches.push({kind, el: n, order: matches.length});
+      if (n.firstChild) stack.push(n.firstChild); // no shadow roots, no frames
+    }
+    matches.sort((a, b) => KIND_ORDER.indexOf(a.kind) - KIND_ORDER.indexOf(b.kind) || a.order - b.order);
+    const regions = [];
+    for (const m of matches.slice(0, MAX_REGIONS)) {
+      const [summary, truncated] = summarize(m.el, visibleEl);
+      const r = {kind: m.kind, summary, summary_truncated: truncated};
+      if (m.kind === 'heading') {
+        const lvl = parseInt(m.el.getAttribute('aria-level') || m.el.localName.slice(1), 10);
+        if (lvl >= 1 && lvl <= 9) r.level = lvl;
+      }
+      regions.push(r);
+    }
+    return {regions, coverage: {version: 1, scope: 'main_document', scanned_nodes: scanned,
+      node_limit_reached: limited, omitted: Math.max(0, matches.length - MAX_REGIONS)}};
+  }
+
+  // textVisibility answers, per element and memoized, whether its own text
+  // renders: displayed, not visibility-hidden, not transparent, not in a
+  // hidden, inert or aria-hidden subtree.
+  function textVisibility() {
+    const memo = new Map();
+    return function visible(el) {
+      if (!el) return false;
+      let v = memo.get(el);
+      if (v === undefined) {
+        v = el.checkVisibility({opacityProperty: true, visibilityProperty: true}) && !hiddenOf(el, memo);
+        memo.set(el, v);
+      }
+      return v;
+    };
+  }
+
+  function hiddenOf(el, memo) {
+    for (let n = el; n; n = flatParent(n)) {
+      if (n.hasAttribute('hidden') || n.hasAttribute('inert') || n.getAttribute('aria-hidden') === 'true') return true;
+      if (n !== el && memo.get(n) === true) return false; // a visible ancestor was checked whole
+    }
+    return false;
+  }
+
+  // ---- readable text (ADR-0162) ---------------------------------------------------
+
+  const TEXT_NODES = 8192; // node visits, slot checks included
+  const TEXT_UNITS = 262144; // UTF-16 units inspected
+  const TEXT_BYTES = 262144; // UTF-8 bytes returned
+  const CELL_TAGS = new Set(['td', 'th']);
+
+  // The text byte bound counts each part as serialized: a JSON string
+  // (UTF-8, with quotes, backslashes and control characters escaped) and
+  // its separator. charCost is one UTF-16 unit's share of that.
+  function charCost(s, i) {
+    const c = s.charCodeAt(i);
+    if (c === 0x22 || c === 0x5c || c === 0x08 || c === 0x0c || c === 0x0a || c === 0x0d || c === 0x09) return [2, 1];
+    if (c < 0x20) return [6, 1];
+    if (c < 0x80) return [1, 1];
+    if (c < 0x800) return [2, 1];
+    if (c >= 0xd800 && c <= 0xdbff && i + 1 < s.length) return [4, 2];
+    return [3, 1];
+  }
+  const PART_OVERHEAD = 3; // two quotes and a comma
+
+  function partCost(s) {
+    let n = PART_OVERHEAD;
+    for (let i = 0; i < s.length;) {
+      const [w, step] = charCost(s, i);
+      n += w;
+      i += step;
+    }
+    return n;
+  }
+
+  // cutCost keeps the longest prefix of s whose part costs at most max,
+  // never splitting a surrogate pair.
+  function cutCost(s, max) {
+    let n = PART_OVERHEAD;
+    for (let i = 0; i < s.length;) {
+      const [w, step] = charCost(s, i);
+      if (n + w > max) return s.slice(0, i);
+      n += w;
+      i += step;
+    }
+    return s;
+  }
+
+  // collectText walks the flat tree of the main document (open shadow roots
+  // in place of their hosts' light children, slots expanded to what they
+  // render) iteratively. It never reads innerText, a value or an attribute.
+  function collectText() {
+    const visible = textVisibility();
+    const parts = [];
+    let line = '';
+    let bytes = 0;
+    let visits = 0;
+    let units = 0;
+    let nodeLimit = false;
+    let unitLimit = false;
+    let byteLimit = false;
+    let omitted = 0;
+    let pendingBreak = false; // a block or cell boundary waits for the next text
+    let pendingSep = '';
+    let lastSpace = true; // collapse whitespace across inline boundaries
+
+    function flush() {
+      const t = line.replace(/[ \t]+\n/g, '\n').trim();
+      line = '';
+      lastSpace = true;
+      if (!t || byteLimit) return;
+      const size = partCost(t);
+      if (bytes + size > TEXT_BYTES) {
+        const kept = cutCost(t, TEXT_BYTES - bytes);
+        if (kept) {
+          parts.push(kept);
+          bytes += partCost(kept);
+        }
+        // Known omission: the rest of this part, never past the bound.
+        omitted = Math.min(size - (kept ? partCost(kept) : 0), TEXT_BYTES - bytes);
+        byteLimit = true;
+        return;
+      }
+      parts.push(t);
+      bytes += size;
+    }
+
+    function emit(raw, pre) {
+      if (pendingBreak) { flush(); pendingBreak = false; pendingSep = ''; }
+      if (pendingSep) {
+        if (line) line += pendingSep;
+        pendingSep = '';
+        lastSpace = true;
+      }
+      if (pre) {
+        line += raw;
+        lastSpace = /\s$/.test(raw);
+        return;
+      }
+      let t = raw.replace(/[\t\n\r\f ]+/g, ' ');
+      if (lastSpace && t.startsWith(' ')) t = t.slice(1);
+      if (!t) return;
+      line += t;
+      lastSpace = t.endsWith(' ');
+    }
+
+    // The stack holds nodes and close markers for blocks and cells.
+    const CLOSE = 1;
+    const stack = [[document.documentElement, 0]];
+    while (stack.length && !byteLimit) {
+      const [n, mark] = stack.pop();
+      if (mark === CLOSE) {
+        if (CELL_TAGS.has(n.localName)) pendingSep = '\t';
+        else pendingBreak = true;
+        continue;
+      }
+      if (visits >= TEXT_NODES) { nodeLimit = true; break; }
+      visits++;
+      if (n.nodeType === 3) {
+        if (!visible(boxOwner(n))) continue;
+        let data = n.data;
+        if (units + data.length > TEXT_UNITS) {
+          data = cut(data, TEXT_UNITS - units)[0];
+          unitLimit = true;
+        }
+        units += data.length;
+        const ws = getComputedStyle(boxOwner(n)).whiteSpace;
+        emit(data, ws === 'pre' || ws === 'pre-wrap' || ws === 'break-spaces' || ws === 'pre-line');
+        if (unitLimit) break;
+        continue;
+      }
+      if (n.nodeType !== 1 || excludedSubtree(n)) continue;
+      const tag = n.localName;
+      if (tag === 'br') { if (visible(n.parentElement)) { emit('\n', true); } continue; }
+      const display = getComputedStyle(n).display;
+      if (display === 'none') continue;
+      const block = display !== 'inline' && display !== 'contents' && !display.startsWith('inline');
+      const cell = CELL_TAGS.has(tag) || display === 'table-cell';
+      if (block && !cell) pendingBreak = true;
+      if (block || cell) stack.push([n, CLOSE]);
+      // Children, last first, from the flat tree.
+      let kids;
+      if (n.shadowRoot) {
+        kids = childList(n.shadowRoot);
+      } else if (tag === 'slot') {
+        visits++; // the slot's assignment check counts against the budget
+        const assigned = n.assignedNodes();
+        kids = assigned.length ? assigned : childList(n);
+      } else {
+        kids = childList(n);
+      }
+      for (let i = kids.length - 1; i >= 0; i--) stack.push([kids[i], 0]);
+    }
+    if (stack.length && !nodeLimit && !unitLimit && !byteLimit) nodeLimit = true;
+    flush();
+    return {parts, coverage: {version: 1, scope: 'main_document_and_open_shadow_roots', scanned_nodes: visits,
+      inspected_units: units, node_limit_reached: nodeLimit, text_limit_reached: unitLimit,
+      byte_limit_reached: byteLimit, omitted_bytes: omitted}};
+  }
+
+  // boxOwner is the nearest flat-tree ancestor element that has a box: a
+  // slot or any display:contents element renders its content in its parent's.
+  function boxOwner(n) {
+    let el = flatParent(n);
+    while (el && getComputedStyle(el).display === 'contents') el = flatParent(el);
+    return el;
+  }
+
+  // childList lists a node's children, at most the node budget, without
+  // enumerating `children` (a hostile page can make that huge).
+  function childList(n) {
+    const out = [];
+    for (let c = n.firstChild; c && out.length < TEXT_NODES; c = c.nextSibling) out.push(c);
+    return out;
+  }
+
+  // ---- draft receipt (ADR-0162) -------------------------------------------------
+
+  const DRAFT_NODES = 256;
+  const DRAFT_UNITS = 4096;
+  const drafts = new Map(); // token -> WeakRef(editor)
+
+  function bindDraft(p) {
+    const entry = retained.get(p.revision);
+    const el = entry && entry.nodes[p.index];
+    if (!el) return {ok: false};
+    let same = false;
+    for (const ref of drafts.values()) same = ref.deref() === el;
+    drafts.clear(); // one receipt at a time
+    drafts.set(p.token, new WeakRef(el));
+    return {ok: true, same};
+  }
+
+  // checkDraft compares the bound editor with the known value and returns
+  // only the verdict: the editor's text never leaves the page.
+  function checkDraft(p) {
+    const ref = drafts.get(p.token);
+    const el = ref && ref.deref();
+    if (!el || !el.isConnected) return 'gone';
+    if (!visibilityChecker()(el)) return 'hidden';
+    const type = (el.getAttribute('type') || '').toLowerCase();
+    const ac = (el.getAttribute('autocomplete') || '').toLowerCase();
+    if (type === 'password' || ac.includes('password') || ac.includes('one-time-code') || ac.startsWith('cc-')) return 'credential';
+    let nodes = 0;
+    let units = 0;
+    let text = '';
+    const stack = [el.firstChild];
+    while (stack.length) {
+      const n = stack.pop();
+      if (!n) continue;
+      if (++nodes > DRAFT_NODES) return 'oversized';
+      if (n.nextSibling) stack.push(n.nextSibling);
+      if (n.nodeType === 3) {
+        units += n.data.length;
+        if (units > DRAFT_UNITS) return 'oversized';
+        text += n.data;
+      } else if (n.nodeType === 1) {
+        if (n.localName === 'br' || isBlockish(n)) text += '\n';
+        if (n.firstChild) stack.push(n.firstChild);
+      }
+    }
+    return clean(text) === clean(p.value) ? 'match' : 'changed';
+  }
+
   // observe is the one entry point Go calls for an observation. It binds the
   // retained nodes to the revision Go minted, so a failed observation never
   // replaces the previous revision's nodes.
@@ -475,6 +826,9 @@
     if (c.error) return {error: c.error, doc: docId};
     retained.set(p.revision, {nodes: c.nodes, parents: c.parents});
     while (retained.size > KEEP_REVISIONS) retained.delete(retained.keys().next().value);
+    const regions = collectRegions();
+    const text = collectText();
+    const draft = p.draft ? checkDraft(p.draft) : '';
     const [title, titleCut] = cut(document.title || '', MAX_TITLE);
     const [href, hrefCut] = cut(location.href, MAX_URL);
     return {
@@ -486,6 +840,11 @@
       title_truncated: titleCut,
       controls: c.controls,
       control_coverage: c.coverage,
+      regions: regions.regions,
+      region_coverage: regions.coverage,
+      text: text.parts,
+      text_coverage: text.coverage,
+      draft,
     };
   }
 
@@ -543,6 +902,7 @@
     const st = states(el, role, deepActiveElement());
     const facts = {role, name, form: formName(el.form || el.closest('form')), submit: submitsForm(el),
       file: el.localName === 'input' && (el.getAttribute('type') || '').toLowerCase() === 'file',
+      editable: el.isContentEditable === true && el.localName !== 'input' && el.localName !== 'textarea',
       checked: st.checked, origin: location.origin};
     el.scrollIntoView({block: 'center', inline: 'center', behavior: 'instant'});
     if (!visibilityChecker()(el)) return {error: 'hidden', facts};
@@ -591,7 +951,7 @@
 
   Object.defineProperty(globalThis, '__veetbrowser', {
     // retainedNodes is diagnostic: how many nodes the runtime keeps alive.
-    value: Object.freeze({observe, prepare, selectOption, node, docId, retainedNodes: () => {
+    value: Object.freeze({observe, prepare, selectOption, node, bindDraft, docId, retainedNodes: () => {
       let n = 0;
       for (const e of retained.values()) n += e.nodes.length;
       return n;
