@@ -11,7 +11,6 @@ import (
 	_ "embed"
 	"encoding/json"
 	"fmt"
-	"unicode/utf8"
 
 	"github.com/veetbot/veetbrowser/observation"
 )
@@ -153,7 +152,7 @@ func Decode(raw []byte) (*Result, error) {
 	}
 	total := c.OmittedBytes
 	for _, t := range r.Text {
-		total += TextPartCost(t)
+		total += observation.TextPartCost(t)
 	}
 	if total > observation.TextBytes {
 		return nil, fmt.Errorf("collector returned %d text bytes with omissions, more than %d", total, observation.TextBytes)
@@ -168,24 +167,6 @@ func utf16Len(s string) int {
 			n += 2
 		} else {
 			n++
-		}
-	}
-	return n
-}
-
-// TextPartCost is a text part's share of the text byte bound: its JSON
-// string (quotes, backslashes and control characters escaped) and a
-// separator. The collector counts the same way.
-func TextPartCost(s string) int {
-	n := 3
-	for _, r := range s {
-		switch {
-		case r == '"' || r == '\\' || r == '\b' || r == '\f' || r == '\n' || r == '\r' || r == '\t':
-			n += 2
-		case r < 0x20:
-			n += 6
-		default:
-			n += utf8.RuneLen(r)
 		}
 	}
 	return n

@@ -152,6 +152,9 @@ func (s *Session) observeLocked(ctx context.Context, req observation.Request) (*
 			s.draft = nil // changed, hidden, credential, oversized or gone
 		}
 	}
+	if err := observation.Validate(obs); err != nil {
+		return nil, err
+	}
 	s.revision, s.doc = next, res.Doc
 	return obs, nil
 }

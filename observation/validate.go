@@ -1,0 +1,67 @@
+package observation
+
+import (
+	"fmt"
+	"unicode/utf8"
+
+	"github.com/veetbot/veetbrowser/errcode"
+)
+
+// Validate is admission: the checks every observation passes before it is
+// published. A failure means the observation is refused whole.
+func Validate(o *Observation) error {
+	fail := func(format string, args ...any) error {
+		return errcode.Wrap(errcode.CaptureFailed, fmt.Errorf(format, args...), "the observation failed admission")
+	}
+	if len(o.Controls) > MaxControls {
+		return fail("%d controls", len(o.Controls))
+	}
+	if len(o.Regions) > MaxRegions {
+		return fail("%d regions", len(o.Regions))
+	}
+	if len(o.Regions) > 0 && o.RegionCoverage == nil {
+		return fail("regions without coverage")
+	}
+	refs := make(map[string]bool, len(o.Controls)+len(o.Regions)+1)
+	refs[o.Revision] = true
+	for _, c := range o.Controls {
+		if refs[c.Ref] {
+			return fail("duplicate control ref")
+		}
+		refs[c.Ref] = true
+	}
+	for _, g := range o.Regions {
+		if refs[g.Ref] {
+			return fail("region ref %s duplicates or aliases another ref", g.Ref)
+		}
+		refs[g.Ref] = true
+	}
+	if o.TextCoverage != nil {
+		total := o.TextCoverage.OmittedBytes
+		for _, p := range o.Text {
+			total += TextPartCost(p.Text)
+		}
+		if total > TextBytes {
+			return fail("captured text of %d bytes with omissions, more than %d", total, TextBytes)
+		}
+	}
+	return nil
+}
+
+// TextPartCost is a text part's share of the text byte bound: its JSON
+// string (quotes, backslashes and control characters escaped) and a
+// separator. The collector counts the same way.
+func TextPartCost(s string) int {
+	n := 3
+	for _, r := range s {
+		switch {
+		case r == '"' || r == '\\' || r == '\b' || r == '\f' || r == '\n' || r == '\r' || r == '\t':
+			n += 2
+		case r < 0x20:
+			n += 6
+		default:
+			n += utf8.RuneLen(r)
+		}
+	}
+	return n
+}
