@@ -221,14 +221,7 @@ func (s *Session) result(obs *observation.Observation, act *browser.ActResult) (
 // version defines the model view.
 func (s *Session) project(obs *observation.Observation, act *browser.ActResult, args tools.ObserveArgs) (*Result, error) {
 	obs.Version = s.version.Name
-	opts := projection.Options{Budget: s.budget, Coverage: s.version.Continuation, Regions: s.version.Regions,
-		TextCoverage: s.version.TextCoverage, Offsets: s.version.Offsets}
-	if args.ElementOffset != nil {
-		opts.ElementOffset = *args.ElementOffset
-	}
-	if args.TextOffset != nil {
-		opts.TextOffset = *args.TextOffset
-	}
+	opts := viewOptions(s.version, s.budget, args)
 	if act != nil {
 		opts.Action = &projection.Outcome{Dispatched: act.Dispatched, NavigationStarted: act.NavigationStarted,
 			NavigationDone: act.NavigationDone, DialogOpened: act.DialogOpened}
@@ -242,3 +235,16 @@ func (s *Session) project(obs *observation.Observation, act *browser.ActResult, 
 
 // Close closes the page.
 func (s *Session) Close(ctx context.Context) error { return s.page.Close(ctx) }
+
+// viewOptions are the projection options that version v defines.
+func viewOptions(v tools.Version, budget int, args tools.ObserveArgs) projection.Options {
+	opts := projection.Options{Budget: budget, Coverage: v.Continuation, Regions: v.Regions,
+		TextCoverage: v.TextCoverage, Offsets: v.Offsets}
+	if args.ElementOffset != nil {
+		opts.ElementOffset = *args.ElementOffset
+	}
+	if args.TextOffset != nil {
+		opts.TextOffset = *args.TextOffset
+	}
+	return opts
+}

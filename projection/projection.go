@@ -12,6 +12,7 @@ package projection
 
 import (
 	"encoding/json"
+	"fmt"
 	"strings"
 	"unicode/utf8"
 
@@ -274,7 +275,7 @@ func Project(obs *observation.Observation, opts Options) ([]byte, error) {
 	}
 	if len(out) > budget {
 		// The accounting above is exact; this guards the invariant.
-		return nil, errcode.New(errcode.ObservationTooLarge, "the observation does not fit the %d-byte budget", budget)
+		return nil, errcode.Wrap(errcode.ObservationTooLarge, fmt.Errorf("%d bytes: %s", len(out), out), "the observation does not fit the %d-byte budget", budget)
 	}
 	return out, nil
 }
@@ -332,6 +333,9 @@ func (a *admission) fits(v View, passed int, lastRef string, ctrlBytes, n int) b
 	// Regions and text come later; until then they count as omitted.
 	v.RegionsOmitted = len(a.obs.Regions)
 	v.TextOmitted = len(a.text)
+	if a.opts.Offsets && len(a.text) > 0 {
+		v.NextTextOffset = v.TextCount // the widest next offset text can need
+	}
 	total := size(v) + ctrlBytes
 	if n > 1 {
 		total += n - 1 // commas
@@ -359,6 +363,10 @@ func (a *admission) addRegions(v View) View {
 	}
 	all := a.obs.Regions
 	v.RegionsOmitted = len(all)
+	v.TextOmitted = len(a.text) // prose comes after regions: reserve its count
+	if a.opts.Offsets && len(a.text) > 0 {
+		v.NextTextOffset = v.TextCount
+	}
 	for _, g := range all {
 		try := v
 		try.Regions = append(append([]Region(nil), v.Regions...), Region{Ref: g.Ref, Kind: g.Kind, Level: g.Level, Summary: g.Summary, SummaryTruncated: g.SummaryTruncated})
@@ -375,6 +383,18 @@ func (a *admission) addRegions(v View) View {
 // part as fits, flagged. 1.1.0 reports the next text offset instead.
 func (a *admission) addText(v View) View {
 	v.TextOmitted = len(a.text)
+	// 1.1.0 states where the unread text starts; shown text only moves it.
+	nextText := func(v View, shownRunes int) View {
+		if a.opts.Offsets && len(a.text) > 0 {
+			next := a.opts.TextOffset + shownRunes
+			v.NextTextOffset = &next
+			if next >= *v.TextCount {
+				v.NextTextOffset = nil
+			}
+		}
+		return v
+	}
+	v = nextText(v, 0)
 	if v.RegionsOmitted > 0 {
 		return v // region evidence comes before prose
 	}
@@ -383,28 +403,25 @@ func (a *admission) addText(v View) View {
 		try := v
 		try.Text = append(append([]string(nil), v.Text...), part)
 		try.TextOmitted--
-		if size(try) <= a.budget {
+		if try = nextText(try, shownRunes+utf8.RuneCountInString(part)); size(try) <= a.budget {
 			v = try
-			shownRunes += len([]rune(part))
+			shownRunes += utf8.RuneCountInString(part)
 			continue
 		}
 		try.Text[len(try.Text)-1] = ""
 		try.TextTruncated = true
+		if a.opts.Offsets {
+			try.NextTextOffset = try.TextCount // the widest the next offset can be
+		}
 		room := a.budget - size(try)
 		if room > 0 {
 			cut, _ := clip(part, room+len(`""`))
 			if cut != "" {
 				try.Text[len(try.Text)-1] = cut
-				v = try
-				shownRunes += len([]rune(cut))
+				v = nextText(try, shownRunes+utf8.RuneCountInString(cut))
 			}
 		}
 		break
-	}
-	if a.opts.Offsets && v.TextCount != nil {
-		if next := a.opts.TextOffset + shownRunes; next < *v.TextCount {
-			v.NextTextOffset = &next
-		}
 	}
 	if a.v.Draft != nil && a.obs.Draft != nil && a.obs.Draft.State == "match" {
 		try := v

@@ -36,6 +36,19 @@ func genObservation(seed uint64, n int) *observation.Observation {
 		})
 	}
 	obs.ControlCoverage = observation.ControlCoverage{Offset: 0, Scanned: n}
+	for i := range r.IntN(40) {
+		obs.Regions = append(obs.Regions, observation.Region{Ref: fmt.Sprintf("g%018d", i), Kind: "heading", Level: 1 + r.IntN(6),
+			Summary: pieces[r.IntN(len(pieces))] + strings.Repeat("s", r.IntN(500)), SummaryTruncated: r.IntN(3) == 0})
+	}
+	obs.RegionCoverage = &observation.RegionCoverage{Version: 1, Scope: observation.RegionScope, ScannedNodes: r.IntN(8193), NodeLimitReached: r.IntN(2) == 0, Omitted: r.IntN(3)}
+	for range r.IntN(300) {
+		obs.Text = append(obs.Text, observation.TextPart{Text: pieces[r.IntN(len(pieces))] + strings.Repeat("t", r.IntN(300)), Source: observation.TextSourcePage})
+	}
+	obs.TextCoverage = &observation.TextCoverage{Version: 1, Scope: observation.TextScope, ScannedNodes: r.IntN(8193), InspectedUnits: r.IntN(262145), OmittedBytes: r.IntN(100)}
+	if r.IntN(4) == 0 {
+		obs.Draft = &observation.Draft{State: "match"}
+		obs.Text = append(obs.Text, observation.TextPart{Text: "my draft " + pieces[r.IntN(len(pieces))], Source: observation.TextSourceDraft})
+	}
 	if r.IntN(2) == 0 {
 		obs.ControlCoverage.Cursor = "k0123456789abcdefghi"
 		obs.ControlCoverage.ScanLimitReached = true
@@ -95,18 +108,28 @@ func checkView(t *testing.T, obs *observation.Observation, budget int, out []byt
 }
 
 func TestProjectionInvariants(t *testing.T) {
-	for seed := range uint64(300) {
+	for seed := range uint64(120) {
 		obs := genObservation(seed, int(seed%260))
-		for _, budget := range []int{MinBudget, 1500, 4096, DefaultBudget, 65536} {
-			out, err := Project(obs, Options{Budget: budget, Coverage: true})
+		for i, budget := range []int{MinBudget, 1500, 4096, DefaultBudget, 65536} {
+			opts := Options{Budget: budget, Coverage: true, Regions: seed%2 == 0, TextCoverage: seed%3 != 0}
+			if i == 1 {
+				opts = Options{Budget: budget, Offsets: true, ElementOffset: int(seed % 7), TextOffset: int(seed % 500)}
+			}
+			out, err := Project(obs, opts)
 			if err != nil {
 				t.Fatalf("seed %d budget %d: %v", seed, budget, err)
+			}
+			if opts.Offsets {
+				if len(out) > budget || !json.Valid(out) {
+					t.Fatalf("seed %d: 1.1.0 view of %d bytes", seed, len(out))
+				}
+				continue
 			}
 			v := checkView(t, obs, budget, out)
 			if len(obs.Controls) > 0 && len(v.Controls) == 0 && len(v.Skipped) == 0 {
 				t.Fatalf("seed %d budget %d: no control shown although one fits", seed, budget)
 			}
-			again, _ := Project(obs, Options{Budget: budget, Coverage: true})
+			again, _ := Project(obs, opts)
 			if !bytes.Equal(out, again) {
 				t.Fatalf("seed %d: projection is not deterministic", seed)
 			}
@@ -122,11 +145,15 @@ func FuzzProjection(f *testing.F) {
 		n = abs(n) % 300
 		budget = MinBudget + abs(budget)%(64*1024)
 		obs := genObservation(seed, n)
-		out, err := Project(obs, Options{Budget: budget, Coverage: true})
+		out, err := Project(obs, Options{Budget: budget, Coverage: true, Regions: true, TextCoverage: true})
 		if err != nil {
 			t.Fatal(err)
 		}
 		checkView(t, obs, budget, out)
+		out, err = Project(obs, Options{Budget: budget, Offsets: true, ElementOffset: n / 2, TextOffset: budget})
+		if err != nil || len(out) > budget || !json.Valid(out) {
+			t.Fatalf("1.1.0 view: %v, %d bytes", err, len(out))
+		}
 	})
 }
 
