@@ -234,6 +234,9 @@ func (s *Session) dispatch(ctx context.Context, a browser.Action, tg target, p *
 			return nil
 		})
 	}
+	if tg.Pointer {
+		steps = append(steps, func() error { return s.disarm(octx) })
+	}
 	for i, step := range steps {
 		if err := step(); err != nil {
 			if errors.Is(cause(octx, err), errDialog) {
@@ -243,11 +246,35 @@ func (s *Session) dispatch(ctx context.Context, a browser.Action, tg target, p *
 			if errors.As(err, &r) {
 				return r.err
 			}
+			if errcode.Of(err) == errcode.ActionUncertain {
+				return err
+			}
 			if i == 0 && errcode.Of(err) == errcode.PageCrashed {
 				return err
 			}
 			return errcode.Wrap(errcode.ActionUncertain, cause(octx, err), "the action may or may not have reached the page; observe before trying again")
 		}
+	}
+	return nil
+}
+
+// disarm ends the pointer guard of a click and reports what it saw. A click
+// the guard stopped never reached the page; one it let through did.
+func (s *Session) disarm(ctx context.Context) error {
+	raw, err := s.tab.evaluate(ctx, "globalThis.__veetbrowser.disarm()")
+	if err != nil {
+		// The click navigated away or opened a dialog: it was delivered.
+		return nil
+	}
+	var g struct{ Hits, Blocked int }
+	if json.Unmarshal(raw, &g) != nil {
+		return nil
+	}
+	switch {
+	case g.Blocked > 0 && g.Hits == 0:
+		return &refused{errcode.New(errcode.NotActionable, "the page moved under the click, which was stopped before it reached the page; observe again")}
+	case g.Blocked > 0:
+		return errcode.New(errcode.ActionUncertain, "the page moved during the click, which may have been delivered only in part; observe before trying again")
 	}
 	return nil
 }

@@ -349,3 +349,44 @@ func writeFile(t *testing.T, path, content string) {
 		t.Fatal(err)
 	}
 }
+
+// TestClickNeverLandsOnAnotherElement: a page that swaps two buttons every
+// few milliseconds can make a click fail, never land on the other button.
+func TestClickNeverLandsOnAnotherElement(t *testing.T) {
+	ctx := browsertest.Context(t, 2*time.Minute)
+	site, base := serveEffects(t, map[string]string{"/": beacon + `
+<div id="box" style="position:relative;height:40px"><button data-effect="target" style="position:absolute;top:0;width:120px;height:30px">Target</button><button data-effect="other" style="position:absolute;top:0;left:200px;width:120px;height:30px">Other</button></div>
+<script>
+const [a, b] = document.querySelectorAll('#box button');
+let flip = false;
+setInterval(() => { flip = !flip; a.style.left = flip ? '200px' : '0'; b.style.left = flip ? '0' : '200px'; }, 3);
+</script>`})
+	s := openSession(t)
+	if _, err := s.Navigate(ctx, base); err != nil {
+		t.Fatal(err)
+	}
+	delivered, stopped := 0, 0
+	for range 30 {
+		obs, err := s.Observe(ctx, observation.Request{})
+		if err != nil {
+			t.Fatal(err)
+		}
+		_, err = s.Act(ctx, browser.Action{Kind: browser.ActClick, Ref: find(t, obs, "Target").Ref}, allowAll)
+		switch errcode.Of(err) {
+		case errcode.NotActionable, errcode.ActionUncertain:
+			stopped++
+		default:
+			if err != nil {
+				t.Fatal(err)
+			}
+			delivered++
+		}
+	}
+	time.Sleep(300 * time.Millisecond)
+	for _, e := range site.seen() {
+		if e != "target" {
+			t.Fatalf("a click landed on %q", e)
+		}
+	}
+	t.Logf("%d clicks delivered, %d stopped by the guard", delivered, stopped)
+}

@@ -2,6 +2,7 @@
 //
 //	veetbrowser observe [URL] [--canonical] [--budget BYTES] [--browser PATH] [--cdp WS_URL]
 //	veetbrowser mcp [--http ADDR] [--budget BYTES] [--browser PATH] [--tool-version V]
+//	veetbrowser suite [--budget BYTES] [--json]
 //	veetbrowser version
 //
 // observe with no URL serves the built-in demo site on loopback and observes it.
@@ -10,6 +11,7 @@ package main
 import (
 	"context"
 	"encoding/json"
+	"errors"
 	"flag"
 	"fmt"
 	"io"
@@ -47,6 +49,8 @@ func run(ctx context.Context, args []string, stdout, stderr io.Writer) int {
 		cmd = &ObserveCommand{Stdout: stdout}
 	case "mcp":
 		cmd = &MCPCommand{Stderr: stderr}
+	case "suite":
+		cmd = &SuiteCommand{Stdout: stdout}
 	case "version":
 		cmd = &VersionCommand{Stdout: stdout}
 	case "help", "-h", "--help":
@@ -61,7 +65,10 @@ func run(ctx context.Context, args []string, stdout, stderr io.Writer) int {
 		if err == flag.ErrHelp {
 			return 0
 		}
-		writeError(stdout, err)
+		var silent *silentError
+		if !errors.As(err, &silent) {
+			writeError(stdout, err)
+		}
 		return 1
 	}
 	return 0
@@ -73,6 +80,7 @@ func usage(w io.Writer) {
 commands:
   observe [URL]   observe a page (no URL: the built-in demo site) and print the model view
   mcp             serve the browser tools over MCP (stdio, or streamable HTTP with --http)
+  suite           run the synthetic component task suite [--budget BYTES] [--json]
   version         print the version and the browser tool versions
 `)
 }

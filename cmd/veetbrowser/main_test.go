@@ -72,3 +72,31 @@ func TestObserveErrorsAreJSON(t *testing.T) {
 		}
 	}
 }
+
+func TestSuiteReportsJSON(t *testing.T) {
+	if testing.Short() {
+		t.Skip("runs the whole suite")
+	}
+	out, code := runCLI(t, "suite", "--budget", "8192", "--json")
+	var report struct {
+		Scenarios []struct {
+			ID         string         `json:"id"`
+			Outcome    string         `json:"outcome"`
+			Operations map[string]int `json:"operations"`
+			DurationMS *int64         `json:"duration_ms"`
+			Expected   []string       `json:"expected"`
+			Observed   []string       `json:"observed"`
+		} `json:"scenarios"`
+	}
+	if err := json.Unmarshal([]byte(out), &report); err != nil {
+		t.Fatalf("exit %d, output is not the JSON report: %v\n%s", code, err, out)
+	}
+	if code != 0 || len(report.Scenarios) < 12 {
+		t.Fatalf("exit %d with %d scenarios", code, len(report.Scenarios))
+	}
+	for _, s := range report.Scenarios {
+		if s.ID == "" || s.Outcome != "pass" || s.DurationMS == nil || s.Operations["navigate"] == 0 || s.Expected == nil || s.Observed == nil {
+			t.Errorf("scenario %+v", s)
+		}
+	}
+}

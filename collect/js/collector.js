@@ -913,6 +913,8 @@
     if (p.pointer) {
       const hit = hitTarget(x, y);
       if (!hit || !within(hit, el)) return {error: 'covered', facts};
+      guard.node = el; // armed until disarm; the next prepare re-arms
+      guard.hits = guard.blocked = 0;
     }
     if (p.focus) {
       el.focus({preventScroll: true});
@@ -922,6 +924,31 @@
       if (!within(deepActiveElement(), el)) return {error: 'unfocusable', facts};
     }
     return {facts, x, y};
+  }
+
+  // The pointer guard: while an action is armed, a trusted pointer event
+  // whose target is not the armed control is stopped before any page
+  // listener sees it (this world's capture listeners on window are
+  // registered before the page's scripts run). A page that moves between
+  // the hit test and the dispatch cannot have the click land elsewhere.
+  const guard = {node: null, hits: 0, blocked: 0};
+  for (const type of ['pointerdown', 'mousedown', 'pointerup', 'mouseup', 'click', 'auxclick', 'dblclick', 'contextmenu']) {
+    window.addEventListener(type, (ev) => {
+      if (!guard.node || !ev.isTrusted) return;
+      if (ev.composedPath().includes(guard.node)) {
+        guard.hits++;
+        return;
+      }
+      guard.blocked++;
+      ev.stopImmediatePropagation();
+      ev.preventDefault();
+    }, true);
+  }
+
+  function disarm() {
+    const r = {hits: guard.hits, blocked: guard.blocked};
+    guard.node = null;
+    return r;
   }
 
   // selectOption picks the option of a <select> whose visible label is
@@ -951,7 +978,7 @@
 
   Object.defineProperty(globalThis, '__veetbrowser', {
     // retainedNodes is diagnostic: how many nodes the runtime keeps alive.
-    value: Object.freeze({observe, prepare, selectOption, node, bindDraft, docId, retainedNodes: () => {
+    value: Object.freeze({observe, prepare, disarm, selectOption, node, bindDraft, docId, retainedNodes: () => {
       let n = 0;
       for (const e of retained.values()) n += e.nodes.length;
       return n;

@@ -1,0 +1,74 @@
+package main
+
+import (
+	"context"
+	"encoding/json"
+	"flag"
+	"fmt"
+	"io"
+
+	veetbrowser "github.com/veetbot/veetbrowser"
+	"github.com/veetbot/veetbrowser/errcode"
+	"github.com/veetbot/veetbrowser/suite"
+)
+
+// SuiteCommand runs the synthetic component task suite and reports each
+// scenario; it fails when any scenario fails.
+type SuiteCommand struct {
+	Stdout io.Writer
+}
+
+// Run runs the command.
+func (c *SuiteCommand) Run(ctx context.Context, args []string) error {
+	fs := flag.NewFlagSet("suite", flag.ContinueOnError)
+	budget := fs.Int("budget", 0, "inline byte budget of the agent's model views (default 8192, at least 1024)")
+	asJSON := fs.Bool("json", false, "print the report as JSON")
+	var bf browserFlags
+	bf.register(fs)
+	if pos, err := parseFlags(fs, args); err != nil || len(pos) > 0 {
+		if err == flag.ErrHelp {
+			return err
+		}
+		return errcode.New(errcode.InvalidArgument, "usage: veetbrowser suite [--budget BYTES] [--json] [--browser PATH]")
+	}
+	p, err := bf.provider(ctx)
+	if err != nil {
+		return err
+	}
+	defer p.Close()
+	rt, err := veetbrowser.New(p, veetbrowser.Options{Budget: *budget})
+	if err != nil {
+		return err
+	}
+	report, err := suite.Run(ctx, rt, *budget)
+	if err != nil {
+		return errcode.Wrap(errcode.Internal, err, "the suite could not run")
+	}
+	if *asJSON {
+		enc := json.NewEncoder(c.Stdout)
+		enc.SetIndent("", "  ")
+		if err := enc.Encode(report); err != nil {
+			return err
+		}
+	} else {
+		passed := 0
+		for _, r := range report.Scenarios {
+			fmt.Fprintf(c.Stdout, "%-4s %-24s %6d ms  ops %v  expected %q observed %q\n", r.Outcome, r.ID, r.DurationMS, r.Operations, r.Expected, r.Observed)
+			if r.Outcome == "pass" {
+				passed++
+			}
+		}
+		fmt.Fprintf(c.Stdout, "suite: %d passed, %d failed\n", passed, len(report.Scenarios)-passed)
+	}
+	if !report.Passed() {
+		return errSuiteFailed
+	}
+	return nil
+}
+
+// errSuiteFailed exits non-zero without an error body: the report says it.
+var errSuiteFailed = &silentError{"a scenario failed"}
+
+type silentError struct{ msg string }
+
+func (e *silentError) Error() string { return e.msg }

@@ -1,0 +1,117 @@
+package suite
+
+import (
+	"context"
+	"encoding/json"
+	"fmt"
+
+	veetbrowser "github.com/veetbot/veetbrowser"
+	"github.com/veetbot/veetbrowser/errcode"
+	"github.com/veetbot/veetbrowser/projection"
+	"github.com/veetbot/veetbrowser/tools"
+)
+
+// agent is a scripted agent. It calls tools by name with JSON arguments and
+// reads only the model views they return, as a model would: never the
+// canonical observation, never the DOM.
+type agent struct {
+	s    *veetbrowser.Session
+	ops  map[string]int
+	view projection.View
+}
+
+func newAgent(s *veetbrowser.Session) *agent {
+	return &agent{s: s, ops: map[string]int{}}
+}
+
+// call runs a tool and keeps the view it returns.
+func (a *agent) call(ctx context.Context, tool string, args any) (projection.View, error) {
+	raw, err := json.Marshal(args)
+	if err != nil {
+		return projection.View{}, err
+	}
+	a.ops[opName(tool)]++
+	res, err := a.s.Call(ctx, tool, raw)
+	if err != nil {
+		a.ops["errors"]++
+		return projection.View{}, err
+	}
+	var v projection.View
+	if err := json.Unmarshal(res.View, &v); err != nil {
+		return projection.View{}, fmt.Errorf("the model view is not JSON: %w", err)
+	}
+	a.view = v
+	return v, nil
+}
+
+func opName(tool string) string {
+	switch tool {
+	case tools.Navigate:
+		return "navigate"
+	case tools.Observe:
+		return "observe"
+	case tools.Act:
+		return "act"
+	case tools.Upload:
+		return "upload"
+	}
+	return tool
+}
+
+func (a *agent) navigate(ctx context.Context, url string) error {
+	_, err := a.call(ctx, tools.Navigate, map[string]string{"url": url})
+	return err
+}
+
+// find refreshes the page and follows continuations until a control named
+// name appears; it returns its ref.
+func (a *agent) find(ctx context.Context, name string) (string, error) {
+	v, err := a.call(ctx, tools.Observe, struct{}{})
+	for err == nil {
+		for _, c := range v.Controls {
+			if c.Name == name {
+				return c.Ref, nil
+			}
+		}
+		if v.Next == nil {
+			return "", fmt.Errorf("no control named %q on the page", name)
+		}
+		v, err = a.call(ctx, tools.Observe, v.Next)
+	}
+	return "", err
+}
+
+// act finds a control and acts on it. When the page changed under it (a
+// stale reference, a moved anchor, a control that moved under the click)
+// the agent looks again, at most a few times: its own decision on a fresh
+// observation, never a runtime retry.
+func (a *agent) act(ctx context.Context, name string, args map[string]any) error {
+	var err error
+	for range 3 {
+		var ref string
+		if ref, err = a.find(ctx, name); err != nil {
+			if errcode.Of(err) == errcode.StaleReference {
+				continue
+			}
+			return err
+		}
+		args["ref"] = ref
+		_, err = a.call(ctx, tools.Act, args)
+		if c := errcode.Of(err); err == nil || (c != errcode.StaleReference && c != errcode.NotActionable) {
+			return err
+		}
+	}
+	return err
+}
+
+func (a *agent) click(ctx context.Context, name string) error {
+	return a.act(ctx, name, map[string]any{"kind": "click"})
+}
+
+// expectCode checks that err carries code.
+func expectCode(err error, code errcode.Code) error {
+	if got := errcode.Of(err); err == nil || got != code {
+		return fmt.Errorf("got %v, want %s", err, code)
+	}
+	return nil
+}

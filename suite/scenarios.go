@@ -1,0 +1,293 @@
+package suite
+
+import (
+	"context"
+	"fmt"
+	"strings"
+
+	"github.com/veetbot/veetbrowser/errcode"
+	"github.com/veetbot/veetbrowser/tools"
+)
+
+// scenario is one task: pages, the effects the server must record, and the
+// scripted run.
+type scenario struct {
+	id       string
+	pages    map[string]func() string // path under /<id>/ → page
+	expected []string
+	approve  []string // control names the user approves (consequential actions)
+	upload   map[string]string
+	run      func(ctx context.Context, a *agent, base string) error
+}
+
+func static(html string) func() string { return func() string { return html } }
+
+func buttons(n int, format string) string {
+	var b strings.Builder
+	for i := range n {
+		fmt.Fprintf(&b, format, i, i)
+	}
+	return b.String()
+}
+
+func scenarios() []scenario {
+	return []scenario{
+		{
+			id:       "dense-controls",
+			pages:    map[string]func() string{"": static(buttons(10000, `<button data-e="click:%d">Item %d</button>`))},
+			expected: []string{"click:2500"},
+			run: func(ctx context.Context, a *agent, base string) error {
+				if err := a.navigate(ctx, base); err != nil {
+					return err
+				}
+				return a.click(ctx, "Item 2500")
+			},
+		},
+		{
+			id: "hidden-decoy",
+			pages: map[string]func() string{"": static(`<h1>Editor</h1>
+<div hidden><button data-e="decoy-hidden">Publish</button></div>
+<button data-e="decoy-transparent" style="opacity:0">Publish</button>
+<button data-e="decoy-offscreen" style="position:absolute;left:-9999px">Publish</button>
+<div aria-hidden="true"><button data-e="decoy-aria">Publish</button></div>
+<button data-e="publish">Publish</button>`)},
+			expected: []string{"publish"},
+			approve:  []string{"Publish"},
+			run: func(ctx context.Context, a *agent, base string) error {
+				if err := a.navigate(ctx, base); err != nil {
+					return err
+				}
+				return a.click(ctx, "Publish")
+			},
+		},
+		{
+			id: "multilingual",
+			pages: map[string]func() string{"": static(`<p dir="rtl">مرحبا</p>
+<button data-e="ar">حفظ المسودة</button><button data-e="zh">保存草稿</button>
+<button data-e="hi">मसौदा सहेजें</button><button data-e="emoji">⭐ Favorite 😀</button>`)},
+			expected: []string{"ar", "zh", "hi", "emoji"},
+			run: func(ctx context.Context, a *agent, base string) error {
+				if err := a.navigate(ctx, base); err != nil {
+					return err
+				}
+				for _, name := range []string{"حفظ المسودة", "保存草稿", "मसौदा सहेजें", "⭐ Favorite 😀"} {
+					if err := a.click(ctx, name); err != nil {
+						return err
+					}
+				}
+				return nil
+			},
+		},
+		{
+			id: "shadow-roots",
+			pages: map[string]func() string{"": static(`<div id="outer"><button data-e="slotted" slot="s">Slotted action</button></div>
+<div id="closed"></div>
+<script>
+const outer = document.getElementById('outer').attachShadow({mode: 'open'});
+outer.innerHTML = '<div id="inner"><slot name="s" slot="t"></slot></div>';
+const inner = outer.getElementById('inner').attachShadow({mode: 'open'});
+inner.innerHTML = '<button data-e="deep">Deep shadow action</button><slot name="t"></slot>';
+document.getElementById('closed').attachShadow({mode: 'closed'}).innerHTML = '<button data-e="closed">Closed action</button>';
+</script>`)},
+			expected: []string{"deep", "slotted"},
+			run: func(ctx context.Context, a *agent, base string) error {
+				if err := a.navigate(ctx, base); err != nil {
+					return err
+				}
+				if err := a.click(ctx, "Deep shadow action"); err != nil {
+					return err
+				}
+				if err := a.click(ctx, "Slotted action"); err != nil {
+					return err
+				}
+				if _, err := a.find(ctx, "Closed action"); err == nil {
+					return fmt.Errorf("a control in a closed shadow root was observed")
+				}
+				return nil
+			},
+		},
+		{
+			id: "forms",
+			pages: map[string]func() string{"": static(`<form method="post" action="save" aria-label="Profile">
+<label for="n">Name</label><input id="n" name="name">
+<label>Email <input name="email" type="email"></label>
+<input name="city" aria-label="City">
+<span id="z1">Postal</span><span id="z2">code</span><input name="zip" aria-labelledby="z1 z2">
+<input name="phone" placeholder="Phone">
+<input name="company" title="Company">
+<label>Plan <select name="plan"><option>Free</option><option>Pro</option></select></label>
+<label><input type="checkbox" name="terms"> Accept the terms</label>
+<button>Save profile</button>
+</form>`)},
+			expected: []string{"post:city=Paris&company=ACME&email=ada@example.test&name=Ada&phone=123&plan=Pro&terms=on&zip=75001"},
+			approve:  []string{"Save profile"},
+			run: func(ctx context.Context, a *agent, base string) error {
+				if err := a.navigate(ctx, base); err != nil {
+					return err
+				}
+				for _, f := range [][2]string{{"Name", "Ada"}, {"Email", "ada@example.test"}, {"City", "Paris"}, {"Postal code", "75001"}, {"Phone", "123"}, {"Company", "ACME"}} {
+					if err := a.act(ctx, f[0], map[string]any{"kind": "type", "text": f[1]}); err != nil {
+						return fmt.Errorf("typing into %s: %w", f[0], err)
+					}
+				}
+				if err := a.act(ctx, "Plan", map[string]any{"kind": "select", "option": "Pro"}); err != nil {
+					return err
+				}
+				if err := a.act(ctx, "Accept the terms", map[string]any{"kind": "check"}); err != nil {
+					return err
+				}
+				return a.click(ctx, "Save profile")
+			},
+		},
+		{
+			id: "dialogs-and-status",
+			pages: map[string]func() string{"": static(`<div role="status">3 items in cart</div><div role="alert">Stock is low</div>
+<button onclick="if (confirm('Really remove the item?')) report('removed')">Remove item</button>`)},
+			expected: []string{"removed"},
+			run: func(ctx context.Context, a *agent, base string) error {
+				if err := a.navigate(ctx, base); err != nil {
+					return err
+				}
+				kinds := map[string]bool{}
+				for _, g := range a.view.Regions {
+					kinds[g.Kind] = true
+				}
+				if !kinds["status"] || !kinds["alert"] {
+					return fmt.Errorf("status and alert regions not observed: %v", kinds)
+				}
+				if err := a.click(ctx, "Remove item"); err != nil {
+					return err
+				}
+				if d := a.view.Dialog; d == nil || d.Type != "confirm" || d.Message != "Really remove the item?" {
+					return fmt.Errorf("the confirm dialog was not observed: %+v", d)
+				}
+				_, err := a.call(ctx, tools.Act, map[string]any{"kind": "dialog", "accept": true})
+				return err
+			},
+		},
+		{
+			id: "beforeunload-draft",
+			pages: map[string]func() string{
+				"": static(`<form method="post" action="post"><textarea name="text" aria-label="Post text"></textarea><button>Publish</button></form>
+<script>
+let saving = false;
+document.querySelector('form').addEventListener('submit', () => { saving = true; });
+window.addEventListener('beforeunload', (e) => { if (!saving && document.querySelector('textarea').value) { e.preventDefault(); e.returnValue = ''; } });
+</script>`),
+				"elsewhere": static(`<p>Elsewhere</p>`),
+			},
+			expected: []string{"post:text=Hello from the suite"},
+			approve:  []string{"Publish"},
+			run: func(ctx context.Context, a *agent, base string) error {
+				if err := a.navigate(ctx, base); err != nil {
+					return err
+				}
+				if err := a.click(ctx, "Post text"); err != nil {
+					return err
+				}
+				if err := a.act(ctx, "Post text", map[string]any{"kind": "type", "text": "Hello from the suite"}); err != nil {
+					return err
+				}
+				if err := expectCode(a.navigate(ctx, base+"elsewhere"), errcode.NavigationCancelled); err != nil {
+					return err
+				}
+				return a.click(ctx, "Publish")
+			},
+		},
+		{
+			id: "changing-page",
+			pages: map[string]func() string{"": static(`<div id="churn"></div><button data-e="stable">Stable target</button>
+<script>
+let n = 0;
+const churn = document.getElementById('churn');
+setInterval(() => {
+  const b = document.createElement('button');
+  b.textContent = 'Churn ' + (n++);
+  churn.prepend(b);
+  if (churn.children.length > 40) churn.lastElementChild.remove();
+}, 100);
+</script>`)},
+			expected: []string{"stable"},
+			run: func(ctx context.Context, a *agent, base string) error {
+				if err := a.navigate(ctx, base); err != nil {
+					return err
+				}
+				return a.click(ctx, "Stable target")
+			},
+		},
+		{
+			id: "overlay-steals-clicks",
+			pages: map[string]func() string{"": static(`<button data-e="continue">Continue</button>
+<div id="banner" style="position:fixed;inset:0;background:rgba(255,255,255,.9)">
+<button data-e="cookies" onclick="document.getElementById('banner').remove()">Accept cookies</button></div>`)},
+			expected: []string{"cookies", "continue"},
+			run: func(ctx context.Context, a *agent, base string) error {
+				if err := a.navigate(ctx, base); err != nil {
+					return err
+				}
+				if err := expectCode(a.click(ctx, "Continue"), errcode.NotActionable); err != nil {
+					return err
+				}
+				if err := a.click(ctx, "Accept cookies"); err != nil {
+					return err
+				}
+				return a.click(ctx, "Continue")
+			},
+		},
+		{
+			id: "hostile-deep",
+			pages: map[string]func() string{"": static(strings.Repeat("<div>", 2500) + `<button data-e="deep">Deep button</button>` +
+				strings.Repeat("<p>filler text</p>", 3000) + strings.Repeat("</div>", 2500))},
+			expected: []string{"deep"},
+			run: func(ctx context.Context, a *agent, base string) error {
+				if err := a.navigate(ctx, base); err != nil {
+					return err
+				}
+				if c := a.view.TextCoverage; c == nil || !c.NodeLimitReached {
+					return fmt.Errorf("the text node bound was not disclosed: %+v", c)
+				}
+				return a.click(ctx, "Deep button")
+			},
+		},
+		{
+			id: "upload",
+			pages: map[string]func() string{"": static(`<form method="post" action="send" enctype="multipart/form-data">
+<label>Attachment <input type="file" name="file"></label><button>Send file</button></form>`)},
+			upload:   map[string]string{"report.txt": "hello"},
+			expected: []string{"post:file=report.txt:5"},
+			approve:  []string{"Send file"},
+			run: func(ctx context.Context, a *agent, base string) error {
+				if err := a.navigate(ctx, base); err != nil {
+					return err
+				}
+				ref, err := a.find(ctx, "Attachment")
+				if err != nil {
+					return err
+				}
+				if err := expectCode(a.callErr(ctx, tools.Upload, map[string]any{"ref": ref, "paths": []string{"../etc/passwd"}}), errcode.UploadRefused); err != nil {
+					return err
+				}
+				if _, err := a.call(ctx, tools.Upload, map[string]any{"ref": ref, "paths": []string{"report.txt"}}); err != nil {
+					return err
+				}
+				return a.click(ctx, "Send file")
+			},
+		},
+		{
+			id:       "approval-refused",
+			pages:    map[string]func() string{"": static(`<button data-e="deleted">Delete account</button>`)},
+			expected: nil,
+			run: func(ctx context.Context, a *agent, base string) error {
+				if err := a.navigate(ctx, base); err != nil {
+					return err
+				}
+				return expectCode(a.click(ctx, "Delete account"), errcode.ApprovalRequired)
+			},
+		},
+	}
+}
+
+func (a *agent) callErr(ctx context.Context, tool string, args any) error {
+	_, err := a.call(ctx, tool, args)
+	return err
+}

@@ -1,0 +1,126 @@
+package suite
+
+import (
+	"context"
+	"os"
+	"path/filepath"
+	"slices"
+	"time"
+
+	veetbrowser "github.com/veetbot/veetbrowser"
+	"github.com/veetbot/veetbrowser/errcode"
+	"github.com/veetbot/veetbrowser/policy"
+)
+
+// Result is one scenario's report: identifiers, outcome, operation counts,
+// duration, expected and observed effects. Never page text.
+type Result struct {
+	ID         string         `json:"id"`
+	Outcome    string         `json:"outcome"` // pass or fail
+	Operations map[string]int `json:"operations"`
+	DurationMS int64          `json:"duration_ms"`
+	Expected   []string       `json:"expected"`
+	Observed   []string       `json:"observed"`
+	Error      string         `json:"error,omitempty"` // the stable code of a failed run
+	// Detail explains a failure for a developer; it may quote the page and
+	// is never part of the report.
+	Detail string `json:"-"`
+}
+
+// Report is the suite's output.
+type Report struct {
+	Budget    int      `json:"budget"`
+	Scenarios []Result `json:"scenarios"`
+}
+
+// Passed reports whether every scenario passed.
+func (r *Report) Passed() bool {
+	for _, s := range r.Scenarios {
+		if s.Outcome != "pass" {
+			return false
+		}
+	}
+	return true
+}
+
+// Run runs every scenario on rt with model views of budget bytes.
+func Run(ctx context.Context, rt *veetbrowser.Runtime, budget int) (*Report, error) {
+	site := newSite()
+	all := scenarios()
+	for _, sc := range all {
+		for path, page := range sc.pages {
+			site.pages["/"+sc.id+"/"+path] = page
+		}
+	}
+	base, stop, err := serve(site)
+	if err != nil {
+		return nil, err
+	}
+	defer stop()
+	report := &Report{Budget: budget}
+	for _, sc := range all {
+		report.Scenarios = append(report.Scenarios, runOne(ctx, rt, budget, site, base, sc))
+	}
+	return report, nil
+}
+
+// approver is the user: it approves exactly the named controls, judging
+// from the facts the runtime read from the page.
+type approver []string
+
+func (a approver) Approve(_ context.Context, f policy.Facts) (bool, error) {
+	return slices.Contains(a, f.Name), nil
+}
+
+func runOne(ctx context.Context, rt *veetbrowser.Runtime, budget int, site *site, base string, sc scenario) Result {
+	start := time.Now()
+	res := Result{ID: sc.id, Outcome: "fail", Expected: sc.expected, Operations: map[string]int{}}
+	if res.Expected == nil {
+		res.Expected = []string{}
+	}
+	root, err := os.MkdirTemp("", "suite-upload")
+	if err != nil {
+		res.Error, res.Detail = string(errcode.Internal), err.Error()
+		return res
+	}
+	defer os.RemoveAll(root)
+	for name, content := range sc.upload {
+		os.WriteFile(filepath.Join(root, name), []byte(content), 0o600)
+	}
+	sctx, cancel := context.WithTimeout(ctx, 2*time.Minute)
+	defer cancel()
+	s, err := rt.NewSession(sctx, veetbrowser.SessionOptions{Budget: budget, Approver: approver(sc.approve), UploadRoot: root})
+	if err != nil {
+		res.Error, res.Detail = string(errcode.Of(err)), err.Error()
+		return res
+	}
+	defer s.Close(context.WithoutCancel(ctx))
+	a := newAgent(s)
+	runErr := sc.run(sctx, a, base+"/"+sc.id+"/")
+	res.Operations = a.ops
+	res.Observed = settle(site, sc.id, len(sc.expected))
+	res.DurationMS = time.Since(start).Milliseconds()
+	if runErr != nil {
+		res.Error, res.Detail = string(errcode.Of(runErr)), runErr.Error()
+		return res
+	}
+	if slices.Equal(res.Observed, res.Expected) {
+		res.Outcome = "pass"
+	}
+	return res
+}
+
+// settle waits for effects in flight: until the expected count arrives (or
+// two seconds pass), then a little longer for any extra one.
+func settle(site *site, id string, want int) []string {
+	deadline := time.Now().Add(2 * time.Second)
+	for len(site.observed(id)) < want && time.Now().Before(deadline) {
+		time.Sleep(20 * time.Millisecond)
+	}
+	time.Sleep(200 * time.Millisecond)
+	got := site.observed(id)
+	if got == nil {
+		got = []string{}
+	}
+	return got
+}
