@@ -645,7 +645,6 @@
   // in place of their hosts' light children, slots expanded to what they
   // render) iteratively. It never reads innerText, a value or an attribute.
   function collectText() {
-    const visible = textVisibility();
     const parts = [];
     let line = '';
     let bytes = 0;
@@ -699,11 +698,15 @@
       lastSpace = t.endsWith(' ');
     }
 
-    // The stack holds nodes and close markers for blocks and cells.
+    // The stack holds [node, mark, visible, pre]: what a text node needs is
+    // inherited from its flat-tree parent, so each element's style is read
+    // once, on the way down. visible: the parent's computed visibility is
+    // visible and no ancestor is fully transparent; pre: whitespace is kept.
     const CLOSE = 1;
-    const stack = [[document.documentElement, 0]];
+    const root = document.documentElement;
+    const stack = [[root, 0, true, false]];
     while (stack.length && !byteLimit) {
-      const [n, mark] = stack.pop();
+      const [n, mark, shown, pre] = stack.pop();
       if (mark === CLOSE) {
         if (CELL_TAGS.has(n.localName)) pendingSep = '\t';
         else pendingBreak = true;
@@ -712,23 +715,26 @@
       if (visits >= TEXT_NODES) { nodeLimit = true; break; }
       visits++;
       if (n.nodeType === 3) {
-        if (!visible(boxOwner(n))) continue;
+        if (!shown) continue;
         let data = n.data;
         if (units + data.length > TEXT_UNITS) {
           data = cut(data, TEXT_UNITS - units)[0];
           unitLimit = true;
         }
         units += data.length;
-        const ws = getComputedStyle(boxOwner(n)).whiteSpace;
-        emit(data, ws === 'pre' || ws === 'pre-wrap' || ws === 'break-spaces' || ws === 'pre-line');
+        emit(data, pre);
         if (unitLimit) break;
         continue;
       }
       if (n.nodeType !== 1 || excludedSubtree(n)) continue;
       const tag = n.localName;
-      if (tag === 'br') { if (visible(n.parentElement)) { emit('\n', true); } continue; }
-      const display = getComputedStyle(n).display;
-      if (display === 'none') continue;
+      const st = getComputedStyle(n);
+      const display = st.display;
+      if (display === 'none' || st.contentVisibility === 'hidden') continue;
+      if (tag === 'br') { if (shown) emit('\n', true); continue; }
+      const ws = st.whiteSpace;
+      const kidPre = ws === 'pre' || ws === 'pre-wrap' || ws === 'break-spaces' || ws === 'pre-line';
+      const kidShown = shown && st.opacity !== '0' && st.visibility === 'visible';
       const block = display !== 'inline' && display !== 'contents' && !display.startsWith('inline');
       const cell = CELL_TAGS.has(tag) || display === 'table-cell';
       if (block && !cell) pendingBreak = true;
@@ -744,21 +750,13 @@
       } else {
         kids = childList(n);
       }
-      for (let i = kids.length - 1; i >= 0; i--) stack.push([kids[i], 0]);
+      for (let i = kids.length - 1; i >= 0; i--) stack.push([kids[i], 0, kidShown, kidPre]);
     }
     if (stack.length && !nodeLimit && !unitLimit && !byteLimit) nodeLimit = true;
     flush();
     return {parts, coverage: {version: 1, scope: 'main_document_and_open_shadow_roots', scanned_nodes: visits,
       inspected_units: units, node_limit_reached: nodeLimit, text_limit_reached: unitLimit,
       byte_limit_reached: byteLimit, omitted_bytes: omitted}};
-  }
-
-  // boxOwner is the nearest flat-tree ancestor element that has a box: a
-  // slot or any display:contents element renders its content in its parent's.
-  function boxOwner(n) {
-    let el = flatParent(n);
-    while (el && getComputedStyle(el).display === 'contents') el = flatParent(el);
-    return el;
   }
 
   // childList lists a node's children, at most the node budget, without
