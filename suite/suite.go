@@ -87,7 +87,7 @@ func runOne(ctx context.Context, rt *veetbrowser.Runtime, budget int, site *site
 	for name, content := range sc.upload {
 		os.WriteFile(filepath.Join(root, name), []byte(content), 0o600)
 	}
-	sctx, cancel := context.WithTimeout(ctx, 2*time.Minute)
+	sctx, cancel := context.WithTimeout(ctx, 5*time.Minute)
 	defer cancel()
 	s, err := rt.NewSession(sctx, veetbrowser.SessionOptions{Budget: budget, Approver: approver(sc.approve), UploadRoot: root})
 	if err != nil {
@@ -111,9 +111,9 @@ func runOne(ctx context.Context, rt *veetbrowser.Runtime, budget int, site *site
 }
 
 // settle waits for effects in flight: until the expected count arrives (or
-// two seconds pass), then a little longer for any extra one.
+// five seconds pass), then a little longer for any extra one.
 func settle(site *site, id string, want int) []string {
-	deadline := time.Now().Add(2 * time.Second)
+	deadline := time.Now().Add(5 * time.Second)
 	for len(site.observed(id)) < want && time.Now().Before(deadline) {
 		time.Sleep(20 * time.Millisecond)
 	}
