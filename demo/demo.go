@@ -5,14 +5,13 @@
 package demo
 
 import (
-	"context"
 	_ "embed"
 	"fmt"
 	"html/template"
-	"net"
 	"net/http"
 	"sync"
-	"time"
+
+	"github.com/veetbot/veetbrowser/internal/loopback"
 )
 
 //go:embed site/index.html
@@ -68,19 +67,9 @@ func (s *Site) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 	}
 }
 
-// Serve starts the site on 127.0.0.1 with a random port and returns its URL
-// and a func that stops it.
+// Serve starts the site on 127.0.0.1 with a random port and returns the
+// home page's URL and a func that stops it.
 func Serve(site *Site) (string, func(), error) {
-	ln, err := net.Listen("tcp", "127.0.0.1:0")
-	if err != nil {
-		return "", nil, err
-	}
-	srv := &http.Server{Handler: site, ReadHeaderTimeout: 5 * time.Second}
-	go srv.Serve(ln)
-	stop := func() {
-		ctx, cancel := context.WithTimeout(context.Background(), 2*time.Second)
-		defer cancel()
-		srv.Shutdown(ctx)
-	}
-	return "http://" + ln.Addr().String() + "/", stop, nil
+	base, stop, err := loopback.Serve(site)
+	return base + "/", stop, err
 }

@@ -5,15 +5,12 @@
 package suite
 
 import (
-	"context"
 	"fmt"
 	"io"
-	"net"
 	"net/http"
 	"slices"
 	"strings"
 	"sync"
-	"time"
 )
 
 // report is included in every page: an element with data-e reports its
@@ -93,19 +90,4 @@ func formEffect(r *http.Request) string {
 	}
 	slices.Sort(kv)
 	return "post:" + strings.Join(kv, "&")
-}
-
-// serve starts the site on 127.0.0.1 and returns its base URL.
-func serve(s *site) (string, func(), error) {
-	ln, err := net.Listen("tcp", "127.0.0.1:0")
-	if err != nil {
-		return "", nil, err
-	}
-	srv := &http.Server{Handler: s, ReadHeaderTimeout: 5 * time.Second}
-	go srv.Serve(ln)
-	return "http://" + ln.Addr().String(), func() {
-		ctx, cancel := context.WithTimeout(context.Background(), 2*time.Second)
-		defer cancel()
-		srv.Shutdown(ctx)
-	}, nil
 }

@@ -9,6 +9,7 @@ import (
 
 	veetbrowser "github.com/veetbot/veetbrowser"
 	"github.com/veetbot/veetbrowser/errcode"
+	"github.com/veetbot/veetbrowser/internal/loopback"
 	"github.com/veetbot/veetbrowser/policy"
 )
 
@@ -52,7 +53,7 @@ func Run(ctx context.Context, rt *veetbrowser.Runtime, budget int) (*Report, err
 			site.pages["/"+sc.id+"/"+path] = page
 		}
 	}
-	base, stop, err := serve(site)
+	base, stop, err := loopback.Serve(site)
 	if err != nil {
 		return nil, err
 	}

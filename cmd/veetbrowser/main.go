@@ -20,6 +20,7 @@ import (
 	"strings"
 	"syscall"
 
+	veetbrowser "github.com/veetbot/veetbrowser"
 	"github.com/veetbot/veetbrowser/browser"
 	"github.com/veetbot/veetbrowser/browser/chromium"
 	"github.com/veetbot/veetbrowser/mcpserver"
@@ -119,6 +120,20 @@ type browserFlags struct {
 func (b *browserFlags) register(fs *flag.FlagSet) {
 	fs.StringVar(&b.path, "browser", "", "Chromium binary (default: $"+browser.EnvChromium+", then the usual paths)")
 	fs.StringVar(&b.cdp, "cdp", "", "attach to a running browser's DevTools endpoint (ws://…) instead of launching one")
+}
+
+// runtime opens the chosen browser and a runtime over it; close releases
+// both.
+func (b *browserFlags) runtime(ctx context.Context, budget int) (rt *veetbrowser.Runtime, close func(), err error) {
+	p, err := b.provider(ctx)
+	if err != nil {
+		return nil, nil, err
+	}
+	if rt, err = veetbrowser.New(p, veetbrowser.Options{Budget: budget}); err != nil {
+		p.Close()
+		return nil, nil, err
+	}
+	return rt, func() { p.Close() }, nil
 }
 
 func (b *browserFlags) provider(ctx context.Context) (*chromium.Provider, error) {

@@ -12,7 +12,6 @@ import (
 	"strings"
 	"time"
 
-	veetbrowser "github.com/veetbot/veetbrowser"
 	"github.com/veetbot/veetbrowser/errcode"
 	"github.com/veetbot/veetbrowser/mcpserver"
 	"github.com/veetbot/veetbrowser/policy"
@@ -43,15 +42,11 @@ func (c *MCPCommand) Run(ctx context.Context, args []string) error {
 		}
 		return errcode.New(errcode.InvalidArgument, "usage: veetbrowser mcp [--http ADDR] [--budget BYTES] [--browser PATH]")
 	}
-	p, err := bf.provider(ctx)
+	rt, closeBrowser, err := bf.runtime(ctx, *budget)
 	if err != nil {
 		return err
 	}
-	defer p.Close()
-	rt, err := veetbrowser.New(p, veetbrowser.Options{Budget: *budget})
-	if err != nil {
-		return err
-	}
+	defer closeBrowser()
 	opts := mcpserver.Options{Version: *version, ServerVersion: Version, UploadRoot: *uploadRoot,
 		Grant: policy.Grant{Origins: origins}}
 	if *addr == "" {

@@ -47,15 +47,11 @@ func (c *ObserveCommand) Run(ctx context.Context, args []string) error {
 		url = u
 	}
 
-	p, err := bf.provider(ctx)
+	rt, closeBrowser, err := bf.runtime(ctx, *budget)
 	if err != nil {
 		return err
 	}
-	defer p.Close()
-	rt, err := veetbrowser.New(p, veetbrowser.Options{Budget: *budget})
-	if err != nil {
-		return err
-	}
+	defer closeBrowser()
 	sess, err := rt.NewSession(ctx, veetbrowser.SessionOptions{Version: *version})
 	if err != nil {
 		return err

@@ -7,7 +7,6 @@ import (
 	"fmt"
 	"io"
 
-	veetbrowser "github.com/veetbot/veetbrowser"
 	"github.com/veetbot/veetbrowser/errcode"
 	"github.com/veetbot/veetbrowser/suite"
 )
@@ -31,15 +30,11 @@ func (c *SuiteCommand) Run(ctx context.Context, args []string) error {
 		}
 		return errcode.New(errcode.InvalidArgument, "usage: veetbrowser suite [--budget BYTES] [--json] [--browser PATH]")
 	}
-	p, err := bf.provider(ctx)
+	rt, closeBrowser, err := bf.runtime(ctx, *budget)
 	if err != nil {
 		return err
 	}
-	defer p.Close()
-	rt, err := veetbrowser.New(p, veetbrowser.Options{Budget: *budget})
-	if err != nil {
-		return err
-	}
+	defer closeBrowser()
 	report, err := suite.Run(ctx, rt, *budget)
 	if err != nil {
 		return errcode.Wrap(errcode.Internal, err, "the suite could not run")

@@ -148,8 +148,9 @@
       if (n === SPACE) { parts.push(' '); continue; }
       visits++;
       if (n.nodeType === 3) {
-        parts.push(n.data);
-        units += n.data.length;
+        const d = n.data.slice(0, MAX_NAME + 1 - units); // never more than a name can keep
+        parts.push(d);
+        units += d.length;
         continue;
       }
       if (n.nodeType !== 1) continue;
@@ -266,7 +267,7 @@
       const n = stack.pop();
       count++;
       if (n === control) continue;
-      if (n.nodeType === 3) { parts.push(n.data); continue; }
+      if (n.nodeType === 3) { parts.push(n.data.slice(0, MAX_NAME + 1)); continue; }
       if (n.nodeType !== 1) continue;
       if (n !== label && (n.localName === 'input' || n.localName === 'select' || n.localName === 'textarea')) continue;
       const items = [];
@@ -516,8 +517,10 @@
       if (n.nextSibling) stack.push(n.nextSibling);
       if (n.nodeType === 3) {
         if (!visible(n.parentElement)) continue;
-        text += n.data;
-        if (clean(text).length > SUMMARY_CHARS) { truncated = true; break; }
+        // Never read more of one text node than the summary could keep.
+        const room = 4 * SUMMARY_CHARS;
+        text += n.data.length > room ? n.data.slice(0, room) : n.data;
+        if (n.data.length > room || clean(text).length > SUMMARY_CHARS) { truncated = true; break; }
         continue;
       }
       if (n.nodeType !== 1 || excludedSubtree(n)) continue;
@@ -774,8 +777,7 @@
   const drafts = new Map(); // token -> WeakRef(editor)
 
   function bindDraft(p) {
-    const entry = retained.get(p.revision);
-    const el = entry && entry.nodes[p.index];
+    const el = retainedNode(p);
     if (!el) return {ok: false};
     let same = false;
     for (const ref of drafts.values()) same = ref.deref() === el;
@@ -886,13 +888,18 @@
     return false;
   }
 
+  // retainedNode is the control a revision retained at an index, or null.
+  function retainedNode(p) {
+    const entry = retained.get(p.revision);
+    return (entry && entry.nodes[p.index]) || null;
+  }
+
   // prepare runs the live guards of an action on a retained control and
   // returns its independent label facts and, for pointer actions, the point
   // to click. It never reads a value.
   function prepare(p) {
     if (p.doc && p.doc !== docId) return {error: 'document_changed'};
-    const entry = retained.get(p.revision);
-    const el = entry && entry.nodes[p.index];
+    const el = retainedNode(p);
     if (!el) return {error: 'stale'};
     if (!el.isConnected) return {error: 'detached'};
     const role = controlRole(el) || '';
@@ -952,8 +959,7 @@
   // selectOption picks the option of a <select> whose visible label is
   // label, as a user's choice would, and reports whether one matched.
   function selectOption(p) {
-    const entry = retained.get(p.revision);
-    const el = entry && entry.nodes[p.index];
+    const el = retainedNode(p);
     if (!el || !el.isConnected) return {error: 'detached'};
     if (el.localName !== 'select') return {error: 'not_select'};
     for (const o of el.options) {
@@ -969,10 +975,7 @@
   }
 
   // node returns a retained control itself, for CDP calls that need a handle.
-  function node(p) {
-    const entry = retained.get(p.revision);
-    return (entry && entry.nodes[p.index]) || null;
-  }
+  const node = retainedNode;
 
   Object.defineProperty(globalThis, '__veetbrowser', {
     // retainedNodes is diagnostic: how many nodes the runtime keeps alive.
