@@ -71,6 +71,11 @@ func TestToolsWalkAPageThroughContinuations(t *testing.T) {
 	if a := annotations["browser_navigate"]; a == nil || a.ReadOnlyHint {
 		t.Fatal("browser_navigate is annotated read-only")
 	}
+	for _, name := range []string{"browser_act", "browser_upload"} {
+		if a := annotations[name]; a == nil || a.ReadOnlyHint || a.DestructiveHint == nil || !*a.DestructiveHint {
+			t.Fatalf("%s is not annotated destructive", name)
+		}
+	}
 
 	url := browsertest.Serve(t, browsertest.Repeat(300, "<button>control %d</button>"))
 	text, isErr := call(t, cs, "browser_navigate", map[string]any{"url": url})

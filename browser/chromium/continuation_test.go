@@ -4,6 +4,7 @@ import (
 	"context"
 	"fmt"
 	"slices"
+	"strings"
 	"testing"
 	"time"
 
@@ -206,5 +207,26 @@ func BenchmarkExpansion(b *testing.B) {
 				}
 			}
 		})
+	}
+}
+
+// TestFailedObservationPublishesNothing: an observation cut short by its
+// context leaves the newest revision, and its references, as they were.
+func TestFailedObservationPublishesNothing(t *testing.T) {
+	ctx := browsertest.Context(t, time.Minute)
+	s, obs := openPage(t, buttons(300, "")+strings.Repeat("<p>prose</p>", 20000))
+	// The collection of this page takes far longer than 15 ms: the context
+	// ends while the collector runs.
+	short, cancel := context.WithTimeout(ctx, 15*time.Millisecond)
+	defer cancel()
+	_, err := s.Observe(short, observation.Request{})
+	wantCode(t, err, errcode.Timeout)
+	// The first observation is still the newest: its refs continue.
+	next, err := s.Observe(ctx, observation.Request{After: obs.Controls[9].Ref})
+	if err != nil {
+		t.Fatalf("the refs of the newest revision were lost: %v", err)
+	}
+	if next.Controls[0].Name != "b10" {
+		t.Fatalf("after b9: %q", next.Controls[0].Name)
 	}
 }

@@ -284,10 +284,15 @@ func (t *tab) evaluate(ctx context.Context, expr string) ([]byte, error) {
 		Silent:          ptr(true),
 	})
 	if err != nil {
+		if octx.Err() != nil {
+			// Cancelled, timed out, or interrupted by a crash or a dialog.
+			return nil, classify(octx, err, errcode.CaptureFailed, "the page could not be observed")
+		}
 		t.mu.Lock()
 		moved := t.world != world
 		t.mu.Unlock()
-		if moved || strings.Contains(err.Error(), "context") {
+		msg := err.Error()
+		if moved || strings.Contains(msg, "Cannot find context") || strings.Contains(msg, "context was destroyed") {
 			return nil, errcode.Wrap(errcode.DocumentChanged, err, "the document changed during the observation; observe again")
 		}
 		return nil, classify(octx, err, errcode.CaptureFailed, "the page could not be observed")
