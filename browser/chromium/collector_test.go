@@ -197,6 +197,7 @@ func TestCanariesNeverLeave(t *testing.T) {
 <div contenteditable="true" aria-label="Draft">CANARY-EDITABLE</div>
 <button data-secret="CANARY-DATA">Go</button>
 <select aria-label="Pick"><option selected>CANARY-OPTION</option></select>
+<div id="ed" contenteditable="true">CANARY-LABELLED-BY-EDITOR</div><button aria-labelledby="ed">Fallback</button>
 <script>document.querySelector('input').value = 'CANARY-TYPED';</script>`)
 	obs2, err := s.Observe(browsertest.Context(t, time.Minute), observation.Request{})
 	if err != nil {
@@ -207,8 +208,8 @@ func TestCanariesNeverLeave(t *testing.T) {
 		if strings.Contains(string(b), "CANARY") {
 			t.Fatalf("a canary leaked: %s", b)
 		}
-		if len(o.Controls) != 6 {
-			t.Fatalf("got %d controls, want 6: %q", len(o.Controls), names(o))
+		if len(o.Controls) != 8 {
+			t.Fatalf("got %d controls, want 8: %q", len(o.Controls), names(o))
 		}
 	}
 }

@@ -50,29 +50,48 @@ type tab struct {
 	inflight  map[*int]context.CancelCauseFunc
 }
 
-func openTab(parent context.Context) (*tab, error) {
-	ctx, cancel := chromedp.NewContext(parent)
-	if err := chromedp.Do(ctx); err != nil {
+// openTab opens a page in the browser of parent; the caller's ctx bounds
+// the opening, not the page's life.
+func openTab(ctx, parent context.Context) (*tab, error) {
+	tabCtx, cancel := chromedp.NewContext(parent)
+	// Opening runs on the tab's own context, which ends if ctx does first.
+	opening, opened := context.WithCancel(tabCtx)
+	defer opened()
+	stop := context.AfterFunc(ctx, opened)
+	defer stop()
+	// The first run creates the target and binds it to tabCtx, so it cannot
+	// take ctx; ending tabCtx is what stops it.
+	created := make(chan error, 1)
+	go func() { created <- chromedp.Do(tabCtx) }()
+	var err error
+	select {
+	case err = <-created:
+	case <-ctx.Done():
+		cancel()
+		<-created
+		return nil, classify(ctx, ctx.Err(), errcode.BrowserUnavailable, "could not open a browser page")
+	}
+	if err != nil {
 		cancel()
 		return nil, errcode.Wrap(errcode.BrowserUnavailable, err, "could not open a browser page")
 	}
 	t := &tab{
-		ctx:       ctx,
+		ctx:       tabCtx,
 		cancel:    cancel,
-		target:    chromedp.FromContext(ctx).Target,
+		target:    chromedp.FromContext(tabCtx).Target,
 		dialogs:   make(chan *page.EventJavascriptDialogOpening, 4),
 		changed:   make(chan struct{}),
 		lifecycle: make(map[cdp.LoaderID]string),
 		inflight:  make(map[*int]context.CancelCauseFunc),
 	}
-	if err := chromedp.Listen(ctx, t.onEvent); err != nil {
+	if err := chromedp.Listen(tabCtx, t.onEvent); err != nil {
 		cancel()
 		return nil, errcode.Wrap(errcode.BrowserUnavailable, err, "could not open a browser page")
 	}
 	go t.handleDialogs()
-	if err := t.installCollector(ctx); err != nil {
+	if err := t.installCollector(opening); err != nil {
 		cancel()
-		return nil, errcode.Wrap(errcode.BrowserUnavailable, err, "could not prepare the browser page")
+		return nil, classify(opening, err, errcode.BrowserUnavailable, "could not prepare the browser page")
 	}
 	return t, nil
 }

@@ -41,7 +41,7 @@ func newSession(ctx context.Context, p *Provider) (*Session, error) {
 	// Startup holds the lock too: nothing can reach a half-made page.
 	s.lock.Acquire(context.Background(), 1)
 	defer s.lock.Release(1)
-	t, err := openTab(p.browserCtx)
+	t, err := openTab(ctx, p.browserCtx)
 	if err != nil {
 		return nil, err
 	}

@@ -38,6 +38,9 @@ func TestTextExcludesEditableAndHiddenAndIncludesShadow(t *testing.T) {
 <script>var x = "CANARY-SCRIPT";</script><style>.CANARY-STYLE{}</style><template>CANARY-TEMPLATE</template>
 <noscript>CANARY-NOSCRIPT</noscript><iframe srcdoc="CANARY-FRAME"></iframe>
 <p title="CANARY-ATTRIBUTE" data-x="CANARY-DATA">Label <input value="CANARY-LABELLED"> stays</p>
+<span style="position:absolute;width:1px;height:1px;overflow:hidden;clip:rect(0 0 0 0)">CANARY-SR-ONLY</span>
+<p style="position:absolute;left:-9999px">CANARY-OFFSCREEN</p>
+<div style="width:0;height:0;overflow:hidden">CANARY-ZERO-BOX</div>
 <div id="host">light fallback not rendered</div>
 <script>document.getElementById('host').attachShadow({mode: 'open'}).innerHTML = '<p>Shadow prose</p>';</script>`)
 	all := joined(obs)

@@ -142,60 +142,85 @@
     const parts = [];
     let units = 0;
     let visits = 0;
+    const add = (t) => {
+      const d = t.slice(0, MAX_NAME + 1 - units); // never more than a name can keep
+      parts.push(d);
+      units += d.length;
+    };
     const stack = [root];
     while (stack.length && visits < NAME_NODES && units <= MAX_NAME) {
       const n = stack.pop();
       if (n === SPACE) { parts.push(' '); continue; }
       visits++;
       if (n.nodeType === 3) {
-        const d = n.data.slice(0, MAX_NAME + 1 - units); // never more than a name can keep
-        parts.push(d);
-        units += d.length;
+        add(n.data);
         continue;
       }
       if (n.nodeType !== 1) continue;
+      // Form values and editable content never become a name.
+      if (valueBearing(n)) continue;
       if (n !== root) {
         const tag = n.localName;
         if (tag === 'script' || tag === 'style' || tag === 'template' || tag === 'noscript') continue;
         if (!includeHidden && (n.getAttribute('aria-hidden') === 'true' ||
             !n.checkVisibility({visibilityProperty: true}))) continue;
         const label = n.getAttribute('aria-label');
-        if (label && label.trim()) { parts.push(' ', label, ' '); units += label.length; continue; }
+        if (label && label.trim()) { parts.push(' '); add(label); parts.push(' '); continue; }
         if (tag === 'img' || tag === 'area') {
-          const alt = n.getAttribute('alt');
-          if (alt) { parts.push(alt); units += alt.length; }
+          add(n.getAttribute('alt') || '');
           continue;
         }
-        // Form controls inside a name contribute no value.
-        if (tag === 'input' || tag === 'textarea' || tag === 'select') continue;
         if (tag === 'br') { parts.push(' '); continue; }
-      }
-      // Children in reverse so they pop in order; slots render their assigned
-      // nodes, hosts their open shadow tree.
-      let kids;
-      if (n.localName === 'slot') {
-        kids = n.assignedNodes();
-        if (!kids.length) kids = null;
-      } else if (n.shadowRoot) {
-        const items = [];
-        for (let c = n.shadowRoot.firstChild; c && items.length < NAME_NODES; c = c.nextSibling) items.push(c);
-        kids = items;
       }
       const block = n !== root && isBlock(n);
       if (block) {
         parts.push(' ');
         stack.push(SPACE);
       }
-      if (kids) {
-        for (let i = kids.length - 1; i >= 0; i--) stack.push(kids[i]);
-      } else {
-        const items = [];
-        for (let c = n.firstChild; c && items.length < NAME_NODES; c = c.nextSibling) items.push(c);
-        for (let i = items.length - 1; i >= 0; i--) stack.push(items[i]);
-      }
+      const kids = flatChildren(n, NAME_NODES - visits);
+      visits += kids.visits;
+      for (let i = kids.nodes.length - 1; i >= 0; i--) stack.push(kids.nodes[i]);
     }
     const truncated = stack.length > 0;
     return [clean(parts.join('')), truncated];
+  }
+
+  // valueBearing: an element whose content is a value (form controls,
+  // editable content, custom text fields), never readable text.
+  function valueBearing(el) {
+    const tag = el.localName;
+    if (tag === 'input' || tag === 'textarea' || tag === 'select') return true;
+    const ce = el.getAttribute('contenteditable');
+    if (ce !== null && ce !== 'false') return true;
+    const role = (el.getAttribute('role') || '').trim().toLowerCase();
+    return VALUE_ROLES.has(role);
+  }
+
+  // flatChildren lists a node's children in the flat tree, at most max of
+  // them: a host's open shadow root, a slot's assigned nodes (found among
+  // the host's light children, each check counted as a visit) or its
+  // fallback content, any other node's own children. It never builds a
+  // whole assignment list.
+  function flatChildren(n, max) {
+    const nodes = [];
+    let visits = 0;
+    if (n.shadowRoot) {
+      for (let c = n.shadowRoot.firstChild; c && nodes.length < max; c = c.nextSibling) nodes.push(c);
+      return {nodes, visits};
+    }
+    if (n.localName === 'slot') {
+      const root = n.getRootNode();
+      const host = root && root.host;
+      if (host) {
+        for (let c = host.firstChild; c && visits < max; c = c.nextSibling) {
+          visits++;
+          if (c.assignedSlot === n) nodes.push(c);
+        }
+        if (nodes.length) return {nodes, visits};
+      }
+    }
+    for (let c = n.firstChild; c && nodes.length < max; c = c.nextSibling) nodes.push(c);
+    return {nodes, visits};
   }
 
   function isBlock(el) {
@@ -203,16 +228,22 @@
     return d !== 'inline' && d !== 'contents' && d !== 'none' && !d.startsWith('inline');
   }
 
+  const MAX_LABEL_IDS = 16;
+
   function labelledBy(el) {
     const ids = (el.getAttribute('aria-labelledby') || '').trim();
     if (!ids) return '';
     const root = el.getRootNode();
     const parts = [];
-    for (const id of ids.split(/\s+/)) {
+    let units = 0;
+    for (const id of ids.split(/\s+/, MAX_LABEL_IDS)) {
       const ref = root.getElementById ? root.getElementById(id) : document.getElementById(id);
-      if (!ref) continue;
+      if (!ref || valueBearing(ref) && ref !== el) continue;
       const label = ref.getAttribute('aria-label');
-      parts.push(label && label.trim() ? label : textAlternative(ref, true)[0]);
+      const text = label && label.trim() ? label.slice(0, MAX_NAME + 1) : ref === el ? '' : textAlternative(ref, true)[0];
+      parts.push(text);
+      units += text.length;
+      if (units > MAX_NAME) break;
     }
     return clean(parts.join(' '));
   }
@@ -269,7 +300,7 @@
       if (n === control) continue;
       if (n.nodeType === 3) { parts.push(n.data.slice(0, MAX_NAME + 1)); continue; }
       if (n.nodeType !== 1) continue;
-      if (n !== label && (n.localName === 'input' || n.localName === 'select' || n.localName === 'textarea')) continue;
+      if (n !== label && valueBearing(n)) continue;
       const items = [];
       for (let c = n.firstChild; c && items.length < NAME_NODES; c = c.nextSibling) items.push(c);
       for (let i = items.length - 1; i >= 0; i--) stack.push(items[i]);
@@ -503,34 +534,44 @@
   // summarize reads the visible text under a region, bounded in nodes and
   // units; truncated covers both bounds.
   const SPACE_AFTER = {nodeType: 0};
+  // summarize builds the normalized summary as it goes, so each text node
+  // costs its own length once and at most SUMMARY_CHARS + 1 are kept.
   function summarize(root, visible) {
     let text = '';
     let visits = 0;
     let truncated = false;
+    const append = (raw) => {
+      let t = raw.replace(/\s+/g, ' ');
+      if ((text === '' || text.endsWith(' ')) && t.startsWith(' ')) t = t.slice(1);
+      text += t;
+      return text.length > SUMMARY_CHARS + 1;
+    };
     const stack = [root.firstChild];
     while (stack.length) {
       const n = stack.pop();
       if (!n) continue;
-      if (n === SPACE_AFTER) { text += ' '; continue; }
+      if (n === SPACE_AFTER) { append(' '); continue; }
       if (visits >= SUMMARY_NODES) { truncated = true; break; }
       visits++;
       if (n.nextSibling) stack.push(n.nextSibling);
       if (n.nodeType === 3) {
         if (!visible(n.parentElement)) continue;
         // Never read more of one text node than the summary could keep.
-        const room = 4 * SUMMARY_CHARS;
-        text += n.data.length > room ? n.data.slice(0, room) : n.data;
-        if (n.data.length > room || clean(text).length > SUMMARY_CHARS) { truncated = true; break; }
+        const room = SUMMARY_CHARS + 2 - text.length;
+        if (append(n.data.length > room ? n.data.slice(0, room) : n.data) || n.data.length > room) {
+          truncated = true;
+          break;
+        }
         continue;
       }
       if (n.nodeType !== 1 || excludedSubtree(n)) continue;
       if (n.localName === 'button' || isBlockish(n)) {
-        text += ' ';
+        append(' ');
         stack.push(SPACE_AFTER);
       }
       if (n.firstChild) stack.push(n.firstChild);
     }
-    const [summary, cutText] = cut(clean(text), SUMMARY_CHARS);
+    const [summary, cutText] = cut(text.trim(), SUMMARY_CHARS);
     return [summary, truncated || cutText];
   }
 
@@ -544,7 +585,7 @@
     'caption', 'legend', 'menu', 'search', 'body', 'html']);
 
   function collectRegions() {
-    const visibleEl = textVisibility();
+    const visibleEl = visibilityChecker();
     const matches = [];
     let scanned = 0;
     let limited = false;
@@ -574,30 +615,6 @@
     }
     return {regions, coverage: {version: 1, scope: 'main_document', scanned_nodes: scanned,
       node_limit_reached: limited, omitted: Math.max(0, matches.length - MAX_REGIONS)}};
-  }
-
-  // textVisibility answers, per element and memoized, whether its own text
-  // renders: displayed, not visibility-hidden, not transparent, not in a
-  // hidden, inert or aria-hidden subtree.
-  function textVisibility() {
-    const memo = new Map();
-    return function visible(el) {
-      if (!el) return false;
-      let v = memo.get(el);
-      if (v === undefined) {
-        v = el.checkVisibility({opacityProperty: true, visibilityProperty: true}) && !hiddenOf(el, memo);
-        memo.set(el, v);
-      }
-      return v;
-    };
-  }
-
-  function hiddenOf(el, memo) {
-    for (let n = el; n; n = flatParent(n)) {
-      if (n.hasAttribute('hidden') || n.hasAttribute('inert') || n.getAttribute('aria-hidden') === 'true') return true;
-      if (n !== el && memo.get(n) === true) return false; // a visible ancestor was checked whole
-    }
-    return false;
   }
 
   // ---- readable text (ADR-0162) ---------------------------------------------------
@@ -642,6 +659,24 @@
       i += step;
     }
     return s;
+  }
+
+  // clippedAway: the idioms that hide content from sight but not from the
+  // DOM: a zero-area clip, a zero-size box that hides its overflow, and a
+  // positioned box moved off the document.
+  function clippedAway(el, st) {
+    const c = st.clip;
+    if (c && c.startsWith('rect(')) {
+      const v = c.slice(5, -1).split(/[ ,]+/).map(parseFloat);
+      if (v.length === 4 && (v[1] - v[3] <= 0 || v[2] - v[0] <= 0)) return true;
+    }
+    if (st.clipPath && /^inset\((50|100)%/.test(st.clipPath)) return true;
+    const hides = st.overflowX === 'hidden' || st.overflowX === 'clip';
+    const positioned = st.position === 'absolute' || st.position === 'fixed';
+    if (!hides && !positioned) return false;
+    const r = el.getBoundingClientRect();
+    if (hides && (r.width === 0 || r.height === 0)) return true;
+    return positioned && (r.right + window.scrollX <= 0 || r.bottom + window.scrollY <= 0);
   }
 
   // collectText walks the flat tree of the main document (open shadow roots
@@ -737,23 +772,16 @@
       if (tag === 'br') { if (shown) emit('\n', true); continue; }
       const ws = st.whiteSpace;
       const kidPre = ws === 'pre' || ws === 'pre-wrap' || ws === 'break-spaces' || ws === 'pre-line';
-      const kidShown = shown && st.opacity !== '0' && st.visibility === 'visible';
+      const kidShown = shown && st.opacity !== '0' && st.visibility === 'visible' && !clippedAway(n, st);
       const block = display !== 'inline' && display !== 'contents' && !display.startsWith('inline');
       const cell = CELL_TAGS.has(tag) || display === 'table-cell';
       if (block && !cell) pendingBreak = true;
       if (block || cell) stack.push([n, CLOSE]);
-      // Children, last first, from the flat tree.
-      let kids;
-      if (n.shadowRoot) {
-        kids = childList(n.shadowRoot);
-      } else if (tag === 'slot') {
-        visits++; // the slot's assignment check counts against the budget
-        const assigned = n.assignedNodes();
-        kids = assigned.length ? assigned : childList(n);
-      } else {
-        kids = childList(n);
-      }
-      for (let i = kids.length - 1; i >= 0; i--) stack.push([kids[i], 0, kidShown, kidPre]);
+      // Children, last first, from the flat tree; slot assignment checks
+      // count against the visit budget.
+      const kids = flatChildren(n, TEXT_NODES - visits);
+      visits += kids.visits;
+      for (let i = kids.nodes.length - 1; i >= 0; i--) stack.push([kids.nodes[i], 0, kidShown, kidPre]);
     }
     if (stack.length && !nodeLimit && !unitLimit && !byteLimit) nodeLimit = true;
     flush();
@@ -762,13 +790,7 @@
       byte_limit_reached: byteLimit, omitted_bytes: omitted}};
   }
 
-  // childList lists a node's children, at most the node budget, without
-  // enumerating `children` (a hostile page can make that huge).
-  function childList(n) {
-    const out = [];
-    for (let c = n.firstChild; c && out.length < TEXT_NODES; c = c.nextSibling) out.push(c);
-    return out;
-  }
+
 
   // ---- draft receipt (ADR-0162) -------------------------------------------------
 
@@ -857,9 +879,9 @@
     const n = labelledBy(form) || clean(form.getAttribute('aria-label') || '');
     if (n) return cut(n, MAX_NAME)[0];
     const id = form.getAttribute('id') || form.getAttribute('name');
-    if (id) return '#' + id;
+    if (id) return cut('#' + id, MAX_NAME)[0];
     try {
-      return new URL(form.action, location.href).pathname;
+      return cut(new URL(form.action, location.href).pathname, MAX_NAME)[0];
     } catch (e) {
       return 'form';
     }
