@@ -10,6 +10,8 @@ package veetbrowser
 import (
 	"context"
 	"encoding/json"
+	"os"
+	"sync"
 
 	"github.com/veetbot/veetbrowser/browser"
 	"github.com/veetbot/veetbrowser/errcode"
@@ -79,6 +81,9 @@ type Session struct {
 	approver  policy.Approver
 	approvals policy.Approvals
 	uploads   uploadRoot
+
+	mu     sync.Mutex
+	copies string // the session's directory of upload copies; "" until the first upload
 }
 
 // NewSession opens a page.
@@ -159,10 +164,16 @@ func (s *Session) Act(ctx context.Context, a browser.Action) (*Result, error) {
 	return s.result(res.Observation, res)
 }
 
-// Upload sets files from the upload root on a file-input control.
+// Upload sets files from the upload root on a file-input control. The
+// files are checked and copied into the session's own directory first.
 func (s *Session) Upload(ctx context.Context, ref string, paths []string) (*Result, error) {
-	files, err := s.uploads.resolve(paths)
+	dir, err := s.uploadDir()
 	if err != nil {
+		return nil, err
+	}
+	files, err := s.uploads.resolve(paths, dir)
+	if err != nil {
+		os.RemoveAll(dir)
 		return nil, err
 	}
 	res, err := s.page.Upload(ctx, ref, files, s.authorize)
@@ -233,8 +244,35 @@ func (s *Session) project(obs *observation.Observation, act *browser.ActResult, 
 	return &Result{Observation: obs, Action: act, View: view}, nil
 }
 
-// Close closes the page.
-func (s *Session) Close(ctx context.Context) error { return s.page.Close(ctx) }
+// uploadDir returns a fresh directory for one upload's copies, inside the
+// session's own directory, which Close removes.
+func (s *Session) uploadDir() (string, error) {
+	if s.uploads.dir == "" {
+		return "", errcode.New(errcode.UploadRefused, "uploads are not enabled for this session")
+	}
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	if s.copies == "" {
+		dir, err := os.MkdirTemp("", "veetbrowser-uploads-")
+		if err != nil {
+			return "", errcode.Wrap(errcode.UploadRefused, err, "the upload could not be prepared")
+		}
+		s.copies = dir
+	}
+	return os.MkdirTemp(s.copies, "u")
+}
+
+// Close closes the page and removes the session's upload copies.
+func (s *Session) Close(ctx context.Context) error {
+	err := s.page.Close(ctx)
+	s.mu.Lock()
+	if s.copies != "" {
+		os.RemoveAll(s.copies)
+		s.copies = ""
+	}
+	s.mu.Unlock()
+	return err
+}
 
 // viewOptions are the projection options that version v defines.
 func viewOptions(v tools.Version, budget int, args tools.ObserveArgs) projection.Options {

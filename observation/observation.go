@@ -158,5 +158,6 @@ type TextCoverage struct {
 
 // Draft is the state of the draft receipt: "match" echoes the known value.
 type Draft struct {
-	State string `json:"state"`
+	State  string `json:"state"`
+	Echoed bool   `json:"echoed"` // false when the text ceiling left no room
 }

@@ -6,7 +6,6 @@ import (
 	"crypto/sha256"
 	"encoding/base32"
 	"encoding/binary"
-	"strings"
 
 	"github.com/veetbot/veetbrowser/errcode"
 )
@@ -72,7 +71,9 @@ func (k *Keys) Parse(kind Kind, ref string) (revision, index uint64, err error) 
 	}
 	got := Kind(ref[0])
 	raw, derr := refEncoding.DecodeString(ref[1:])
-	if derr != nil || len(raw) < tagLen+2+macLen || strings.ToLower(ref) != ref {
+	// Only the canonical spelling verifies: base32's unused trailing bits
+	// must not make a second, edited spelling of the same reference.
+	if derr != nil || len(raw) < tagLen+2+macLen || refEncoding.EncodeToString(raw) != ref[1:] {
 		return 0, 0, errcode.New(errcode.UnknownReference, "the reference is malformed; use a reference from the newest observation")
 	}
 	payload, sum := raw[:len(raw)-macLen], raw[len(raw)-macLen:]

@@ -69,6 +69,7 @@ func TestReferences(t *testing.T) {
 		{"garbage", "hello world", KindControl, errcode.UnknownReference},
 		{"upper case", strings.ToUpper(ref), KindControl, errcode.UnknownReference},
 		{"empty", "", KindControl, errcode.UnknownReference},
+		{"non-canonical spelling", ref[:len(ref)-1] + nonCanonical(ref[len(ref)-1]), KindControl, errcode.UnknownReference},
 	} {
 		if _, _, err := k1.Parse(tc.kind, tc.ref); errcode.Of(err) != tc.code {
 			t.Errorf("%s: %v, want %s", tc.name, err, tc.code)
@@ -81,4 +82,12 @@ func flip(c byte) string {
 		return "b"
 	}
 	return "a"
+}
+
+// nonCanonical returns another base32 letter that differs from c only in
+// the low bits a short final group leaves unused.
+func nonCanonical(c byte) string {
+	const alphabet = "abcdefghijklmnopqrstuvwxyz234567"
+	i := strings.IndexByte(alphabet, c)
+	return string(alphabet[i^1])
 }

@@ -125,20 +125,31 @@ var spacelessRE = regexp.MustCompile(`(?:发布|发送|购买|支付|付款|删�
 
 var wordSplit = regexp.MustCompile(`[^\p{L}\p{M}\p{N}]+`)
 
-// namesAction reports whether a control's name is a consequential command:
-// its first word or first two words (imperative: "Post reply", "Check
-// out"), or its last word (infinitive: "Jetzt kaufen"), is a keyword. Nouns
-// inside a name ("Like post 3") do not count.
+// benignVerbs start names whose keywords are nouns: "Like post 3", "Share
+// post", "View order".
+var benignVerbs = map[string]bool{
+	"like": true, "unlike": true, "share": true, "repost": true, "reply": true, "view": true, "open": true,
+	"show": true, "hide": true, "edit": true, "copy": true, "follow": true, "bookmark": true, "save": true,
+	"report": true, "translate": true, "preview": true, "track": true,
+}
+
+// namesAction reports whether a name commands a consequential action: a
+// keyword (or the two-word "check out") anywhere in it, unless the name
+// starts with a benign verb that is not itself a keyword, which makes the
+// keyword a noun. Whole words only: "Postcode" and "Deleted items" do not
+// match.
 func namesAction(name string) bool {
 	words := wordSplit.Split(strings.ToLower(strings.TrimSpace(name)), -1)
 	words = slices.DeleteFunc(words, func(w string) bool { return w == "" })
-	if len(words) == 0 {
+	if len(words) == 0 || (benignVerbs[words[0]] && !keywords[words[0]]) {
 		return false
 	}
-	if keywords[words[0]] || keywords[words[len(words)-1]] {
-		return true
+	for i, w := range words {
+		if keywords[w] || (i+1 < len(words) && keywords[w+" "+words[i+1]]) {
+			return true
+		}
 	}
-	return len(words) > 1 && keywords[words[0]+" "+words[1]]
+	return false
 }
 
 // Consequential reports whether acting on a control with these facts needs
@@ -150,6 +161,10 @@ func Consequential(f Facts) bool {
 	}
 	switch f.Role {
 	case "button", "link", "menuitem", "menuitemcheckbox", "menuitemradio", "option", "switch", "checkbox", "radio", "tab", "treeitem":
+	case "dialog":
+		// Accepting a dialog: its message is a question, judged whole.
+		words := wordSplit.Split(strings.ToLower(f.Name), -1)
+		return slices.ContainsFunc(words, func(w string) bool { return keywords[w] }) || spacelessRE.MatchString(f.Name)
 	default:
 		return false
 	}

@@ -23,6 +23,8 @@ func TestConsequentialInSeveralLanguages(t *testing.T) {
 		{"प्रकाशित करें", true}, {"भेजें", true}, // Hindi
 		{"Like post 3", false}, {"Reply", false}, {"Postcode", false}, {"Repost", false}, {"Settings", false},
 		{"Deleted items", false}, {"Sender", false},
+		{"Yes, delete my account", true}, {"Place order", true}, {"Share post 3", false}, {"View order 12", false},
+		{"Save draft", false}, {"Check out now", true},
 	} {
 		if got := Consequential(Facts{Role: "button", Name: tc.name}); got != tc.want {
 			t.Errorf("%q: consequential %v, want %v", tc.name, got, tc.want)
@@ -33,6 +35,9 @@ func TestConsequentialInSeveralLanguages(t *testing.T) {
 	}
 	if Consequential(Facts{Role: "textbox", Name: "Publish date"}) {
 		t.Error("a textbox named Publish date is consequential")
+	}
+	if !Consequential(Facts{Role: "dialog", Name: "Permanently delete 3 files?"}) || Consequential(Facts{Role: "dialog", Name: "Leave this page?"}) {
+		t.Error("accepting dialogs is classified wrong")
 	}
 }
 

@@ -5,6 +5,7 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"time"
 
 	"github.com/chromedp/cdproto/cdp"
 	"github.com/chromedp/cdproto/dom"
@@ -42,7 +43,12 @@ type target struct {
 	Doc      string `json:"doc"`
 	Pointer  bool   `json:"pointer,omitempty"`
 	Focus    bool   `json:"focus,omitempty"`
+	Editable bool   `json:"editable,omitempty"` // type: the control must take text
 	Label    string `json:"label,omitempty"`
+	// arm: the guard's kind and the point a pointer action hits
+	Kind string  `json:"kind,omitempty"`
+	X    float64 `json:"x,omitempty"`
+	Y    float64 `json:"y,omitempty"`
 }
 
 func (t target) call(fn string) string {
@@ -72,6 +78,7 @@ func (s *Session) Act(ctx context.Context, a browser.Action, authorize browser.A
 	}
 	tg.Pointer = a.Kind == browser.ActClick || a.Kind == browser.ActCheck || a.Kind == browser.ActUncheck
 	tg.Focus = a.Kind == browser.ActType || a.Kind == browser.ActPress
+	tg.Editable = a.Kind == browser.ActType
 	prep, err := s.prepare(ctx, tg)
 	if err != nil {
 		return nil, err
@@ -83,7 +90,9 @@ func (s *Session) Act(ctx context.Context, a browser.Action, authorize browser.A
 	case browser.ActType:
 		facts.Submit = a.Submit && prep.Facts.Form != ""
 	case browser.ActPress:
-		facts.Submit = a.Key == "Enter" && prep.Facts.Form != ""
+		// Enter submits from any control of a form; Space activates a
+		// focused submit button.
+		facts.Submit = (a.Key == "Enter" && prep.Facts.Form != "") || (a.Key == " " && prep.Facts.Submit)
 	case browser.ActCheck, browser.ActUncheck:
 		if prep.Facts.Checked == (a.Kind == browser.ActCheck) {
 			obs, err := s.observeLocked(ctx, observation.Request{})
@@ -179,6 +188,8 @@ func (s *Session) prepare(ctx context.Context, tg target) (*prepared, error) {
 		return nil, errcode.New(errcode.NotActionable, "another element covers the control; close it or observe again")
 	case "unfocusable":
 		return nil, errcode.New(errcode.NotActionable, "the control cannot take keyboard input")
+	case "not_editable":
+		return nil, errcode.New(errcode.NotActionable, "the control does not take text; type works on text fields and editors")
 	}
 	return nil, errcode.New(errcode.NotActionable, "the control cannot be acted on")
 }
@@ -234,7 +245,17 @@ func (s *Session) dispatch(ctx context.Context, a browser.Action, tg target, p *
 			return nil
 		})
 	}
-	if tg.Pointer {
+	// The guard is armed right before the input and checked right after it.
+	switch {
+	case tg.Pointer:
+		tg.Kind, tg.X, tg.Y = "pointer", p.X, p.Y
+	case tg.Focus:
+		tg.Kind = "keyboard"
+	}
+	if tg.Kind != "" {
+		if err := s.arm(octx, tg); err != nil {
+			return err
+		}
 		steps = append(steps, func() error { return s.disarm(octx) })
 	}
 	for i, step := range steps {
@@ -258,23 +279,45 @@ func (s *Session) dispatch(ctx context.Context, a browser.Action, tg target, p *
 	return nil
 }
 
-// disarm ends the pointer guard of a click and reports what it saw. A click
-// the guard stopped never reached the page; one it let through did.
+// arm runs the last guard check before input and arms the in-page guard.
+func (s *Session) arm(ctx context.Context, tg target) error {
+	raw, err := s.tab.evaluate(ctx, tg.call("arm"))
+	if err != nil {
+		return err
+	}
+	var r struct{ Error string }
+	json.Unmarshal(raw, &r)
+	switch r.Error {
+	case "":
+		return nil
+	case "covered":
+		return errcode.New(errcode.NotActionable, "another element covers the control; close it or observe again")
+	case "unfocusable":
+		return errcode.New(errcode.NotActionable, "the control lost the keyboard focus before the input; observe again")
+	}
+	return errcode.New(errcode.StaleReference, "the control is no longer on the page; observe again")
+}
+
+// disarm ends the guard and reports what it saw. Input the guard stopped
+// never reached the page; input it did not see confirmed on the control
+// (a frame took it, say) may have gone elsewhere.
 func (s *Session) disarm(ctx context.Context) error {
 	raw, err := s.tab.evaluate(ctx, "globalThis.__veetbrowser.disarm()")
 	if err != nil {
-		// The click navigated away or opened a dialog: it was delivered.
+		// The input navigated away or opened a dialog: it was delivered.
 		return nil
 	}
-	var g struct{ Hits, Blocked int }
+	var g struct{ Hits, Confirmed, Blocked int }
 	if json.Unmarshal(raw, &g) != nil {
 		return nil
 	}
 	switch {
 	case g.Blocked > 0 && g.Hits == 0:
-		return &refused{errcode.New(errcode.NotActionable, "the page moved under the click, which was stopped before it reached the page; observe again")}
+		return &refused{errcode.New(errcode.NotActionable, "the page changed under the input, which was stopped before it reached the page; observe again")}
 	case g.Blocked > 0:
-		return errcode.New(errcode.ActionUncertain, "the page moved during the click, which may have been delivered only in part; observe before trying again")
+		return errcode.New(errcode.ActionUncertain, "the page changed during the input, which may have been delivered only in part; observe before trying again")
+	case g.Confirmed == 0:
+		return errcode.New(errcode.ActionUncertain, "the input could not be confirmed on the control; observe before trying again")
 	}
 	return nil
 }
@@ -305,9 +348,15 @@ func (s *Session) answerDialogLocked(ctx context.Context, a browser.Action, auth
 	if d.Type == page.DialogTypeBeforeunload && a.Accept {
 		return nil, errcode.New(errcode.NotActionable, "the runtime never accepts a leave-page dialog; dismiss it")
 	}
-	facts := policy.Facts{Origin: originOf(d.URL), Role: "dialog", Name: string(d.Type)}
-	if err := authorize(ctx, policy.ClassDialog, facts); err != nil {
-		return nil, err
+	// Dismissing is always safe. Accepting is judged on the dialog's own
+	// words (accepting "Delete everything?" is consequential), on the
+	// origin of the page it blocks: a frame's dialog blocks its page.
+	if a.Accept {
+		msg, _ := truncateUTF16(d.Message, observation.MaxDialogMessage)
+		facts := policy.Facts{Origin: s.origin, Role: "dialog", Name: msg}
+		if err := authorize(ctx, policy.ClassDialog, facts); err != nil {
+			return nil, err
+		}
 	}
 	before := s.tab.mark()
 	octx, end, err := s.tab.begin(ctx)
@@ -319,7 +368,10 @@ func (s *Session) answerDialogLocked(ctx context.Context, a browser.Action, auth
 	if err != nil {
 		return nil, errcode.Wrap(errcode.ActionUncertain, err, "the dialog may or may not have been answered; observe again")
 	}
-	s.tab.waitFor(ctx, func() bool { return s.tab.dialog == nil })
+	// Wait for this dialog to close (another may open right after it).
+	wctx, cancel := context.WithTimeout(ctx, 5*time.Second)
+	s.tab.waitFor(wctx, func() bool { return s.tab.dialog != d })
+	cancel()
 	return s.afterDispatchLocked(ctx, before)
 }
 
@@ -361,6 +413,10 @@ func (s *Session) setFiles(ctx context.Context, tg target, files []string) error
 	defer end()
 	const group = "veetbrowser-upload"
 	world := s.tab.currentWorld()
+	if world == "" {
+		// Never fall back to the page's own world.
+		return errcode.New(errcode.DocumentChanged, "the page is between documents; observe again")
+	}
 	defer cdp.Call(context.WithoutCancel(octx), s.tab.target, runtime.ReleaseObjectGroup, runtime.ReleaseObjectGroupParams{ObjectGroup: group})
 	res, err := cdp.Call(octx, s.tab.target, runtime.Evaluate, runtime.EvaluateParams{
 		Expression: tg.call("node"), UniqueContextID: world, ObjectGroup: group,

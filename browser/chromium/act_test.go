@@ -359,7 +359,7 @@ func TestClickNeverLandsOnAnotherElement(t *testing.T) {
 <script>
 const [a, b] = document.querySelectorAll('#box button');
 let flip = false;
-setInterval(() => { flip = !flip; a.style.left = flip ? '200px' : '0'; b.style.left = flip ? '0' : '200px'; }, 3);
+setInterval(() => { flip = !flip; a.style.left = flip ? '200px' : '0'; b.style.left = flip ? '0' : '200px'; }, 10);
 </script>`})
 	s := openSession(t)
 	if _, err := s.Navigate(ctx, base); err != nil {
@@ -389,4 +389,61 @@ setInterval(() => { flip = !flip; a.style.left = flip ? '200px' : '0'; b.style.l
 		}
 	}
 	t.Logf("%d clicks delivered, %d stopped by the guard", delivered, stopped)
+}
+
+// TestTypingNeverLandsInAnotherField: a page that steals the focus every few
+// milliseconds can make typing fail, never put the text in another field.
+func TestTypingNeverLandsInAnotherField(t *testing.T) {
+	ctx := browsertest.Context(t, 2*time.Minute)
+	_, base := serveEffects(t, map[string]string{"/": `
+<input aria-label="Mine" id="mine"><input aria-label="Thief" id="thief">
+<script>setInterval(() => document.getElementById('thief').focus(), 2);</script>`})
+	s := openSession(t)
+	if _, err := s.Navigate(ctx, base); err != nil {
+		t.Fatal(err)
+	}
+	delivered := 0
+	for range 20 {
+		obs, err := s.Observe(ctx, observation.Request{})
+		if err != nil {
+			t.Fatal(err)
+		}
+		_, err = s.Act(ctx, browser.Action{Kind: browser.ActType, Ref: find(t, obs, "Mine").Ref, Text: "x"}, allowAll)
+		switch errcode.Of(err) {
+		case errcode.NotActionable, errcode.ActionUncertain:
+		default:
+			if err != nil {
+				t.Fatal(err)
+			}
+			delivered++
+		}
+	}
+	if got := evalMain(t, s, "document.getElementById('thief').value"); got != "" {
+		t.Fatalf("typing landed in another field: %q", got)
+	}
+	if got := evalMain(t, s, "document.getElementById('mine').value"); len(got) != delivered {
+		t.Fatalf("%d deliveries reported, the field holds %q", delivered, got)
+	}
+	t.Logf("%d of 20 typings delivered", delivered)
+}
+
+func TestSameDocumentNavigationDoesNotStall(t *testing.T) {
+	ctx := browsertest.Context(t, time.Minute)
+	_, base := serveEffects(t, map[string]string{"/": `<a href="#below">Jump</a><div style="height:3000px"></div><h2 id="below">Below</h2>`})
+	s := openSession(t)
+	obs, err := s.Navigate(ctx, base)
+	if err != nil {
+		t.Fatal(err)
+	}
+	start := time.Now()
+	res, err := s.Act(ctx, browser.Action{Kind: browser.ActClick, Ref: find(t, obs, "Jump").Ref}, allowAll)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if d := time.Since(start); d > 5*time.Second || res.NavigationStarted {
+		t.Fatalf("a same-document jump took %v and reported navigation %v", d, res.NavigationStarted)
+	}
+	if !strings.HasSuffix(res.Observation.URL, "#below") {
+		t.Fatalf("URL after the jump: %s", res.Observation.URL)
+	}
 }

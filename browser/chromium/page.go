@@ -174,8 +174,10 @@ func (t *tab) onEvent(ev any) {
 			t.loader = ev.LoaderID
 		}
 	case *page.EventFrameStartedNavigating:
-		if ev.FrameID != t.mainFrame {
-			return
+		same := ev.NavigationType == page.FrameStartedNavigatingNavigationTypeSameDocument ||
+			ev.NavigationType == page.FrameStartedNavigatingNavigationTypeHistorySameDocument
+		if ev.FrameID != t.mainFrame || same {
+			return // only a new main document changes what was observed
 		}
 		t.navSeq++
 	case *inspector.EventTargetCrashed:
@@ -251,15 +253,25 @@ func (t *tab) waitFor(ctx context.Context, cond func() bool) error {
 	}
 }
 
+// stepTimeout bounds one page step whose caller set no deadline: a page
+// that blocks its main thread must not hold the session forever. (An
+// action's approval, which may wait for a person, is not a page step.)
+const stepTimeout = 90 * time.Second
+
 // begin derives a context for one page operation that a crash or a dialog
 // interrupts. The returned func must be called when the operation ends.
 func (t *tab) begin(ctx context.Context) (context.Context, func(), error) {
+	stop := func() {}
+	if _, ok := ctx.Deadline(); !ok {
+		ctx, stop = context.WithTimeout(ctx, stepTimeout)
+	}
 	octx, cancel := context.WithCancelCause(ctx)
 	key := new(int)
 	t.mu.Lock()
 	if t.crashed {
 		t.mu.Unlock()
 		cancel(nil)
+		stop()
 		return nil, nil, errCrashed
 	}
 	t.inflight[key] = cancel
@@ -269,6 +281,7 @@ func (t *tab) begin(ctx context.Context) (context.Context, func(), error) {
 		delete(t.inflight, key)
 		t.mu.Unlock()
 		cancel(nil)
+		stop()
 	}, nil
 }
 

@@ -3,6 +3,7 @@ package chromium
 import (
 	"context"
 	"net/url"
+	"sync/atomic"
 	"time"
 
 	"github.com/chromedp/cdproto/page"
@@ -27,10 +28,12 @@ type Session struct {
 	keys     *observation.Keys
 	lock     *semaphore.Weighted // the operation lock: a mutex whose acquire a context can cancel
 
+	closed atomic.Bool // set by Close, even when an operation is stuck
+
 	// guarded by lock
-	revision uint64 // newest published revision; 0 before the first
-	doc      string // collector document id of the newest revision
-	closed   bool
+	revision uint64         // newest published revision; 0 before the first
+	doc      string         // collector document id of the newest revision
+	origin   string         // origin of the newest revision's main document
 	draft    *collect.Draft // the agent's own submitted rich-text draft, weakly bound in the page
 }
 
@@ -53,7 +56,7 @@ func (s *Session) acquire(ctx context.Context) error {
 	if err := s.lock.Acquire(ctx, 1); err != nil {
 		return classify(ctx, err, errcode.Cancelled, "the operation was cancelled")
 	}
-	if s.closed {
+	if s.closed.Load() {
 		s.lock.Release(1)
 		return errcode.New(errcode.BrowserUnavailable, "the session is closed")
 	}
@@ -126,6 +129,9 @@ func (s *Session) observeLocked(ctx context.Context, req observation.Request) (*
 			return nil, errcode.New(errcode.NotActionable, "a JavaScript dialog is open; answer it before continuing")
 		}
 		obs := s.dialogObservation(next, d)
+		if err := observation.Validate(obs); err != nil {
+			return nil, err
+		}
 		s.revision = next
 		return obs, nil
 	}
@@ -145,17 +151,19 @@ func (s *Session) observeLocked(ctx context.Context, req observation.Request) (*
 	obs := s.build(next, res)
 	if s.draft != nil {
 		obs.Draft = &observation.Draft{State: res.Draft}
-		if res.Draft == "match" {
-			// The receipt echoes only what the agent itself submitted.
-			obs.Text = append(obs.Text, observation.TextPart{Text: s.draft.Value, Source: observation.TextSourceDraft})
-		} else {
+		if res.Draft != "match" {
 			s.draft = nil // changed, hidden, credential, oversized or gone
+		} else if textCost(obs)+observation.TextPartCost(s.draft.Value) <= observation.TextBytes {
+			// The receipt echoes only what the agent itself submitted, and
+			// only within the text ceiling: a full page keeps the label alone.
+			obs.Text = append(obs.Text, observation.TextPart{Text: s.draft.Value, Source: observation.TextSourceDraft})
+			obs.Draft.Echoed = true
 		}
 	}
 	if err := observation.Validate(obs); err != nil {
 		return nil, err
 	}
-	s.revision, s.doc = next, res.Doc
+	s.revision, s.doc, s.origin = next, res.Doc, res.Origin
 	return obs, nil
 }
 
@@ -231,10 +239,15 @@ func (s *Session) dialogObservation(rev uint64, d *page.EventJavascriptDialogOpe
 	return &observation.Observation{
 		Revision: s.revisionToken(rev),
 		URL:      stripUserinfo(d.URL),
-		Origin:   originOf(d.URL),
+		Origin:   s.origin,
 		Trust:    observation.Trust,
 		Controls: []observation.Control{},
-		Dialog:   &observation.Dialog{Type: string(d.Type), Message: msg, MessageTruncated: cut},
+		Regions:  []observation.Region{},
+		// Nothing was scanned: the page is blocked until the dialog closes.
+		RegionCoverage: &observation.RegionCoverage{Version: observation.RegionCoverageV1, Scope: observation.RegionScope},
+		Text:           []observation.TextPart{},
+		TextCoverage:   &observation.TextCoverage{Version: observation.TextCoverageV1, Scope: observation.TextScope},
+		Dialog:         &observation.Dialog{Type: string(d.Type), Message: msg, MessageTruncated: cut},
 	}
 }
 
@@ -268,6 +281,9 @@ func stripUserinfo(raw string) string {
 func (s *Session) Close(ctx context.Context) error {
 	cctx, cancel := context.WithTimeout(context.WithoutCancel(ctx), closeTimeout)
 	defer cancel()
+	if s.closed.Swap(true) {
+		return nil
+	}
 	if err := s.lock.Acquire(cctx, 1); err != nil {
 		// An operation is stuck: close the page under it, which ends it.
 		s.tab.close()
@@ -275,11 +291,16 @@ func (s *Session) Close(ctx context.Context) error {
 		return errcode.Wrap(errcode.Timeout, err, "the session was closed while an operation was stuck")
 	}
 	defer s.lock.Release(1)
-	if s.closed {
-		return nil
-	}
-	s.closed = true
 	s.tab.close()
 	s.provider.forget(s)
 	return nil
+}
+
+// textCost is the observation's text share of the text byte bound.
+func textCost(o *observation.Observation) int {
+	n := o.TextCoverage.OmittedBytes
+	for _, p := range o.Text {
+		n += observation.TextPartCost(p.Text)
+	}
+	return n
 }

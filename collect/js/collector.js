@@ -142,6 +142,7 @@
     const parts = [];
     let units = 0;
     let visits = 0;
+    let unread = false; // children the node budget left unread
     const add = (t) => {
       const d = t.slice(0, MAX_NAME + 1 - units); // never more than a name can keep
       parts.push(d);
@@ -179,10 +180,10 @@
       }
       const kids = flatChildren(n, NAME_NODES - visits);
       visits += kids.visits;
+      if (kids.more) unread = true;
       for (let i = kids.nodes.length - 1; i >= 0; i--) stack.push(kids.nodes[i]);
     }
-    const truncated = stack.length > 0;
-    return [clean(parts.join('')), truncated];
+    return [clean(parts.join('')), unread || stack.length > 0];
   }
 
   // valueBearing: an element whose content is a value (form controls,
@@ -204,24 +205,26 @@
   function flatChildren(n, max) {
     const nodes = [];
     let visits = 0;
+    let c;
     if (n.shadowRoot) {
-      for (let c = n.shadowRoot.firstChild; c && nodes.length < max; c = c.nextSibling) nodes.push(c);
-      return {nodes, visits};
+      for (c = n.shadowRoot.firstChild; c && nodes.length < max; c = c.nextSibling) nodes.push(c);
+      return {nodes, visits, more: !!c};
     }
     if (n.localName === 'slot') {
       const root = n.getRootNode();
       const host = root && root.host;
       if (host) {
-        for (let c = host.firstChild; c && visits < max; c = c.nextSibling) {
+        for (c = host.firstChild; c && visits < max; c = c.nextSibling) {
           visits++;
           if (c.assignedSlot === n) nodes.push(c);
         }
-        if (nodes.length) return {nodes, visits};
+        if (nodes.length || c) return {nodes, visits, more: !!c};
       }
     }
-    for (let c = n.firstChild; c && nodes.length < max; c = c.nextSibling) nodes.push(c);
-    return {nodes, visits};
+    for (c = n.firstChild; c && nodes.length < max; c = c.nextSibling) nodes.push(c);
+    return {nodes, visits, more: !!c};
   }
+
 
   function isBlock(el) {
     const d = getComputedStyle(el).display;
@@ -781,6 +784,7 @@
       // count against the visit budget.
       const kids = flatChildren(n, TEXT_NODES - visits);
       visits += kids.visits;
+      if (kids.more) nodeLimit = true; // children the budget left unread
       for (let i = kids.nodes.length - 1; i >= 0; i--) stack.push([kids.nodes[i], 0, kidShown, kidPre]);
     }
     if (stack.length && !nodeLimit && !unitLimit && !byteLimit) nodeLimit = true;
@@ -940,8 +944,9 @@
     if (p.pointer) {
       const hit = hitTarget(x, y);
       if (!hit || !within(hit, el)) return {error: 'covered', facts};
-      guard.node = el; // armed until disarm; the next prepare re-arms
-      guard.hits = guard.blocked = 0;
+    }
+    if (p.editable && !(el.isContentEditable || ((el.localName === 'input' || el.localName === 'textarea') && !el.readOnly))) {
+      return {error: 'not_editable', facts};
     }
     if (p.focus) {
       el.focus({preventScroll: true});
@@ -953,27 +958,52 @@
     return {facts, x, y};
   }
 
-  // The pointer guard: while an action is armed, a trusted pointer event
-  // whose target is not the armed control is stopped before any page
-  // listener sees it (this world's capture listeners on window are
-  // registered before the page's scripts run). A page that moves between
-  // the hit test and the dispatch cannot have the click land elsewhere.
-  const guard = {node: null, hits: 0, blocked: 0};
-  for (const type of ['pointerdown', 'mousedown', 'pointerup', 'mouseup', 'click', 'auxclick', 'dblclick', 'contextmenu']) {
-    window.addEventListener(type, (ev) => {
-      if (!guard.node || !ev.isTrusted) return;
-      if (ev.composedPath().includes(guard.node)) {
-        guard.hits++;
-        return;
-      }
-      guard.blocked++;
-      ev.stopImmediatePropagation();
-      ev.preventDefault();
-    }, true);
+  // The input guard: while an action is armed, a trusted input event whose
+  // target is not the armed control is stopped before any page listener
+  // sees it (this world's capture listeners on window are registered before
+  // the page's scripts run). A page that moves or refocuses between the
+  // guard check and the dispatch cannot have the input land elsewhere. The
+  // confirming event (a click; a keydown or beforeinput) proves delivery.
+  const guard = {node: null, kind: '', hits: 0, confirmed: 0, blocked: 0};
+  const GUARDED = {
+    pointer: ['pointerdown', 'mousedown', 'pointerup', 'mouseup', 'click', 'auxclick', 'dblclick', 'contextmenu'],
+    keyboard: ['keydown', 'keypress', 'keyup', 'beforeinput'],
+  };
+  const CONFIRMING = new Set(['click', 'keydown', 'beforeinput']);
+  for (const kind of Object.keys(GUARDED)) {
+    for (const type of GUARDED[kind]) {
+      window.addEventListener(type, (ev) => {
+        if (!guard.node || guard.kind !== kind || !ev.isTrusted) return;
+        if (ev.composedPath().includes(guard.node)) {
+          guard.hits++;
+          if (CONFIRMING.has(type)) guard.confirmed++;
+          return;
+        }
+        guard.blocked++;
+        ev.stopImmediatePropagation();
+        ev.preventDefault();
+      }, true);
+    }
+  }
+
+  // arm checks, at the last moment before dispatch, that the point still
+  // hits the control (pointer) or that focus is still inside it (keyboard),
+  // then arms the guard for it.
+  function arm(p) {
+    const el = retainedNode(p);
+    if (!el || !el.isConnected) return {error: 'detached'};
+    if (p.kind === 'pointer') {
+      const hit = hitTarget(p.x, p.y);
+      if (!hit || !within(hit, el)) return {error: 'covered'};
+    } else if (!within(deepActiveElement(), el)) {
+      return {error: 'unfocusable'};
+    }
+    Object.assign(guard, {node: el, kind: p.kind, hits: 0, confirmed: 0, blocked: 0});
+    return {ok: true};
   }
 
   function disarm() {
-    const r = {hits: guard.hits, blocked: guard.blocked};
+    const r = {hits: guard.hits, confirmed: guard.confirmed, blocked: guard.blocked};
     guard.node = null;
     return r;
   }
@@ -1001,7 +1031,7 @@
 
   Object.defineProperty(globalThis, '__veetbrowser', {
     // retainedNodes is diagnostic: how many nodes the runtime keeps alive.
-    value: Object.freeze({observe, prepare, disarm, selectOption, node, bindDraft, docId, retainedNodes: () => {
+    value: Object.freeze({observe, prepare, arm, disarm, selectOption, node, bindDraft, docId, retainedNodes: () => {
       let n = 0;
       for (const e of retained.values()) n += e.nodes.length;
       return n;
