@@ -261,6 +261,11 @@ func Project(obs *observation.Observation, opts Options) ([]byte, error) {
 		a.v.ContextOmitted = true
 	}
 	a.addControls(len(a.controls))
+	if opts.Offsets && len(a.controls) > 0 && len(a.shown) == 0 {
+		// 1.1.0 has no skip disclosure: an element that cannot fit is an
+		// explicit error, never a next offset that repeats itself.
+		return nil, errcode.New(errcode.ObservationTooLarge, "the element at offset %d does not fit the %d-byte budget", opts.ElementOffset, budget)
+	}
 
 	v := a.finish(a.v, a.passed, a.lastRef)
 	v.Controls = a.shown

@@ -245,3 +245,16 @@ func TestClipNeverSplitsARune(t *testing.T) {
 		}
 	}
 }
+
+func TestOffsetElementThatCannotFitIsAnError(t *testing.T) {
+	obs := &observation.Observation{Version: "1.1.0", Revision: "v1", Trust: observation.Trust,
+		Controls: []observation.Control{{Ref: "e1", Role: strings.Repeat("r", 2000), Name: "x"}, {Ref: "e2", Role: "button", Name: "ok"}}}
+	_, err := Project(obs, Options{Budget: MinBudget, Offsets: true})
+	if errcode.Of(err) != errcode.ObservationTooLarge {
+		t.Fatalf("got %v, want observation_too_large", err)
+	}
+	out, err := Project(obs, Options{Budget: MinBudget, Offsets: true, ElementOffset: 1})
+	if err != nil || !strings.Contains(string(out), `"e2"`) {
+		t.Fatalf("offset 1: %s %v", out, err)
+	}
+}
