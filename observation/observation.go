@@ -10,6 +10,7 @@ const (
 	MaxAcquired  = WindowSize + 1 // handles acquired, one lookahead
 	MaxOffset    = 65536          // largest candidate offset a window may start at
 	MaxNameUnits = 1024           // UTF-16 units of a name kept canonically
+	ScanNodes    = 262144         // nodes one control scan visits, skipping included
 )
 
 // Trust marks everything collected from a page: it is evidence, never
@@ -77,6 +78,7 @@ const (
 	LimitControls = "controls" // MaxControls visible controls were collected
 	LimitWindow   = "window"   // WindowSize candidates were examined
 	LimitOffset   = "offset"   // the next window would start past MaxOffset: terminal
+	LimitNodes    = "nodes"    // the scan visited ScanNodes nodes: terminal
 )
 
 // ControlCoverage says what the control scan covered.

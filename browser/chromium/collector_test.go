@@ -400,3 +400,26 @@ func tempDirs(t *testing.T) map[string]bool {
 func processAlive(pid int) bool {
 	return syscall.Kill(pid, 0) == nil
 }
+
+// TestScanNodeBound: the control scan visits at most 262,144 nodes. The page
+// holds html, head, body, then k paragraphs of two nodes each, an optional
+// text node, and an empty button, the last node: 3+2k+1 (+1).
+func TestScanNodeBound(t *testing.T) {
+	if testing.Short() {
+		t.Skip("262,144 nodes")
+	}
+	const k = (observation.ScanNodes - 4) / 2
+	for _, extra := range []string{"", "z"} {
+		_, obs := openPage(t, strings.Repeat("<p>.</p>", k)+extra+`<button aria-label="last"></button>`)
+		c := obs.ControlCoverage
+		if extra == "" {
+			if len(obs.Controls) != 1 || c.ScanLimitReached || c.Limit != "" {
+				t.Fatalf("button at the bound: %q %+v", names(obs), c)
+			}
+			continue
+		}
+		if len(obs.Controls) != 0 || !c.ScanLimitReached || c.Limit != observation.LimitNodes || c.Cursor != "" {
+			t.Fatalf("button one past the bound: %q %+v", names(obs), c)
+		}
+	}
+}

@@ -226,7 +226,7 @@ func (s *Session) build(rev uint64, res *collect.Result) *observation.Observatio
 		ScanLimitReached: cov.More && cov.Limit != observation.LimitNone,
 		Limit:            cov.Limit,
 	}
-	if cov.More && cov.Limit != observation.LimitOffset {
+	if cov.More && cov.Limit != observation.LimitOffset && cov.Limit != observation.LimitNodes {
 		obs.ControlCoverage.Cursor = s.keys.Mint(observation.KindCursor, rev, uint64(cov.Offset+cov.Scanned))
 	}
 	return obs

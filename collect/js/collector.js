@@ -13,6 +13,10 @@
   const MAX_VISIBLE = 256;
   const WINDOW = 4096;
   const MAX_OFFSET = 65536;
+  // Nodes one control scan may visit, skipping to its offset included: the
+  // candidate bounds alone would let a page of prose cost time linear in its
+  // size. Past it the coverage is terminal, like the offset bound.
+  const SCAN_NODES = 262144;
   const MAX_NAME = 1024; // UTF-16 units of a control name kept in the canonical record
   const NAME_NODES = 256; // descendants inspected for a name from content
   const MAX_TITLE = 1024;
@@ -46,20 +50,26 @@
   // walkElements visits the elements of the main document and its open shadow
   // roots depth-first, shadow children before light children. fn returns true
   // to stop. The stack holds at most one pending sibling per level.
-  function walkElements(fn) {
+  // It visits at most maxNodes nodes and reports whether that bound, not the
+  // end of the document or fn, stopped it.
+  function walkElements(fn, maxNodes) {
     const stack = [document.documentElement];
+    let visits = 0;
     while (stack.length) {
       const n = stack.pop();
       if (!n) continue;
+      if (visits >= maxNodes) return true;
+      visits++;
       const next = n.nextSibling;
       if (next) stack.push(next);
       if (n.nodeType !== 1) continue;
-      if (fn(n)) return;
+      if (fn(n)) return false;
       const light = n.firstChild;
       if (light) stack.push(light);
       const sr = n.shadowRoot; // null for closed roots: they stay outside coverage
       if (sr && sr.firstChild) stack.push(sr.firstChild);
     }
+    return false;
   }
 
   // flatParent is the parent in the flat (rendered) tree: a slotted node's
@@ -459,7 +469,7 @@
 
     const acquired = [];
     let position = 0;
-    walkElements((el) => {
+    const nodeBound = walkElements((el) => {
       if (!controlRole(el)) return false;
       if (start < 0) {
         if (el === anchor) start = position + 1;
@@ -470,7 +480,7 @@
       if (position >= start) acquired.push(el);
       position++;
       return acquired.length > windowSize;
-    });
+    }, SCAN_NODES);
     if (start < 0) return {error: 'anchor_moved'};
     if (start > maxOffset) {
       return {controls: [], nodes: [], parents: [], coverage: {offset: start, scanned: 0, more: true, limit: 'offset'}};
@@ -494,9 +504,10 @@
       nodes.push(el);
       parents.push(flatParent(el));
     }
-    const more = acquired.length > scanned;
+    // The node bound leaves unknown content: more, and terminal.
+    const more = acquired.length > scanned || (nodeBound && scanned === acquired.length);
     let lim = '';
-    if (more) lim = controls.length >= maxVisible ? 'controls' : 'window';
+    if (more) lim = controls.length >= maxVisible ? 'controls' : acquired.length > scanned ? 'window' : 'nodes';
     if (more && start + scanned > maxOffset) lim = 'offset';
     return {controls, nodes, parents, coverage: {offset: start, scanned, more, limit: lim, acquired: acquired.length}};
   }
