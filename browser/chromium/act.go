@@ -77,7 +77,7 @@ func (s *Session) Act(ctx context.Context, a browser.Action, authorize browser.A
 		return nil, err
 	}
 	tg.Pointer = a.Kind == browser.ActClick || a.Kind == browser.ActCheck || a.Kind == browser.ActUncheck
-	tg.Focus = a.Kind == browser.ActType || a.Kind == browser.ActPress
+	tg.Focus = a.Kind == browser.ActType || a.Kind == browser.ActPress || a.Kind == browser.ActSelect
 	tg.Editable = a.Kind == browser.ActType
 	prep, err := s.prepare(ctx, tg)
 	if err != nil {
@@ -231,19 +231,30 @@ func (s *Session) dispatch(ctx context.Context, a browser.Action, tg target, p *
 		}
 		steps = keySteps(octx, tgt, a.Key)
 	case browser.ActSelect:
+		// Trusted arrow keys on the focused select move to the option; a
+		// far or multiple-choice target is chosen directly in the page.
 		tg.Label = a.Option
-		steps = append(steps, func() error {
-			raw, err := s.tab.evaluate(octx, tg.call("selectOption"))
-			if err != nil {
-				return err
-			}
-			var r struct{ Error string }
-			json.Unmarshal(raw, &r)
-			if r.Error != "" {
-				return &refused{errcode.New(errcode.NotActionable, "no enabled option labelled %q", a.Option)}
-			}
-			return nil
-		})
+		raw, err := s.tab.evaluate(octx, tg.call("selectPlan"))
+		if err != nil {
+			return err
+		}
+		var plan struct {
+			Error  string
+			Delta  int
+			Direct bool
+		}
+		json.Unmarshal(raw, &plan)
+		if plan.Error != "" {
+			return errcode.New(errcode.NotActionable, "no enabled option labelled %q", a.Option)
+		}
+		key, n := "ArrowDown", plan.Delta
+		if n < 0 {
+			key, n = "ArrowUp", -n
+		}
+		for range n {
+			steps = append(steps, keySteps(octx, tgt, key)...)
+		}
+		tg.Focus = n > 0 // the keyboard guard watches the arrows, if any
 	}
 	// The guard is armed right before the input and checked right after it.
 	switch {
@@ -257,6 +268,15 @@ func (s *Session) dispatch(ctx context.Context, a browser.Action, tg target, p *
 			return err
 		}
 		steps = append(steps, func() error { return s.disarm(octx) })
+	}
+	if a.Kind == browser.ActSelect {
+		steps = append(steps, func() error {
+			raw, err := s.tab.evaluate(octx, tg.call("selectedIs"))
+			if err != nil || string(raw) != "true" {
+				return errcode.New(errcode.ActionUncertain, "the option could not be confirmed as chosen; observe before trying again")
+			}
+			return nil
+		})
 	}
 	for i, step := range steps {
 		if err := step(); err != nil {

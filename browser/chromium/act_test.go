@@ -447,3 +447,27 @@ func TestSameDocumentNavigationDoesNotStall(t *testing.T) {
 		t.Fatalf("URL after the jump: %s", res.Observation.URL)
 	}
 }
+
+func TestSelectUsesTrustedKeys(t *testing.T) {
+	ctx := browsertest.Context(t, time.Minute)
+	_, base := serveEffects(t, map[string]string{"/": `
+<label>Letter <select id="s"><option>A</option><option disabled>B</option><option>C</option><option selected>D</option></select></label>
+<script>document.getElementById('s').addEventListener('change', (e) => { document.title = 'change trusted=' + e.isTrusted; });</script>`})
+	s := openSession(t)
+	obs, err := s.Navigate(ctx, base)
+	if err != nil {
+		t.Fatal(err)
+	}
+	res, err := s.Act(ctx, browser.Action{Kind: browser.ActSelect, Ref: find(t, obs, "Letter").Ref, Option: "A"}, allowAll)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if got := evalMain(t, s, "document.getElementById('s').value"); got != "A" {
+		t.Fatalf("selected %q", got)
+	}
+	if res.Observation.Title != "change trusted=true" {
+		t.Fatalf("title %q: the change was not a trusted user input", res.Observation.Title)
+	}
+	_, err = s.Act(ctx, browser.Action{Kind: browser.ActSelect, Ref: find(t, res.Observation, "Letter").Ref, Option: "B"}, allowAll)
+	wantCode(t, err, errcode.NotActionable)
+}

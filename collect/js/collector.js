@@ -1019,22 +1019,42 @@
     return r;
   }
 
-  // selectOption picks the option of a <select> whose visible label is
-  // label, as a user's choice would, and reports whether one matched.
-  function selectOption(p) {
+  // selectPlan finds the option of a <select> whose visible label is label
+  // and says how many ArrowDown (positive) or ArrowUp (negative) presses
+  // reach it from the current choice: enabled options only, as the keys
+  // move. Far targets and multiple selects are chosen directly (synthetic).
+  const MAX_ARROWS = 100;
+  function selectPlan(p) {
     const el = retainedNode(p);
     if (!el || !el.isConnected) return {error: 'detached'};
     if (el.localName !== 'select') return {error: 'not_select'};
-    for (const o of el.options) {
-      if (clean(o.label || o.textContent || '') === p.label) {
-        if (o.disabled) return {error: 'disabled'};
-        o.selected = true;
-        el.dispatchEvent(new Event('input', {bubbles: true, composed: true}));
-        el.dispatchEvent(new Event('change', {bubbles: true}));
-        return {ok: true};
-      }
+    const opts = el.options;
+    let target = -1;
+    for (let i = 0; i < opts.length && i < 65536; i++) {
+      if (clean(opts[i].label || opts[i].textContent || '') === p.label) { target = i; break; }
     }
-    return {error: 'no_option'};
+    if (target < 0) return {error: 'no_option'};
+    if (opts[target].disabled) return {error: 'disabled'};
+    const from = el.selectedIndex;
+    let delta = 0;
+    const step = target > from ? 1 : -1;
+    for (let i = from + step; from >= 0 && i !== target + step; i += step) {
+      if (!opts[i].disabled) delta += step;
+    }
+    if (from < 0 || el.multiple || Math.abs(delta) > MAX_ARROWS) {
+      opts[target].selected = true;
+      el.dispatchEvent(new Event('input', {bubbles: true, composed: true}));
+      el.dispatchEvent(new Event('change', {bubbles: true}));
+      return {direct: true};
+    }
+    return {delta};
+  }
+
+  // selectedLabel reports whether the select's choice is now label.
+  function selectedIs(p) {
+    const el = retainedNode(p);
+    const o = el && el.selectedIndex >= 0 ? el.options[el.selectedIndex] : null;
+    return !!o && clean(o.label || o.textContent || '') === p.label;
   }
 
   // node returns a retained control itself, for CDP calls that need a handle.
@@ -1042,7 +1062,7 @@
 
   Object.defineProperty(globalThis, '__veetbrowser', {
     // retainedNodes is diagnostic: how many nodes the runtime keeps alive.
-    value: Object.freeze({observe, prepare, arm, disarm, selectOption, node, bindDraft, docId, retainedNodes: () => {
+    value: Object.freeze({observe, prepare, arm, disarm, selectPlan, selectedIs, node, bindDraft, docId, retainedNodes: () => {
       let n = 0;
       for (const e of retained.values()) n += e.nodes.length;
       return n;
