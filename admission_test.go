@@ -189,7 +189,7 @@ func waitCount(t *testing.T, c *counter, want int) {
 }
 
 func TestEscapingAndUnicodeHeavyPagesFit(t *testing.T) {
-	names := []string{`quote " and \ backslash`, "tab\tand\u0001control", "emoji 😀👩‍👩‍👧🏳️‍🌈", "עברית RTL ‏mark", "العربية", "中文标签", "हिन्दी",
+	names := []string{`quote " and \ backslash`, "tab\tand\u0001control", "emoji 😀👩‍👩‍👧🏳️‍🌈", "עברית RTL \u200fmark", "العربية", "中文标签", "हिन्दी",
 		`<script>&amp;</script>`, strings.Repeat(`"\`, 200), strings.Repeat("😀", 300)}
 	var b strings.Builder
 	for i := range 60 {

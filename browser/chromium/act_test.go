@@ -125,7 +125,7 @@ func TestBeforeunloadCancelsNavigationAndKeepsTheDraft(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	res, err = s.Act(ctx, browser.Action{Kind: browser.ActType, Ref: find(t, res.Observation, "Post text").Ref, Text: "my unsaved draft ✍️"}, allowAll)
+	_, err = s.Act(ctx, browser.Action{Kind: browser.ActType, Ref: find(t, res.Observation, "Post text").Ref, Text: "my unsaved draft ✍️"}, allowAll)
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -2,7 +2,6 @@ package chromium
 
 import (
 	"context"
-	"net/url"
 
 	"github.com/chromedp/cdproto/cdp"
 	"github.com/chromedp/cdproto/input"
@@ -53,12 +52,4 @@ func keySteps(ctx context.Context, tgt cdp.Session, name string) []func() error 
 		}
 	}
 	return []func() error{send(down), send(up)}
-}
-
-func originOf(raw string) string {
-	u, err := url.Parse(raw)
-	if err != nil {
-		return ""
-	}
-	return u.Scheme + "://" + u.Host
 }
