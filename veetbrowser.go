@@ -235,7 +235,7 @@ func (s *Session) project(obs *observation.Observation, act *browser.ActResult, 
 	opts := viewOptions(s.version, s.budget, args)
 	if act != nil {
 		opts.Action = &projection.Outcome{Dispatched: act.Dispatched, NavigationStarted: act.NavigationStarted,
-			NavigationDone: act.NavigationDone, DialogOpened: act.DialogOpened}
+			NavigationDone: act.NavigationDone, NavigationCancelled: act.NavigationCancelled, DialogOpened: act.DialogOpened}
 	}
 	view, err := projection.Project(obs, opts)
 	if err != nil {

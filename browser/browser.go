@@ -67,12 +67,15 @@ type Action struct {
 
 // ActResult reports an action's postconditions and the fresh observation.
 type ActResult struct {
-	Dispatched        bool                     `json:"dispatched"` // false when the state already held
-	NavigationStarted bool                     `json:"navigation_started"`
-	NavigationDone    bool                     `json:"navigation_done"`
-	URL               string                   `json:"url"`
-	DialogOpened      bool                     `json:"dialog_opened"`
-	Observation       *observation.Observation `json:"-"`
+	Dispatched        bool `json:"dispatched"` // false when the state already held
+	NavigationStarted bool `json:"navigation_started"`
+	NavigationDone    bool `json:"navigation_done"`
+	// NavigationCancelled: the page asked to keep unsaved changes; the
+	// runtime dismissed the dialog (never accepts it) and the page stayed.
+	NavigationCancelled bool                     `json:"navigation_cancelled"`
+	URL                 string                   `json:"url"`
+	DialogOpened        bool                     `json:"dialog_opened"`
+	Observation         *observation.Observation `json:"-"`
 }
 
 // EnvChromium names the variable that points at a Chromium binary.

@@ -54,10 +54,11 @@ type Options struct {
 
 // Outcome is an action's postconditions; false flags are omitted.
 type Outcome struct {
-	Dispatched        bool `json:"dispatched"`
-	NavigationStarted bool `json:"navigation_started,omitempty"`
-	NavigationDone    bool `json:"navigation_done,omitempty"`
-	DialogOpened      bool `json:"dialog_opened,omitempty"`
+	Dispatched          bool `json:"dispatched"`
+	NavigationStarted   bool `json:"navigation_started,omitempty"`
+	NavigationDone      bool `json:"navigation_done,omitempty"`
+	NavigationCancelled bool `json:"navigation_cancelled,omitempty"`
+	DialogOpened        bool `json:"dialog_opened,omitempty"`
 }
 
 // Dialog is a pending JavaScript dialog as the model sees it.

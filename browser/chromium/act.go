@@ -349,8 +349,9 @@ func (r *refused) Error() string { return r.err.Error() }
 
 // afterDispatchLocked reports postconditions and observes the result.
 func (s *Session) afterDispatchLocked(ctx context.Context, before navMark) (*browser.ActResult, error) {
-	started, done, dialog := s.tab.settle(ctx, before)
-	res := &browser.ActResult{Dispatched: true, NavigationStarted: started, NavigationDone: done, DialogOpened: dialog}
+	st := s.tab.settle(ctx, before)
+	res := &browser.ActResult{Dispatched: true, NavigationStarted: st.started, NavigationDone: st.done,
+		NavigationCancelled: st.cancelled, DialogOpened: st.dialog}
 	obs, err := s.observeLocked(ctx, observation.Request{})
 	if err != nil {
 		return nil, errcode.Wrap(errcode.ActionUncertain, err, "the action was dispatched but the page could not be observed afterwards; observe again")

@@ -471,3 +471,34 @@ func TestSelectUsesTrustedKeys(t *testing.T) {
 	_, err = s.Act(ctx, browser.Action{Kind: browser.ActSelect, Ref: find(t, res.Observation, "Letter").Ref, Option: "B"}, allowAll)
 	wantCode(t, err, errcode.NotActionable)
 }
+
+// TestClickThatWouldLeaveADraftIsCancelled: a link away from a page with a
+// draft raises beforeunload; the runtime dismisses it, reports the
+// navigation cancelled at once, and the draft stays.
+func TestClickThatWouldLeaveADraftIsCancelled(t *testing.T) {
+	ctx := browsertest.Context(t, time.Minute)
+	_, base := serveEffects(t, map[string]string{"/": composer + `<a href="/other">Leave</a>`, "/other": "<title>other</title>"})
+	s := openSession(t)
+	obs, err := s.Navigate(ctx, base)
+	if err != nil {
+		t.Fatal(err)
+	}
+	res, err := s.Act(ctx, browser.Action{Kind: browser.ActClick, Ref: find(t, obs, "Post text").Ref}, allowAll)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if res, err = s.Act(ctx, browser.Action{Kind: browser.ActType, Ref: find(t, res.Observation, "Post text").Ref, Text: "draft"}, allowAll); err != nil {
+		t.Fatal(err)
+	}
+	start := time.Now()
+	res, err = s.Act(ctx, browser.Action{Kind: browser.ActClick, Ref: find(t, res.Observation, "Leave").Ref}, allowAll)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if d := time.Since(start); !res.NavigationCancelled || res.NavigationDone || res.DialogOpened || d > 5*time.Second {
+		t.Fatalf("after %v: %+v", d, res)
+	}
+	if got := evalMain(t, s, "document.querySelector('textarea').value"); got != "draft" || res.Observation.Title != "Composer" {
+		t.Fatalf("draft %q on %q", got, res.Observation.Title)
+	}
+}

@@ -452,6 +452,7 @@ type navMark struct {
 func (t *tab) mark() navMark {
 	t.mu.Lock()
 	defer t.mu.Unlock()
+	t.dismissed = false
 	return navMark{t.navSeq, t.loader}
 }
 
@@ -461,33 +462,48 @@ const settleWindow = 300 * time.Millisecond
 
 // settle waits briefly for the consequences of an input event: a main-frame
 // navigation (then waits for its document) or a dialog.
-func (t *tab) settle(ctx context.Context, before navMark) (started, done, dialog bool) {
+// settled is what an input event led to.
+type settled struct {
+	started, done bool // a main-frame navigation started; its document loaded
+	cancelled     bool // the runtime dismissed a beforeunload dialog, which cancelled it
+	dialog        bool // a dialog the agent must answer is open
+}
+
+// blockingDialogLocked: a pending dialog other than beforeunload, which the
+// runtime answers itself.
+func (t *tab) blockingDialogLocked() bool {
+	return t.dialog != nil && t.dialog.Type != page.DialogTypeBeforeunload
+}
+
+func (t *tab) settle(ctx context.Context, before navMark) settled {
 	wctx, cancel := context.WithTimeout(ctx, settleWindow)
 	time.AfterFunc(settleWindow, t.wake)
-	t.waitFor(wctx, func() bool { return t.navSeq != before.seq || t.dialog != nil })
+	t.waitFor(wctx, func() bool { return t.navSeq != before.seq || t.blockingDialogLocked() || t.dismissed })
 	cancel()
 	t.mu.Lock()
-	started, dialog = t.navSeq != before.seq, t.dialog != nil
+	out := settled{started: t.navSeq != before.seq, dialog: t.blockingDialogLocked(), cancelled: t.dismissed}
 	t.mu.Unlock()
-	if !started || dialog {
-		return started, false, dialog
+	if !out.started || out.dialog || out.cancelled {
+		return out
 	}
 	lctx, lcancel := context.WithTimeout(ctx, 15*time.Second)
 	defer lcancel()
 	// The new loader is known once the navigation commits.
 	var loader cdp.LoaderID
-	err := t.waitFor(lctx, func() bool {
+	t.waitFor(lctx, func() bool {
 		loader = t.loader
 		_, seen := t.lifecycle[loader]
-		return t.dialog != nil || (seen && loader != before.loader && t.lifecycle[loader] != "init" && t.world != "")
+		return t.blockingDialogLocked() || t.dismissed || (seen && loader != before.loader && t.lifecycle[loader] != "init" && t.world != "")
 	})
-	if err != nil {
-		return true, false, t.pendingDialog() != nil
+	t.mu.Lock()
+	out.dialog, out.cancelled = t.blockingDialogLocked(), t.dismissed
+	committed := loader != before.loader && t.lifecycle[loader] != ""
+	t.mu.Unlock()
+	if out.dialog || out.cancelled || !committed {
+		return out
 	}
-	if t.pendingDialog() != nil {
-		return true, false, true
-	}
-	return true, t.waitLoaded(lctx, loader) == nil, false
+	out.done = t.waitLoaded(lctx, loader) == nil
+	return out
 }
 
 // publicNetError keeps only the net error name, which is safe to show.
