@@ -111,25 +111,32 @@ window.addEventListener('beforeunload', (e) => {
 });
 </script>`
 
+// writeDraft opens the composer at url and types text into it after a
+// trusted click (the user gesture that arms beforeunload).
+func writeDraft(t *testing.T, s *Session, url, text string) *browser.ActResult {
+	t.Helper()
+	ctx := browsertest.Context(t, time.Minute)
+	obs, err := s.Navigate(ctx, url)
+	if err != nil {
+		t.Fatal(err)
+	}
+	res, err := s.Act(ctx, browser.Action{Kind: browser.ActClick, Ref: find(t, obs, "Post text").Ref}, allowAll)
+	if err != nil {
+		t.Fatal(err)
+	}
+	res, err = s.Act(ctx, browser.Action{Kind: browser.ActType, Ref: find(t, res.Observation, "Post text").Ref, Text: text}, allowAll)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return res
+}
+
 func TestBeforeunloadCancelsNavigationAndKeepsTheDraft(t *testing.T) {
 	ctx := browsertest.Context(t, time.Minute)
 	_, base := serveEffects(t, map[string]string{"/": composer, "/other": "<title>other</title>"})
 	s := openSession(t)
-	obs, err := s.Navigate(ctx, base)
-	if err != nil {
-		t.Fatal(err)
-	}
-	box := find(t, obs, "Post text")
-	// A user gesture (the trusted click) arms the beforeunload dialog.
-	res, err := s.Act(ctx, browser.Action{Kind: browser.ActClick, Ref: box.Ref}, allowAll)
-	if err != nil {
-		t.Fatal(err)
-	}
-	_, err = s.Act(ctx, browser.Action{Kind: browser.ActType, Ref: find(t, res.Observation, "Post text").Ref, Text: "my unsaved draft ✍️"}, allowAll)
-	if err != nil {
-		t.Fatal(err)
-	}
-	_, err = s.Navigate(ctx, base+"other")
+	writeDraft(t, s, base, "my unsaved draft ✍️")
+	_, err := s.Navigate(ctx, base+"other")
 	wantCode(t, err, errcode.NavigationCancelled)
 	if got := evalMain(t, s, "document.querySelector('textarea').value"); got != "my unsaved draft ✍️" {
 		t.Fatalf("draft after the cancelled navigation: %q", got)
@@ -147,17 +154,7 @@ func TestConcurrentOperationsWaitOutsideACancelledNavigation(t *testing.T) {
 	ctx := browsertest.Context(t, time.Minute)
 	_, base := serveEffects(t, map[string]string{"/": composer, "/other": "<title>other</title>"})
 	s := openSession(t)
-	obs, err := s.Navigate(ctx, base)
-	if err != nil {
-		t.Fatal(err)
-	}
-	if _, err := s.Act(ctx, browser.Action{Kind: browser.ActClick, Ref: find(t, obs, "Post text").Ref}, allowAll); err != nil {
-		t.Fatal(err)
-	}
-	obs, _ = s.Observe(ctx, observation.Request{})
-	if _, err := s.Act(ctx, browser.Action{Kind: browser.ActType, Ref: find(t, obs, "Post text").Ref, Text: "draft"}, allowAll); err != nil {
-		t.Fatal(err)
-	}
+	writeDraft(t, s, base, "draft")
 
 	var mu sync.Mutex
 	var order []string
@@ -479,19 +476,9 @@ func TestClickThatWouldLeaveADraftIsCancelled(t *testing.T) {
 	ctx := browsertest.Context(t, time.Minute)
 	_, base := serveEffects(t, map[string]string{"/": composer + `<a href="/other">Leave</a>`, "/other": "<title>other</title>"})
 	s := openSession(t)
-	obs, err := s.Navigate(ctx, base)
-	if err != nil {
-		t.Fatal(err)
-	}
-	res, err := s.Act(ctx, browser.Action{Kind: browser.ActClick, Ref: find(t, obs, "Post text").Ref}, allowAll)
-	if err != nil {
-		t.Fatal(err)
-	}
-	if res, err = s.Act(ctx, browser.Action{Kind: browser.ActType, Ref: find(t, res.Observation, "Post text").Ref, Text: "draft"}, allowAll); err != nil {
-		t.Fatal(err)
-	}
+	res := writeDraft(t, s, base, "draft")
 	start := time.Now()
-	res, err = s.Act(ctx, browser.Action{Kind: browser.ActClick, Ref: find(t, res.Observation, "Leave").Ref}, allowAll)
+	res, err := s.Act(ctx, browser.Action{Kind: browser.ActClick, Ref: find(t, res.Observation, "Leave").Ref}, allowAll)
 	if err != nil {
 		t.Fatal(err)
 	}
