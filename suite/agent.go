@@ -82,9 +82,10 @@ func (a *agent) find(ctx context.Context, name string) (string, error) {
 }
 
 // act finds a control and acts on it. When the page changed under it (a
-// stale reference, a moved anchor, a control that moved under the click)
-// the agent looks again, at most a few times: its own decision on a fresh
-// observation, never a runtime retry.
+// stale reference, a moved anchor, a control that moved under the click,
+// an input the guard could only partly deliver) the agent looks again, at
+// most a few times: its own decision on a fresh observation, never a
+// runtime retry. The server's record still has to show exactly one effect.
 func (a *agent) act(ctx context.Context, name string, args map[string]any) error {
 	var err error
 	for range 3 {
@@ -97,7 +98,7 @@ func (a *agent) act(ctx context.Context, name string, args map[string]any) error
 		}
 		args["ref"] = ref
 		_, err = a.call(ctx, tools.Act, args)
-		if c := errcode.Of(err); err == nil || (c != errcode.StaleReference && c != errcode.NotActionable) {
+		if c := errcode.Of(err); err == nil || (c != errcode.StaleReference && c != errcode.NotActionable && c != errcode.ActionUncertain) {
 			return err
 		}
 	}
