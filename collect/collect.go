@@ -39,7 +39,6 @@ type Params struct {
 
 // Draft asks for the live equality check of the draft receipt.
 type Draft struct {
-	Token string `json:"token"`
 	Value string `json:"value"`
 }
 
@@ -77,19 +76,11 @@ type Result struct {
 	TitleTruncated  bool                       `json:"title_truncated"`
 	Controls        []Control                  `json:"controls"`
 	ControlCoverage ControlCoverage            `json:"control_coverage"`
-	Regions         []Region                   `json:"regions"`
+	Regions         []observation.Region       `json:"regions"` // refs are minted by the session
 	RegionCoverage  observation.RegionCoverage `json:"region_coverage"`
 	Text            []string                   `json:"text"`
 	TextCoverage    observation.TextCoverage   `json:"text_coverage"`
 	Draft           string                     `json:"draft"` // verdict of the draft check, "" if none asked
-}
-
-// Region is a collected region.
-type Region struct {
-	Kind             string `json:"kind"`
-	Level            int    `json:"level"`
-	Summary          string `json:"summary"`
-	SummaryTruncated bool   `json:"summary_truncated"`
 }
 
 // Control is a collected control; Position is its candidate position.

@@ -120,9 +120,7 @@ func (s *Session) Act(ctx context.Context, a browser.Action, authorize browser.A
 // the draft receipt, weakly bound to the editor. Typing into the same
 // editor again extends the known value.
 func (s *Session) bindDraftLocked(ctx context.Context, tg target, text string) {
-	token := s.keys.Mint(observation.KindRevision, s.revision, tg.Index) // unguessable, per binding
-	b, _ := json.Marshal(map[string]any{"revision": tg.Revision, "index": tg.Index, "token": token})
-	raw, err := s.tab.evaluate(ctx, "globalThis.__veetbrowser.bindDraft("+string(b)+")")
+	raw, err := s.tab.evaluate(ctx, tg.call("bindDraft"))
 	var r struct{ OK, Same bool }
 	if err != nil || json.Unmarshal(raw, &r) != nil || !r.OK {
 		s.draft = nil
@@ -132,7 +130,7 @@ func (s *Session) bindDraftLocked(ctx context.Context, tg target, text string) {
 	if r.Same && s.draft != nil {
 		value = s.draft.Value + text
 	}
-	s.draft = &collect.Draft{Token: token, Value: value}
+	s.draft = &collect.Draft{Value: value}
 }
 
 func actionClass(a browser.Action) (string, error) {

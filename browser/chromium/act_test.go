@@ -488,3 +488,25 @@ func TestClickThatWouldLeaveADraftIsCancelled(t *testing.T) {
 		t.Fatalf("draft %q on %q", got, res.Observation.Title)
 	}
 }
+
+// TestDialogMessageBound: a dialog's message keeps 512 UTF-16 units; one
+// more is cut and flagged.
+func TestDialogMessageBound(t *testing.T) {
+	ctx := browsertest.Context(t, time.Minute)
+	for _, n := range []int{observation.MaxDialogMessage, observation.MaxDialogMessage + 1} {
+		_, base := serveEffects(t, map[string]string{"/": fmt.Sprintf(`<button onclick="alert('m'.repeat(%d))">Alert</button>`, n)})
+		s := openSession(t)
+		obs, err := s.Navigate(ctx, base)
+		if err != nil {
+			t.Fatal(err)
+		}
+		res, err := s.Act(ctx, browser.Action{Kind: browser.ActClick, Ref: find(t, obs, "Alert").Ref}, allowAll)
+		if err != nil {
+			t.Fatal(err)
+		}
+		d := res.Observation.Dialog
+		if d == nil || len(d.Message) != observation.MaxDialogMessage || d.MessageTruncated != (n > observation.MaxDialogMessage) {
+			t.Fatalf("%d-unit message: %+v", n, d)
+		}
+	}
+}

@@ -423,3 +423,21 @@ func TestScanNodeBound(t *testing.T) {
 		}
 	}
 }
+
+// TestNameBound: a canonical name keeps 1,024 UTF-16 units; one more is cut
+// and flagged, and an emoji straddling the bound is never split.
+func TestNameBound(t *testing.T) {
+	n := observation.MaxNameUnits
+	_, obs := openPage(t, "<button>"+strings.Repeat("a", n)+"</button><button>"+strings.Repeat("b", n+1)+
+		"</button><button>"+strings.Repeat("c", n-1)+"😀</button>")
+	c := obs.Controls
+	if len(c[0].Name) != n || c[0].NameTruncated {
+		t.Fatalf("name at the bound: %d units, truncated %v", len(c[0].Name), c[0].NameTruncated)
+	}
+	if len(c[1].Name) != n || !c[1].NameTruncated {
+		t.Fatalf("name one past the bound: %d units, truncated %v", len(c[1].Name), c[1].NameTruncated)
+	}
+	if c[2].Name != strings.Repeat("c", n-1) || !c[2].NameTruncated {
+		t.Fatalf("an emoji across the bound: %q…, truncated %v", c[2].Name[len(c[2].Name)-4:], c[2].NameTruncated)
+	}
+}

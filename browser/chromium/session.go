@@ -208,10 +208,9 @@ func (s *Session) build(rev uint64, res *collect.Result) *observation.Observatio
 			States:        c.States,
 		}
 	}
-	obs.Regions = make([]observation.Region, len(res.Regions))
-	for i, g := range res.Regions {
-		obs.Regions[i] = observation.Region{Ref: s.keys.Mint(observation.KindRegion, rev, uint64(i)), Kind: g.Kind,
-			Level: g.Level, Summary: g.Summary, SummaryTruncated: g.SummaryTruncated}
+	obs.Regions = res.Regions
+	for i := range obs.Regions {
+		obs.Regions[i].Ref = s.keys.Mint(observation.KindRegion, rev, uint64(i))
 	}
 	rc, tc := res.RegionCoverage, res.TextCoverage
 	obs.RegionCoverage, obs.TextCoverage = &rc, &tc

@@ -811,23 +811,22 @@
 
   const DRAFT_NODES = 256;
   const DRAFT_UNITS = 4096;
-  const drafts = new Map(); // token -> WeakRef(editor)
+  let draftEditor = null; // WeakRef: one receipt at a time, never keeping the editor alive
 
+  // bindDraft binds the receipt to a retained editor and says whether it
+  // was already bound to it (the agent typed into it again).
   function bindDraft(p) {
     const el = retainedNode(p);
     if (!el) return {ok: false};
-    let same = false;
-    for (const ref of drafts.values()) same = ref.deref() === el;
-    drafts.clear(); // one receipt at a time
-    drafts.set(p.token, new WeakRef(el));
+    const same = !!draftEditor && draftEditor.deref() === el;
+    draftEditor = new WeakRef(el);
     return {ok: true, same};
   }
 
   // checkDraft compares the bound editor with the known value and returns
   // only the verdict: the editor's text never leaves the page.
   function checkDraft(p) {
-    const ref = drafts.get(p.token);
-    const el = ref && ref.deref();
+    const el = draftEditor && draftEditor.deref();
     if (!el || !el.isConnected) return 'gone';
     if (!visibilityChecker()(el)) return 'hidden';
     const type = (el.getAttribute('type') || '').toLowerCase();
