@@ -10,11 +10,13 @@ package veetbrowser
 import (
 	"context"
 	"encoding/json"
+	"net/url"
 	"os"
 	"sync"
 
 	"github.com/veetbot/veetbrowser/browser"
 	"github.com/veetbot/veetbrowser/errcode"
+	"github.com/veetbot/veetbrowser/internal/tempdir"
 	"github.com/veetbot/veetbrowser/observation"
 	"github.com/veetbot/veetbrowser/policy"
 	"github.com/veetbot/veetbrowser/projection"
@@ -59,17 +61,24 @@ type SessionOptions struct {
 	Budget  int    // inline byte budget; 0 takes the runtime's
 	// Grant limits origins and action classes; the zero Grant allows all.
 	Grant policy.Grant
+	// Destinations refuses link-local and cloud-metadata addresses, and
+	// with DenyPrivate private and loopback ones, on every top-level hop.
+	Destinations policy.Destinations
 	// Approver is asked for consequential actions that no stored approval
 	// covers; nil refuses them with approval_required.
 	Approver policy.Approver
 	// UploadRoot is the only directory uploads may read from; "" refuses
-	// every upload. MaxUploadBytes bounds each file (0: DefaultMaxUpload).
-	UploadRoot     string
+	// every upload.
+	UploadRoot string
+	// MaxUploadBytes bounds each uploaded file (0: DefaultMaxUpload,
+	// 10 MiB), MaxUploadFiles the files of one upload (0:
+	// DefaultMaxUploadFiles, 16), and MaxUploadKept the bytes of copies the
+	// session keeps at once for the page to read (0: DefaultMaxUploadKept,
+	// 64 MiB).
 	MaxUploadBytes int64
+	MaxUploadFiles int
+	MaxUploadKept  int64
 }
-
-// DefaultMaxUpload is the default size limit of one uploaded file.
-const DefaultMaxUpload = 10 << 20
 
 // Session is one page, pinned for life to one tool version.
 type Session struct {
@@ -82,8 +91,10 @@ type Session struct {
 	approvals policy.Approvals
 	uploads   uploadRoot
 
-	mu     sync.Mutex
-	copies string // the session's directory of upload copies; "" until the first upload
+	mu     sync.Mutex   // guards the upload copies
+	copies string       // the session's directory of upload copies; "" until the first upload
+	kept   []keptUpload // uploads whose copies the page may still read, oldest first
+	closed bool
 }
 
 // NewSession opens a page.
@@ -98,15 +109,16 @@ func (r *Runtime) NewSession(ctx context.Context, opts SessionOptions) (*Session
 			return nil, err
 		}
 	}
-	page, err := r.provider.NewSession(ctx)
+	uploads, err := newUploadRoot(opts)
 	if err != nil {
 		return nil, err
 	}
-	if opts.MaxUploadBytes == 0 {
-		opts.MaxUploadBytes = DefaultMaxUpload
+	page, err := openPage(ctx, r.provider, browser.SessionOptions{CheckNavigation: navigationCheck(opts.Grant, opts.Destinations)})
+	if err != nil {
+		return nil, err
 	}
 	return &Session{page: page, version: v, budget: budget, grant: opts.Grant, approver: opts.Approver,
-		uploads: uploadRoot{dir: opts.UploadRoot, max: opts.MaxUploadBytes}}, nil
+		uploads: uploads}, nil
 }
 
 // Version is the tool version the session is pinned to.
@@ -139,18 +151,33 @@ func (s *Session) Navigate(ctx context.Context, url string) (*Result, error) {
 	return s.result(obs, nil)
 }
 
+// navigationCheck is what every top-level navigation hop of a session must
+// pass, whoever started it: the grant's class and origins, then the
+// destination policy on the addresses the host resolves to.
+func navigationCheck(g policy.Grant, d policy.Destinations) func(context.Context, *url.URL) error {
+	return func(ctx context.Context, u *url.URL) error {
+		if !g.AllowsClass(policy.ClassNavigate) {
+			return errcode.New(errcode.ForeignOrigin, "this task may not navigate")
+		}
+		if !g.AllowsOrigin(u.Scheme + "://" + u.Host) {
+			return errcode.New(errcode.ForeignOrigin, "the navigation's origin is outside this task's grant; it was stopped and the page kept")
+		}
+		return d.Check(ctx, u)
+	}
+}
+
 // Approve stores one single-use approval for exactly these facts, as the
 // user gave it (never the model).
 func (s *Session) Approve(f policy.Facts) { s.approvals.Add(f) }
 
 // authorize is the grant and approval check every action passes, with facts
 // read live from the page.
-func (s *Session) authorize(ctx context.Context, class string, f policy.Facts) error {
+func (s *Session) authorize(ctx context.Context, class string, f policy.Facts) (policy.Permit, error) {
 	if !s.grant.AllowsClass(class) {
-		return errcode.New(errcode.ForeignOrigin, "this task may not perform %s actions", class)
+		return policy.Permit{}, errcode.New(errcode.ForeignOrigin, "this task may not perform %s actions", class)
 	}
 	if !s.grant.AllowsOrigin(f.Origin) {
-		return errcode.New(errcode.ForeignOrigin, "the page's origin is outside this task's grant; it can be observed but not acted on")
+		return policy.Permit{}, errcode.New(errcode.ForeignOrigin, "the page's origin is outside this task's grant; it can be observed but not acted on")
 	}
 	return policy.Authorize(ctx, f, &s.approvals, s.approver)
 }
@@ -165,18 +192,27 @@ func (s *Session) Act(ctx context.Context, a browser.Action) (*Result, error) {
 }
 
 // Upload sets files from the upload root on a file-input control. The
-// files are checked and copied into the session's own directory first.
+// reference, the live guards and the authorization are checked before any
+// file is read; then the files are copied into the session's own directory
+// and the browser reads the copies.
+//
+// Chromium reads a file when the page does, not when it is set, so copies
+// are kept while the page may still read them: for each file input, the
+// copies of its newest upload, until a newer upload to the same input, an
+// upload in another document (the page left the first one), or Close. The
+// copies of a failed upload are removed at once.
 func (s *Session) Upload(ctx context.Context, ref string, paths []string) (*Result, error) {
-	dir, err := s.uploadDir()
-	if err != nil {
+	if err := s.uploads.check(paths); err != nil {
 		return nil, err
 	}
-	files, err := s.uploads.resolve(paths, dir)
-	if err != nil {
-		os.RemoveAll(dir)
-		return nil, err
+	var staged *keptUpload
+	stage := func(ctx context.Context, to browser.UploadTarget) ([]string, error) {
+		u, files, err := s.stageUpload(ctx, to, paths)
+		staged = u
+		return files, err
 	}
-	res, err := s.page.Upload(ctx, ref, files, s.authorize)
+	res, err := s.page.Upload(ctx, ref, stage, s.authorize)
+	s.finishUpload(staged, err == nil)
 	if err != nil {
 		return nil, err
 	}
@@ -221,7 +257,7 @@ func (s *Session) Call(ctx context.Context, tool string, args json.RawMessage) (
 		}
 		return s.Upload(ctx, a.Ref, a.Paths)
 	}
-	return nil, errcode.New(errcode.InvalidArgument, "unknown tool %q", tool)
+	return nil, errcode.New(errcode.InvalidArgument, "unknown tool %s", errcode.Quote(tool))
 }
 
 func (s *Session) result(obs *observation.Observation, act *browser.ActResult) (*Result, error) {
@@ -244,32 +280,37 @@ func (s *Session) project(obs *observation.Observation, act *browser.ActResult, 
 	return &Result{Observation: obs, Action: act, View: view}, nil
 }
 
-// uploadDir returns a fresh directory for one upload's copies, inside the
-// session's own directory, which Close removes.
-func (s *Session) uploadDir() (string, error) {
-	if s.uploads.dir == "" {
-		return "", errcode.New(errcode.UploadRefused, "uploads are not enabled for this session")
+// uploadDirLocked returns a fresh directory for one upload's copies, inside
+// the session's own directory, which Close removes. The session's directory
+// is marked with this process, so that a start after a crash removes it.
+func (s *Session) uploadDirLocked() (string, error) {
+	if s.closed {
+		return "", errcode.New(errcode.BrowserUnavailable, "the session is closed")
 	}
-	s.mu.Lock()
-	defer s.mu.Unlock()
 	if s.copies == "" {
-		dir, err := os.MkdirTemp("", "veetbrowser-uploads-")
+		dir, err := tempdir.Make("veetbrowser-uploads-")
 		if err != nil {
 			return "", errcode.Wrap(errcode.UploadRefused, err, "the upload could not be prepared")
 		}
 		s.copies = dir
 	}
-	return os.MkdirTemp(s.copies, "u")
+	dir, err := os.MkdirTemp(s.copies, "u")
+	if err != nil {
+		return "", errcode.Wrap(errcode.UploadRefused, err, "the upload could not be prepared")
+	}
+	return dir, nil
 }
 
 // Close closes the page and removes the session's upload copies.
 func (s *Session) Close(ctx context.Context) error {
 	err := s.page.Close(ctx)
 	s.mu.Lock()
+	s.closed = true
 	if s.copies != "" {
 		os.RemoveAll(s.copies)
 		s.copies = ""
 	}
+	s.kept = nil
 	s.mu.Unlock()
 	return err
 }

@@ -6,6 +6,7 @@ package browser
 
 import (
 	"context"
+	"net/url"
 	"os"
 	"os/exec"
 
@@ -16,10 +17,21 @@ import (
 
 // Provider opens sessions in one browser.
 type Provider interface {
-	NewSession(ctx context.Context) (Session, error)
+	NewSession(ctx context.Context, opts SessionOptions) (Session, error)
 	// Close ends every session and releases the browser; it is safe to call
 	// more than once.
 	Close() error
+}
+
+// SessionOptions configure one page.
+type SessionOptions struct {
+	// CheckNavigation is asked about every top-level navigation hop before
+	// its document request leaves the browser: the runtime's own, a clicked
+	// link, a form post, a server or client-side redirect, page script. An
+	// error stops the hop, the page stays, and the call that caused it
+	// reports the error. Only http and https hops are ever asked; every
+	// other scheme is refused. nil allows every http(s) hop.
+	CheckNavigation func(ctx context.Context, u *url.URL) error
 }
 
 // Session is one page. Every method is serialized on the session's
@@ -33,15 +45,34 @@ type Session interface {
 	// retries: a dispatch that may have reached the page but failed is
 	// action_uncertain.
 	Act(ctx context.Context, a Action, authorize Authorize) (*ActResult, error)
-	// Upload sets files (already resolved and checked by the caller) on a
-	// file-input control.
-	Upload(ctx context.Context, ref string, files []string, authorize Authorize) (*ActResult, error)
+	// Upload sets files on a file-input control. The live guards and
+	// authorize run first; only then, still under the operation lock, is
+	// stage asked for the files to set, so a refused upload reads nothing.
+	Upload(ctx context.Context, ref string, stage Stage, authorize Authorize) (*ActResult, error)
+	// Gone reports whether the browser under the session is gone (it died,
+	// or the connection to it dropped); every call then reports
+	// browser_unavailable, and a new session is needed.
+	Gone() bool
 	Close(ctx context.Context) error
 }
 
+// Stage prepares the files of an upload that passed the guards and the
+// authorization, and returns the paths the browser is to read.
+type Stage func(ctx context.Context, to UploadTarget) ([]string, error)
+
+// UploadTarget names the file input an upload sets: Control is the same for
+// the same element of the same document, Document for the same document.
+// Both are opaque.
+type UploadTarget struct {
+	Document string
+	Control  string
+}
+
 // Authorize decides, under the session's lock and from facts read live from
-// the page, whether an action of class may be dispatched.
-type Authorize func(ctx context.Context, class string, facts policy.Facts) error
+// the page before anything touches it, whether an action of class may be
+// dispatched. The session spends the permit right before input, after the
+// last guard, so an action stopped before its input keeps its approval.
+type Authorize func(ctx context.Context, class string, facts policy.Facts) (policy.Permit, error)
 
 // Action kinds.
 const (
@@ -96,7 +127,7 @@ func FindChromium(explicit string) (string, error) {
 		if path, err := exec.LookPath(p); err == nil {
 			return path, nil
 		}
-		return "", errcode.New(errcode.BrowserUnavailable, "no browser at %q: %s", p, InstallHint)
+		return "", errcode.New(errcode.BrowserUnavailable, "no browser at %s: %s", errcode.Quote(p), InstallHint)
 	}
 	for _, p := range searchPaths {
 		if path, err := exec.LookPath(p); err == nil {

@@ -31,6 +31,7 @@ type Params struct {
 	Doc        string  `json:"doc,omitempty"`
 	Offset     int     `json:"offset"`
 	After      *Anchor `json:"after,omitempty"`
+	Resume     *Resume `json:"resume,omitempty"`
 	MaxVisible int     `json:"max_visible"`
 	Window     int     `json:"window"`
 	MaxOffset  int     `json:"max_offset"`
@@ -47,6 +48,21 @@ type Anchor struct {
 	Revision string `json:"revision"`
 	Index    int    `json:"index"`
 }
+
+// Resume continues a cursor's scan from a point its revision retained in
+// the page instead of the document's start.
+type Resume struct {
+	Revision string `json:"revision"`
+	From     string `json:"from"` // ResumeOrigin or ResumeStop
+}
+
+// Where a scan's walk starts, as ControlCoverage.From reports it for the
+// next window and Resume asks for it.
+const (
+	ResumeStart  = ""       // the document's start
+	ResumeOrigin = "origin" // the point the scan itself resumed from
+	ResumeStop   = "stop"   // right after the last node a scan stopped by the node bound visited
+)
 
 // Expression returns the JavaScript expression that runs the collector.
 func Expression(p Params) string {
@@ -101,6 +117,9 @@ type ControlCoverage struct {
 	// Acquired counts the candidates held before visibility work, at most
 	// observation.MaxAcquired; it is checked, not published.
 	Acquired int `json:"acquired"`
+	// From is where the next window's walk starts (ResumeStart, ResumeOrigin
+	// or ResumeStop); the session binds it into the cursor.
+	From string `json:"from"`
 }
 
 // Decode parses a collector result and checks its bounds.
@@ -121,6 +140,9 @@ func Decode(raw []byte) (*Result, error) {
 	if s := r.ControlCoverage.Scanned; s < 0 || s > observation.WindowSize {
 		return nil, fmt.Errorf("collector scanned %d candidates, more than %d", s, observation.WindowSize)
 	}
+	if f := r.ControlCoverage.From; f != ResumeStart && f != ResumeOrigin && f != ResumeStop {
+		return nil, fmt.Errorf("collector returned an unknown resume point")
+	}
 	for _, c := range r.Controls {
 		if utf16Len(c.Name) > observation.MaxNameUnits {
 			return nil, fmt.Errorf("collector returned a name over %d units", observation.MaxNameUnits)
@@ -134,11 +156,14 @@ func Decode(raw []byte) (*Result, error) {
 			return nil, fmt.Errorf("collector returned a summary over %d units", observation.SummaryUnits)
 		}
 	}
-	if c := r.RegionCoverage; c.Version != observation.RegionCoverageV1 || c.ScannedNodes > observation.RegionScanNodes {
+	if c := r.RegionCoverage; c.Version != observation.RegionCoverageV1 || c.ScannedNodes < 0 || c.ScannedNodes > observation.RegionScanNodes || c.Omitted < 0 {
 		return nil, fmt.Errorf("collector returned region coverage %+v", c)
 	}
 	c := r.TextCoverage
-	if c.Version != observation.TextCoverageV1 || c.ScannedNodes > observation.TextNodes+1 || c.InspectedUnits > observation.TextUnits {
+	// Counts are checked from below too: a negative omission would hide text
+	// from the byte bound.
+	if c.Version != observation.TextCoverageV1 || c.ScannedNodes < 0 || c.ScannedNodes > observation.TextNodes ||
+		c.InspectedUnits < 0 || c.InspectedUnits > observation.TextUnits || c.OmittedBytes < 0 {
 		return nil, fmt.Errorf("collector returned text coverage %+v", c)
 	}
 	total := c.OmittedBytes

@@ -1,18 +1,18 @@
 // Package mcpserver adapts the runtime to the Model Context Protocol: one MCP
-// session is one browser session, pinned to one tool version. Tool results
-// are the model view as text; failures are tool errors carrying the stable
-// code and public message.
+// session is one browser session, pinned to one tool version, that lives
+// exactly as long as the MCP session. Tool results are the model view as
+// text; failures are tool errors carrying the stable code and public
+// message, and their internal causes go to the log.
 package mcpserver
 
 import (
 	"context"
-	"crypto/subtle"
 	"encoding/json"
-	"net/http"
+	"log/slog"
 	"sync"
 	"time"
 
-	"github.com/modelcontextprotocol/go-sdk/auth"
+	"github.com/modelcontextprotocol/go-sdk/jsonrpc"
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 
 	veetbrowser "github.com/veetbot/veetbrowser"
@@ -28,6 +28,9 @@ type Options struct {
 	ServerVersion string // reported implementation version
 	Grant         policy.Grant
 	UploadRoot    string // "" refuses uploads
+	// Logger records the internal causes of failures (the public code and
+	// message go to the client); nil discards them.
+	Logger *slog.Logger
 }
 
 // requestKey carries the tool call's request, so the approver can reach the
@@ -58,27 +61,43 @@ func (elicitingApprover) Approve(ctx context.Context, f policy.Facts) (bool, err
 	return res.Action == "accept" && approve, nil
 }
 
-// Server is one MCP server with its lazily opened browser session.
+// Server is one MCP server. Each MCP session connected to it gets its own
+// browser session, opened on its first tool call and closed as soon as the
+// MCP session ends (the client leaves, an HTTP DELETE, an idle timeout).
 type Server struct {
 	// fixed at creation
 	MCP     *mcp.Server
 	rt      *veetbrowser.Runtime
 	opts    Options
 	version tools.Version
+	log     *slog.Logger
 
-	mu      sync.Mutex
-	session *veetbrowser.Session // nil until the first tool call
-	closed  bool
+	mu     sync.Mutex
+	pages  map[*mcp.ServerSession]*page // browser sessions of live MCP sessions
+	closed bool
 }
 
-// New returns an MCP server whose tools drive one browser session.
+// page is the browser session of one MCP session.
+type page struct {
+	mu    sync.Mutex           // held while the browser session opens
+	sess  *veetbrowser.Session // nil until the first tool call
+	ended bool                 // the MCP session ended: nothing may open
+}
+
+// New returns an MCP server whose tools drive one browser session per MCP
+// session.
 func New(rt *veetbrowser.Runtime, opts Options) (*Server, error) {
 	v, err := tools.Lookup(opts.Version)
 	if err != nil {
 		return nil, err
 	}
-	s := &Server{rt: rt, opts: opts, version: v}
+	log := opts.Logger
+	if log == nil {
+		log = slog.New(slog.DiscardHandler)
+	}
+	s := &Server{rt: rt, opts: opts, version: v, log: log, pages: make(map[*mcp.ServerSession]*page)}
 	s.MCP = mcp.NewServer(&mcp.Implementation{Name: "veetbrowser", Version: opts.ServerVersion}, nil)
+	s.MCP.AddReceivingMiddleware(refuseUnknownTools(tools.Tools(v)))
 	for _, t := range tools.Tools(v) {
 		s.MCP.AddTool(&mcp.Tool{
 			Name:        t.Name,
@@ -96,47 +115,116 @@ func New(rt *veetbrowser.Runtime, opts Options) (*Server, error) {
 
 func ptr[T any](v T) *T { return &v }
 
+// refuseUnknownTools answers a call of an unknown tool itself: the SDK's
+// own answer would quote the whole name back, however long.
+func refuseUnknownTools(list []tools.Tool) mcp.Middleware {
+	known := make(map[string]bool, len(list))
+	for _, t := range list {
+		known[t.Name] = true
+	}
+	return func(next mcp.MethodHandler) mcp.MethodHandler {
+		return func(ctx context.Context, method string, req mcp.Request) (mcp.Result, error) {
+			if call, ok := req.(*mcp.CallToolRequest); ok && call.Params != nil && !known[call.Params.Name] {
+				return nil, &jsonrpc.Error{Code: jsonrpc.CodeInvalidParams, Message: "unknown tool " + errcode.Quote(call.Params.Name)}
+			}
+			return next(ctx, method, req)
+		}
+	}
+}
+
 func (s *Server) handler(name string) mcp.ToolHandler {
 	return func(ctx context.Context, req *mcp.CallToolRequest) (*mcp.CallToolResult, error) {
-		sess, err := s.browserSession(ctx)
+		sess, err := s.browserSession(ctx, req.Session)
 		if err != nil {
-			return toolError(err), nil
+			return s.toolError(ctx, name, err), nil
 		}
 		res, err := sess.Call(context.WithValue(ctx, requestKey{}, req), name, req.Params.Arguments)
 		if err != nil {
-			return toolError(err), nil
+			return s.toolError(ctx, name, err), nil
 		}
 		return &mcp.CallToolResult{Content: []mcp.Content{&mcp.TextContent{Text: string(res.View)}}}, nil
 	}
 }
 
-func (s *Server) browserSession(ctx context.Context) (*veetbrowser.Session, error) {
+// browserSession returns the browser session of ss, opening it on first
+// use; a watcher closes it when ss ends.
+func (s *Server) browserSession(ctx context.Context, ss *mcp.ServerSession) (*veetbrowser.Session, error) {
 	s.mu.Lock()
-	defer s.mu.Unlock()
 	if s.closed {
-		return nil, errcode.New(errcode.BrowserUnavailable, "the session is closed")
+		s.mu.Unlock()
+		return nil, errcode.New(errcode.BrowserUnavailable, "the server is closed")
 	}
-	if s.session == nil {
+	p := s.pages[ss]
+	if p == nil {
+		p = &page{}
+		s.pages[ss] = p
+		if ss != nil {
+			go func() {
+				ss.Wait()
+				s.release(ss, p)
+			}()
+		}
+	}
+	s.mu.Unlock()
+
+	p.mu.Lock()
+	defer p.mu.Unlock()
+	if p.ended {
+		return nil, errcode.New(errcode.BrowserUnavailable, "the session has ended")
+	}
+	if p.sess == nil {
 		sess, err := s.rt.NewSession(ctx, veetbrowser.SessionOptions{Version: s.version.Name, Budget: s.opts.Budget,
 			Grant: s.opts.Grant, UploadRoot: s.opts.UploadRoot, Approver: elicitingApprover{}})
 		if err != nil {
 			return nil, err
 		}
-		s.session = sess
+		p.sess = sess
 	}
-	return s.session, nil
+	return p.sess, nil
 }
 
-// Close closes the browser session, if one was opened.
+// release closes the browser session of an MCP session that ended. It
+// waits for a page that is still opening, so none is left behind.
+func (s *Server) release(ss *mcp.ServerSession, p *page) {
+	s.mu.Lock()
+	if s.pages[ss] == p {
+		delete(s.pages, ss)
+	}
+	s.mu.Unlock()
+	p.mu.Lock()
+	sess := p.sess
+	p.sess, p.ended = nil, true
+	p.mu.Unlock()
+	if sess == nil {
+		return
+	}
+	ctx, cancel := context.WithTimeout(context.Background(), closeTimeout)
+	defer cancel()
+	if err := sess.Close(ctx); err != nil {
+		errcode.Log(ctx, s.log, "closing a browser session", err)
+	}
+}
+
+// closeTimeout bounds closing one browser session.
+const closeTimeout = 10 * time.Second
+
+// Close ends every MCP session and closes every browser session; tool calls
+// after it are refused.
 func (s *Server) Close(ctx context.Context) error {
 	s.mu.Lock()
-	sess := s.session
-	s.session, s.closed = nil, true
-	s.mu.Unlock()
-	if sess == nil {
-		return nil
+	s.closed = true
+	pages := make(map[*mcp.ServerSession]*page, len(s.pages))
+	for ss, p := range s.pages {
+		pages[ss] = p
 	}
-	return sess.Close(ctx)
+	s.mu.Unlock()
+	for ss := range s.MCP.Sessions() {
+		ss.Close()
+	}
+	for ss, p := range pages {
+		s.release(ss, p)
+	}
+	return nil
 }
 
 // ErrorBody is the JSON every surface returns for a failure.
@@ -154,7 +242,10 @@ func NewErrorBody(err error) ErrorBody {
 	return b
 }
 
-func toolError(err error) *mcp.CallToolResult {
+// toolError logs err with its internal cause and returns its public form,
+// which is bounded (errcode bounds every message).
+func (s *Server) toolError(ctx context.Context, tool string, err error) *mcp.CallToolResult {
+	errcode.Log(ctx, s.log, "tool call failed", err, "tool", tool)
 	body, _ := json.Marshal(NewErrorBody(err))
 	return &mcp.CallToolResult{IsError: true, Content: []mcp.Content{&mcp.TextContent{Text: string(body)}}}
 }
@@ -167,73 +258,4 @@ func RunStdio(ctx context.Context, rt *veetbrowser.Runtime, opts Options) error 
 	}
 	defer s.Close(context.Background())
 	return s.MCP.Run(ctx, &mcp.StdioTransport{})
-}
-
-// HTTPHandler serves MCP over streamable HTTP behind a bearer token. Each
-// MCP session gets its own server and browser session; a janitor closes the
-// browser sessions of MCP sessions that ended.
-func HTTPHandler(ctx context.Context, rt *veetbrowser.Runtime, opts Options, token string) (http.Handler, error) {
-	if _, err := tools.Lookup(opts.Version); err != nil {
-		return nil, err
-	}
-	if token == "" {
-		return nil, errcode.New(errcode.InvalidArgument, "a bearer token is required")
-	}
-	var mu sync.Mutex
-	var servers []*Server
-	handler := mcp.NewStreamableHTTPHandler(func(*http.Request) *mcp.Server {
-		s, err := New(rt, opts)
-		if err != nil {
-			return nil
-		}
-		mu.Lock()
-		servers = append(servers, s)
-		mu.Unlock()
-		return s.MCP
-	}, &mcp.StreamableHTTPOptions{SessionTimeout: 30 * time.Minute})
-	go func() {
-		tick := time.NewTicker(30 * time.Second)
-		defer tick.Stop()
-		for {
-			select {
-			case <-ctx.Done():
-				mu.Lock()
-				for _, s := range servers {
-					s.Close(context.Background())
-				}
-				mu.Unlock()
-				return
-			case <-tick.C:
-			}
-			mu.Lock()
-			live := servers[:0]
-			for _, s := range servers {
-				if hasSessions(s.MCP) {
-					live = append(live, s)
-				} else {
-					s.Close(context.Background())
-				}
-			}
-			servers = live
-			mu.Unlock()
-		}
-	}()
-	verify := func(_ context.Context, got string, _ *http.Request) (*auth.TokenInfo, error) {
-		if !constantTimeEqual(got, token) {
-			return nil, auth.ErrInvalidToken
-		}
-		return &auth.TokenInfo{Expiration: time.Now().Add(time.Hour)}, nil
-	}
-	return auth.RequireBearerToken(verify, nil)(handler), nil
-}
-
-func hasSessions(s *mcp.Server) bool {
-	for range s.Sessions() {
-		return true
-	}
-	return false
-}
-
-func constantTimeEqual(a, b string) bool {
-	return subtle.ConstantTimeCompare([]byte(a), []byte(b)) == 1
 }

@@ -3,6 +3,7 @@ package mcpserver
 import (
 	"context"
 	"encoding/json"
+	"fmt"
 	"strings"
 	"testing"
 	"time"
@@ -145,5 +146,46 @@ func TestPinnedOldVersionRefusesContinuation(t *testing.T) {
 	text, isErr := call(t, cs, "browser_observe", map[string]any{"cursor": "k"})
 	if !isErr || !strings.Contains(text, "expansion_unsupported") && !strings.Contains(text, "invalid_argument") {
 		t.Fatalf("1.0.0 accepted a cursor: %s", text)
+	}
+}
+
+// TestToolErrorsAreBounded: a huge field name, action kind, key or option
+// value comes back only as a short cut prefix; null arguments and an empty
+// continuation are invalid_argument.
+func TestToolErrorsAreBounded(t *testing.T) {
+	cs := connect(t, Options{})
+	url := browsertest.Serve(t, `<input aria-label="q"><select aria-label="s"><option>a</option></select>`)
+	text, isErr := call(t, cs, "browser_navigate", map[string]any{"url": url})
+	if isErr {
+		t.Fatal(text)
+	}
+	var v projection.View
+	if err := json.Unmarshal([]byte(text), &v); err != nil || len(v.Controls) < 2 {
+		t.Fatalf("view %s: %v", text, err)
+	}
+	huge := strings.Repeat("k", 900<<10)
+	for _, tc := range []struct {
+		tool string
+		args any
+		code string
+	}{
+		{"browser_observe", map[string]any{huge: 1}, "invalid_argument"},
+		{"browser_act", map[string]any{"kind": huge, "ref": v.Controls[0].Ref}, "invalid_argument"},
+		{"browser_act", map[string]any{"kind": huge}, "invalid_argument"},
+		{"browser_act", map[string]any{"kind": "press", "ref": v.Controls[0].Ref, "key": huge}, "invalid_argument"},
+		{"browser_act", map[string]any{"kind": "select", "ref": v.Controls[1].Ref, "option": huge}, "not_actionable"},
+		{"browser_act", map[string]any{"kind": "type", "ref": v.Controls[0].Ref, "text": strings.Repeat("t", 2<<20)}, "invalid_argument"},
+		{"browser_observe", json.RawMessage(`null`), "invalid_argument"},
+		{"browser_observe", map[string]any{"after": ""}, "invalid_argument"},
+		{"browser_observe", map[string]any{"cursor": ""}, "invalid_argument"},
+	} {
+		text, isErr := call(t, cs, tc.tool, tc.args)
+		if !isErr || !strings.Contains(text, `"code":"`+tc.code+`"`) || len(text) > 512 {
+			t.Errorf("%s: %d bytes: %.300s; want code %s within 512 bytes", tc.tool, len(text), text, tc.code)
+		}
+	}
+	_, err := cs.CallTool(browsertest.Context(t, time.Minute), &mcp.CallToolParams{Name: huge})
+	if err == nil || len(err.Error()) > 512 || !strings.Contains(err.Error(), "unknown tool") {
+		t.Errorf("unknown tool of %d bytes: error of %d bytes: %.300v", len(huge), len(fmt.Sprint(err)), err)
 	}
 }

@@ -10,7 +10,7 @@ const (
 	MaxAcquired  = WindowSize + 1 // handles acquired, one lookahead
 	MaxOffset    = 65536          // largest candidate offset a window may start at
 	MaxNameUnits = 1024           // UTF-16 units of a name kept canonically
-	ScanNodes    = 262144         // nodes one control scan visits, skipping included
+	ScanNodes    = 262144         // nodes one observation's control scan visits, skipping included
 )
 
 // Trust marks everything collected from a page: it is evidence, never
@@ -39,6 +39,9 @@ type Observation struct {
 	// Dialog is a pending JavaScript dialog. While one is open the page is
 	// blocked: the observation holds no controls and says so.
 	Dialog *Dialog `json:"dialog,omitempty"`
+	// Loading: the navigation that led here returned at its time bound
+	// before the page finished loading; the page is observed as it is.
+	Loading bool `json:"loading,omitempty"`
 }
 
 // MaxDialogMessage bounds a dialog's message, in UTF-16 units.
@@ -78,7 +81,7 @@ const (
 	LimitControls = "controls" // MaxControls visible controls were collected
 	LimitWindow   = "window"   // WindowSize candidates were examined
 	LimitOffset   = "offset"   // the next window would start past MaxOffset: terminal
-	LimitNodes    = "nodes"    // the scan visited ScanNodes nodes: terminal
+	LimitNodes    = "nodes"    // the scan visited ScanNodes nodes; its cursor resumes where the walk stopped
 )
 
 // ControlCoverage says what the control scan covered.

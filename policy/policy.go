@@ -203,25 +203,55 @@ func (a *Approvals) Consume(f Facts) bool {
 	return false
 }
 
-// Authorize checks a consequential action: a stored approval for exactly
-// these facts is consumed, else the approver (if any) is asked; otherwise
-// approval_required names the facts.
-func Authorize(ctx context.Context, f Facts, stored *Approvals, approver Approver) error {
-	if !Consequential(f) {
+// Permit is an authorization to dispatch one action. Spend is called once,
+// right before input is dispatched, after the last live guard: it consumes
+// the approval the action needed, so an action that a guard stops before
+// any input keeps the user's approval for a later try.
+type Permit struct {
+	facts    Facts
+	approval *Approvals // nil: no approval needed
+}
+
+// Spend consumes the permit's approval. It fails with approval_required if
+// the approval is gone.
+func (p Permit) Spend() error {
+	if p.approval == nil || p.approval.Consume(p.facts) {
 		return nil
 	}
-	if stored != nil && stored.Consume(f) {
-		return nil
+	return errcode.New(errcode.ApprovalRequired, "the approval for %s is no longer there; it is needed again", p.facts)
+}
+
+// Has reports whether an approval for exactly f is stored.
+func (a *Approvals) Has(f Facts) bool {
+	a.mu.Lock()
+	defer a.mu.Unlock()
+	return slices.Contains(a.pending, f)
+}
+
+// Authorize checks a consequential action: a stored approval for exactly
+// these facts is found, else the approver (if any) is asked and its yes is
+// stored; otherwise approval_required names the facts. Nothing is consumed
+// here: the permit's Spend does that at dispatch.
+func Authorize(ctx context.Context, f Facts, stored *Approvals, approver Approver) (Permit, error) {
+	if !Consequential(f) {
+		return Permit{}, nil
+	}
+	if stored != nil && stored.Has(f) {
+		return Permit{facts: f, approval: stored}, nil
 	}
 	if approver != nil {
 		ok, err := approver.Approve(ctx, f)
 		if err != nil {
-			return errcode.Wrap(errcode.ApprovalRequired, err, "approval could not be obtained for %s", f)
+			return Permit{}, errcode.Wrap(errcode.ApprovalRequired, err, "approval could not be obtained for %s", f)
+		}
+		if ok && stored == nil {
+			return Permit{}, nil
 		}
 		if ok {
-			return nil
+			stored.Add(f)
+			return Permit{facts: f, approval: stored}, nil
 		}
-		return errcode.New(errcode.ApprovalRequired, "the approver declined %s", f)
+		return Permit{}, errcode.New(errcode.ApprovalRequired, "the approver declined %s", f)
 	}
-	return errcode.New(errcode.ApprovalRequired, "this action needs the user's approval: %s", f)
+	return Permit{}, errcode.New(errcode.ApprovalRequired, "this action needs the user's approval: %s", f)
 }

@@ -45,31 +45,74 @@ type approver bool
 
 func (a approver) Approve(context.Context, Facts) (bool, error) { return bool(a), nil }
 
+func authorizeAndSpend(ctx context.Context, f Facts, stored *Approvals, a Approver) error {
+	p, err := Authorize(ctx, f, stored, a)
+	if err != nil {
+		return err
+	}
+	return p.Spend()
+}
+
 func TestApprovalsAreSingleUseAndBoundToFacts(t *testing.T) {
 	ctx := context.Background()
 	publish := Facts{Origin: "http://127.0.0.1:1", Role: "button", Name: "Publish"}
 	var stored Approvals
-	if errcode.Of(Authorize(ctx, publish, &stored, nil)) != errcode.ApprovalRequired {
+	if errcode.Of(authorizeAndSpend(ctx, publish, &stored, nil)) != errcode.ApprovalRequired {
 		t.Fatal("no approval, yet authorized")
 	}
 	other := publish
 	other.Name = "Publish draft"
 	stored.Add(other)
-	if errcode.Of(Authorize(ctx, publish, &stored, nil)) != errcode.ApprovalRequired {
+	if errcode.Of(authorizeAndSpend(ctx, publish, &stored, nil)) != errcode.ApprovalRequired {
 		t.Fatal("an approval for other facts authorized the action")
 	}
 	stored.Add(publish)
-	if err := Authorize(ctx, publish, &stored, nil); err != nil {
+	if err := authorizeAndSpend(ctx, publish, &stored, nil); err != nil {
 		t.Fatal(err)
 	}
-	if errcode.Of(Authorize(ctx, publish, &stored, nil)) != errcode.ApprovalRequired {
+	if errcode.Of(authorizeAndSpend(ctx, publish, &stored, nil)) != errcode.ApprovalRequired {
 		t.Fatal("an approval was used twice")
 	}
-	if err := Authorize(ctx, publish, nil, approver(true)); err != nil {
+	if err := authorizeAndSpend(ctx, publish, nil, approver(true)); err != nil {
 		t.Fatal(err)
 	}
-	if errcode.Of(Authorize(ctx, publish, nil, approver(false))) != errcode.ApprovalRequired {
+	if errcode.Of(authorizeAndSpend(ctx, publish, nil, approver(false))) != errcode.ApprovalRequired {
 		t.Fatal("a declined approval authorized the action")
+	}
+}
+
+// An approval is consumed only when the permit is spent, at dispatch: an
+// action stopped before its input keeps it, and an approver's yes is kept
+// until then too.
+func TestApprovalIsConsumedOnlyAtDispatch(t *testing.T) {
+	ctx := context.Background()
+	publish := Facts{Origin: "http://127.0.0.1:1", Role: "button", Name: "Publish"}
+	var stored Approvals
+	stored.Add(publish)
+	if _, err := Authorize(ctx, publish, &stored, nil); err != nil {
+		t.Fatal(err)
+	}
+	// A guard refused the dispatch: the permit is never spent.
+	p, err := Authorize(ctx, publish, &stored, nil)
+	if err != nil {
+		t.Fatal("the approval was consumed by an action that was never dispatched")
+	}
+	if err := p.Spend(); err != nil {
+		t.Fatal(err)
+	}
+	if err := p.Spend(); errcode.Of(err) != errcode.ApprovalRequired {
+		t.Fatal("a permit was spent twice")
+	}
+	var asked Approvals
+	if _, err := Authorize(ctx, publish, &asked, approver(true)); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := Authorize(ctx, publish, &asked, nil); err != nil {
+		t.Fatal("the user's yes was lost before dispatch")
+	}
+	// A control that needs no approval gets a permit that spends nothing.
+	if p, err := Authorize(ctx, Facts{Role: "button", Name: "Next"}, &asked, nil); err != nil || p.Spend() != nil || !asked.Has(publish) {
+		t.Fatal("a plain control touched the approvals")
 	}
 }
 

@@ -9,6 +9,7 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"strconv"
 	"strings"
 
 	"github.com/veetbot/veetbrowser/browser"
@@ -51,7 +52,7 @@ func Lookup(name string) (Version, error) {
 	for i, v := range Versions {
 		names[i] = v.Name
 	}
-	return Version{}, errcode.New(errcode.InvalidArgument, "unknown tool version %q (registered: %s)", name, strings.Join(names, ", "))
+	return Version{}, errcode.New(errcode.InvalidArgument, "unknown tool version %s (registered: %s)", errcode.Quote(name), strings.Join(names, ", "))
 }
 
 // Tool names.
@@ -152,7 +153,7 @@ func ParseAct(raw json.RawMessage) (browser.Action, error) {
 		return a, errcode.New(errcode.InvalidArgument, "kind is required")
 	}
 	if a.Kind != browser.ActDialog && a.Ref == "" {
-		return a, errcode.New(errcode.InvalidArgument, "ref is required for %s", a.Kind)
+		return a, errcode.New(errcode.InvalidArgument, "ref is required for %s", errcode.Quote(a.Kind))
 	}
 	return a, nil
 }
@@ -201,13 +202,33 @@ func ParseNavigate(raw json.RawMessage) (NavigateArgs, error) {
 	return a, nil
 }
 
+// observeWire is browser_observe's arguments as sent: pointers tell a
+// continuation given empty from one not given.
+type observeWire struct {
+	After         *string `json:"after"`
+	Cursor        *string `json:"cursor"`
+	ElementOffset *int    `json:"element_offset"`
+	TextOffset    *int    `json:"text_offset"`
+}
+
 // ParseObserve parses browser_observe's arguments as version v defines them.
 // Versions before 1.2.0 accept no continuation; 1.2.0 and later accept at
-// most one of after and cursor, and nothing else.
+// most one of after and cursor, and nothing else. An empty after or cursor
+// is refused, never read as "no continuation".
 func ParseObserve(v Version, raw json.RawMessage) (ObserveArgs, error) {
-	var a ObserveArgs
-	if err := strict(raw, &a); err != nil {
-		return a, err
+	var w observeWire
+	if err := strict(raw, &w); err != nil {
+		return ObserveArgs{}, err
+	}
+	if w.After != nil && *w.After == "" || w.Cursor != nil && *w.Cursor == "" {
+		return ObserveArgs{}, errcode.New(errcode.InvalidArgument, "after and cursor must not be empty; to start from the top, leave them out")
+	}
+	a := ObserveArgs{ElementOffset: w.ElementOffset, TextOffset: w.TextOffset}
+	if w.After != nil {
+		a.After = *w.After
+	}
+	if w.Cursor != nil {
+		a.Cursor = *w.Cursor
 	}
 	if !v.Offsets && (a.ElementOffset != nil || a.TextOffset != nil) {
 		return a, errcode.New(errcode.InvalidArgument, "browser_observe %s does not accept offsets; use after or cursor", v.Name)
@@ -226,10 +247,24 @@ func ParseObserve(v Version, raw json.RawMessage) (ObserveArgs, error) {
 	return a, nil
 }
 
+// MaxArgumentBytes bounds the JSON arguments of one tool call. The largest
+// legitimate argument is the text of a type action; a megabyte is far more
+// than an agent types into a page, and a bound keeps a hostile call from
+// holding memory or echoing itself back.
+const MaxArgumentBytes = 1 << 20
+
 // strict decodes a JSON object, refusing unknown fields and trailing data.
+// Absent arguments are the empty object; null, any other JSON value and
+// anything over MaxArgumentBytes are refused.
 func strict(raw json.RawMessage, into any) error {
-	if len(bytes.TrimSpace(raw)) == 0 {
+	if len(raw) > MaxArgumentBytes {
+		return errcode.New(errcode.InvalidArgument, "the arguments exceed the %d-byte limit", MaxArgumentBytes)
+	}
+	trimmed := bytes.TrimSpace(raw)
+	if len(trimmed) == 0 {
 		raw = json.RawMessage("{}")
+	} else if trimmed[0] != '{' {
+		return errcode.New(errcode.InvalidArgument, "invalid arguments: expected a JSON object")
 	}
 	dec := json.NewDecoder(bytes.NewReader(raw))
 	dec.DisallowUnknownFields()
@@ -242,14 +277,20 @@ func strict(raw json.RawMessage, into any) error {
 	return nil
 }
 
+// publicDecodeError names what was wrong without echoing more than a cut
+// prefix of what was sent.
 func publicDecodeError(err error) string {
 	msg := err.Error()
-	if i := strings.Index(msg, "unknown field"); i >= 0 {
-		return msg[i:]
+	if i := strings.Index(msg, "unknown field "); i >= 0 {
+		name := msg[i+len("unknown field "):]
+		if u, uerr := strconv.Unquote(name); uerr == nil {
+			name = u
+		}
+		return "unknown field " + errcode.Quote(name)
 	}
 	var te *json.UnmarshalTypeError
-	if errors.As(err, &te) {
-		return fmt.Sprintf("%s must be a %s", te.Field, te.Type)
+	if errors.As(err, &te) && te.Field != "" {
+		return fmt.Sprintf("%s must be a %s", errcode.Quote(te.Field), te.Type)
 	}
 	return "expected a JSON object"
 }

@@ -29,6 +29,7 @@ type prepared struct {
 		Role     string `json:"role"`
 		Name     string `json:"name"`
 		Form     string `json:"form"`
+		InForm   bool   `json:"in_form"`
 		Submit   bool   `json:"submit"`
 		File     bool   `json:"file"`
 		Editable bool   `json:"editable"`
@@ -79,41 +80,62 @@ func (s *Session) Act(ctx context.Context, a browser.Action, authorize browser.A
 	tg.Pointer = a.Kind == browser.ActClick || a.Kind == browser.ActCheck || a.Kind == browser.ActUncheck
 	tg.Focus = a.Kind == browser.ActType || a.Kind == browser.ActPress || a.Kind == browser.ActSelect
 	tg.Editable = a.Kind == browser.ActType
-	prep, err := s.prepare(ctx, tg)
+	// Read-only guards and facts first: nothing touches the page before the
+	// action is authorized.
+	insp, err := s.inspect(ctx, tg, fnInspect)
 	if err != nil {
 		return nil, err
 	}
-	facts := policy.Facts{Origin: prep.Facts.Origin, Role: prep.Facts.Role, Name: prep.Facts.Name, Form: prep.Facts.Form}
-	switch a.Kind {
-	case browser.ActClick:
-		facts.Submit = prep.Facts.Submit
-	case browser.ActType:
-		facts.Submit = a.Submit && prep.Facts.Form != ""
-	case browser.ActPress:
-		// Enter submits from any control of a form; Space activates a
-		// focused submit button.
-		facts.Submit = (a.Key == "Enter" && prep.Facts.Form != "") || (a.Key == " " && prep.Facts.Submit)
-	case browser.ActCheck, browser.ActUncheck:
-		if prep.Facts.Checked == (a.Kind == browser.ActCheck) {
-			obs, err := s.observeLocked(ctx, observation.Request{})
-			if err != nil {
-				return nil, err
-			}
-			return &browser.ActResult{URL: obs.URL, Observation: obs}, nil
+	if (a.Kind == browser.ActCheck || a.Kind == browser.ActUncheck) && insp.Facts.Checked == (a.Kind == browser.ActCheck) {
+		obs, err := s.observeLocked(ctx, observation.Request{})
+		if err != nil {
+			return nil, err
 		}
+		return &browser.ActResult{URL: obs.URL, Observation: obs}, nil
 	}
-	if err := authorize(ctx, class, facts); err != nil {
+	facts := actionFacts(a, insp)
+	permit, err := authorize(ctx, class, facts)
+	if err != nil {
 		return nil, err
+	}
+	// Authorization may have waited for a person: the guards run again, and
+	// the facts the user approved must still be the control's facts.
+	prep, err := s.inspect(ctx, tg, fnPrepare)
+	if err != nil {
+		return nil, err
+	}
+	if now := actionFacts(a, prep); now != facts {
+		if policy.Consequential(now) || policy.Consequential(facts) {
+			return nil, errcode.New(errcode.ApprovalRequired, "the control changed while the action waited; it is now %s and needs the user's approval", now)
+		}
+		return nil, errcode.New(errcode.StaleReference, "the control changed before the action; observe again")
 	}
 
 	before := s.tab.mark()
-	if err := s.dispatch(ctx, a, tg, prep); err != nil {
+	if err := s.dispatch(ctx, a, tg, prep, permit); err != nil {
 		return nil, err
 	}
 	if a.Kind == browser.ActType && prep.Facts.Editable {
 		s.bindDraftLocked(ctx, tg, a.Text)
 	}
 	return s.afterDispatchLocked(ctx, before)
+}
+
+// actionFacts are the facts the policy judges an action by: the control's
+// live label facts, and whether this action submits its form.
+func actionFacts(a browser.Action, p *prepared) policy.Facts {
+	f := policy.Facts{Origin: p.Facts.Origin, Role: p.Facts.Role, Name: p.Facts.Name, Form: p.Facts.Form}
+	switch a.Kind {
+	case browser.ActClick:
+		f.Submit = p.Facts.Submit
+	case browser.ActType:
+		f.Submit = a.Submit && p.Facts.InForm
+	case browser.ActPress:
+		// Enter submits from any control of a form; Space activates a
+		// focused submit button.
+		f.Submit = (a.Key == "Enter" && p.Facts.InForm) || (a.Key == " " && p.Facts.Submit)
+	}
+	return f
 }
 
 // bindDraftLocked keeps the text the agent typed into a rich-text editor as
@@ -146,7 +168,7 @@ func actionClass(a browser.Action) (string, error) {
 		}
 		return policy.ClassInput, nil
 	}
-	return "", errcode.New(errcode.InvalidArgument, "unknown action kind %q (click, type, press, select, check, uncheck, dialog)", a.Kind)
+	return "", errcode.New(errcode.InvalidArgument, "unknown action kind %s (click, type, press, select, check, uncheck, dialog)", errcode.Quote(a.Kind))
 }
 
 // target resolves a control ref of the newest revision.
@@ -161,9 +183,17 @@ func (s *Session) target(ref string) (target, error) {
 	return target{Revision: s.revisionToken(rev), Index: index, Doc: s.doc}, nil
 }
 
-// prepare runs the live guards in the page.
-func (s *Session) prepare(ctx context.Context, tg target) (*prepared, error) {
-	raw, err := s.tab.evaluate(ctx, tg.call("prepare"))
+// The in-page guard steps of an action: inspect only reads (before
+// authorization); prepare scrolls, hit-tests and focuses (after it).
+const (
+	fnInspect = "inspect"
+	fnPrepare = "prepare"
+)
+
+// inspect runs the live guards of step fn in the page and returns the
+// control's facts (and, after prepare, the point a pointer action hits).
+func (s *Session) inspect(ctx context.Context, tg target, fn string) (*prepared, error) {
+	raw, err := s.tab.evaluate(ctx, tg.call(fn))
 	if err != nil {
 		return nil, err
 	}
@@ -194,7 +224,7 @@ func (s *Session) prepare(ctx context.Context, tg target) (*prepared, error) {
 
 // dispatch sends trusted input. Any failure once input may have reached the
 // page is action_uncertain, and nothing is retried.
-func (s *Session) dispatch(ctx context.Context, a browser.Action, tg target, p *prepared) error {
+func (s *Session) dispatch(ctx context.Context, a browser.Action, tg target, p *prepared, permit policy.Permit) error {
 	octx, end, err := s.tab.begin(ctx)
 	if err != nil {
 		return err
@@ -225,34 +255,44 @@ func (s *Session) dispatch(ctx context.Context, a browser.Action, tg target, p *
 		}
 	case browser.ActPress:
 		if _, ok := keys[a.Key]; !ok && len([]rune(a.Key)) != 1 {
-			return errcode.New(errcode.InvalidArgument, "unknown key %q", a.Key)
+			return errcode.New(errcode.InvalidArgument, "unknown key %s", errcode.Quote(a.Key))
 		}
 		steps = keySteps(octx, tgt, a.Key)
 	case browser.ActSelect:
-		// Trusted arrow keys on the focused select move to the option; a
-		// far or multiple-choice target is chosen directly in the page.
+		// Trusted keys on the focused select choose the option: the
+		// page plans them, the keyboard guard watches them, and the choice
+		// is verified afterwards.
 		tg.Label = a.Option
 		raw, err := s.tab.evaluate(octx, tg.call("selectPlan"))
 		if err != nil {
 			return err
 		}
 		var plan struct {
-			Error  string
-			Delta  int
-			Direct bool
+			Error string
+			Keys  []string
+			Type  string
 		}
 		json.Unmarshal(raw, &plan)
-		if plan.Error != "" {
-			return errcode.New(errcode.NotActionable, "no enabled option labelled %q", a.Option)
+		switch plan.Error {
+		case "":
+		case "multiple":
+			return errcode.New(errcode.NotActionable, "choosing in a multiple-choice list is not supported: the runtime sets choices only with trusted keys, and a multiple list needs modifier clicks")
+		case "disabled":
+			return errcode.New(errcode.NotActionable, "the option labelled %s is disabled", errcode.Quote(a.Option))
+		case "too_far":
+			return errcode.New(errcode.NotActionable, "the option labelled %s is more than 100 keys away and its label is not unique to type; the runtime chooses only with trusted keys", errcode.Quote(a.Option))
+		case "not_select":
+			return errcode.New(errcode.NotActionable, "the control is not a list of options")
+		default:
+			return errcode.New(errcode.NotActionable, "no enabled option labelled %s", errcode.Quote(a.Option))
 		}
-		key, n := "ArrowDown", plan.Delta
-		if n < 0 {
-			key, n = "ArrowUp", -n
+		for _, k := range plan.Keys {
+			steps = append(steps, keySteps(octx, tgt, k)...)
 		}
-		for range n {
-			steps = append(steps, keySteps(octx, tgt, key)...)
+		for _, r := range plan.Type {
+			steps = append(steps, keySteps(octx, tgt, string(r))...)
 		}
-		tg.Focus = n > 0 // the keyboard guard watches the arrows, if any
+		tg.Focus = len(steps) > 0 // the keyboard guard watches the keys, if any
 	}
 	// The guard is armed right before the input and checked right after it.
 	switch {
@@ -266,6 +306,14 @@ func (s *Session) dispatch(ctx context.Context, a browser.Action, tg target, p *
 			return err
 		}
 		steps = append(steps, func() error { return s.disarm(octx) })
+	}
+	// The last guard passed: the approval is consumed now, right before
+	// the input, and only now.
+	if err := permit.Spend(); err != nil {
+		if tg.Kind != "" {
+			s.disarm(octx)
+		}
+		return err
 	}
 	if a.Kind == browser.ActSelect {
 		steps = append(steps, func() error {
@@ -348,6 +396,11 @@ func (r *refused) Error() string { return r.err.Error() }
 // afterDispatchLocked reports postconditions and observes the result.
 func (s *Session) afterDispatchLocked(ctx context.Context, before navMark) (*browser.ActResult, error) {
 	st := s.tab.settle(ctx, before)
+	if st.refused != nil {
+		// The input was delivered; the navigation it started was stopped
+		// before its request left the browser, and the page stayed.
+		return nil, st.refused
+	}
 	res := &browser.ActResult{Dispatched: true, NavigationStarted: st.started, NavigationDone: st.done,
 		NavigationCancelled: st.cancelled, DialogOpened: st.dialog}
 	obs, err := s.observeLocked(ctx, observation.Request{})
@@ -373,7 +426,14 @@ func (s *Session) answerDialogLocked(ctx context.Context, a browser.Action, auth
 	if a.Accept {
 		msg, _ := truncateUTF16(d.Message, observation.MaxDialogMessage)
 		facts := policy.Facts{Origin: s.origin, Role: "dialog", Name: msg}
-		if err := authorize(ctx, policy.ClassDialog, facts); err != nil {
+		p, err := authorize(ctx, policy.ClassDialog, facts)
+		if err != nil {
+			return nil, err
+		}
+		if s.tab.pendingDialog() != d {
+			return nil, errcode.New(errcode.NotActionable, "the dialog closed while the action waited for approval; observe again")
+		}
+		if err := p.Spend(); err != nil {
 			return nil, err
 		}
 	}
@@ -395,16 +455,25 @@ func (s *Session) answerDialogLocked(ctx context.Context, a browser.Action, auth
 }
 
 // Upload implements browser.Session.
-func (s *Session) Upload(ctx context.Context, ref string, files []string, authorize browser.Authorize) (*browser.ActResult, error) {
+func (s *Session) Upload(ctx context.Context, ref string, stage browser.Stage, authorize browser.Authorize) (*browser.ActResult, error) {
 	if err := s.acquire(ctx); err != nil {
 		return nil, err
 	}
 	defer s.lock.Release(1)
+	res, err := s.uploadLocked(ctx, ref, stage, authorize)
+	if err != nil && s.Gone() {
+		return nil, errBrowserGone
+	}
+	return res, err
+}
+
+func (s *Session) uploadLocked(ctx context.Context, ref string, stage browser.Stage, authorize browser.Authorize) (*browser.ActResult, error) {
 	tg, err := s.target(ref)
 	if err != nil {
 		return nil, err
 	}
-	prep, err := s.prepare(ctx, tg)
+	// Setting files needs no scroll or focus: the read-only guards suffice.
+	prep, err := s.inspect(ctx, tg, fnInspect)
 	if err != nil {
 		return nil, err
 	}
@@ -412,19 +481,24 @@ func (s *Session) Upload(ctx context.Context, ref string, files []string, author
 		return nil, errcode.New(errcode.UploadRefused, "the control is not a file input")
 	}
 	facts := policy.Facts{Origin: prep.Facts.Origin, Role: prep.Facts.Role, Name: prep.Facts.Name, Form: prep.Facts.Form}
-	if err := authorize(ctx, policy.ClassUpload, facts); err != nil {
+	permit, err := authorize(ctx, policy.ClassUpload, facts)
+	if err != nil {
+		return nil, err
+	}
+	if err := permit.Spend(); err != nil {
 		return nil, err
 	}
 	before := s.tab.mark()
-	if err := s.setFiles(ctx, tg, files); err != nil {
+	if err := s.setFiles(ctx, tg, stage); err != nil {
 		return nil, err
 	}
 	return s.afterDispatchLocked(ctx, before)
 }
 
 // setFiles resolves the retained node to a handle in its own object group,
-// sets the files, and releases the group.
-func (s *Session) setFiles(ctx context.Context, tg target, files []string) error {
+// has stage prepare the files once the node is known to be there, sets
+// them, and releases the group.
+func (s *Session) setFiles(ctx context.Context, tg target, stage browser.Stage) error {
 	octx, end, err := s.tab.begin(ctx)
 	if err != nil {
 		return err
@@ -442,6 +516,16 @@ func (s *Session) setFiles(ctx context.Context, tg target, files []string) error
 	})
 	if err != nil || res.ExceptionDetails != nil || res.Result.ObjectID == "" {
 		return errcode.Wrap(errcode.StaleReference, fmt.Errorf("resolving the file input: %v", err), "the control is no longer on the page; observe again")
+	}
+	// The backend node id names the element for as long as it lives: the
+	// caller keeps one upload's files per control.
+	node, err := cdp.Call(octx, s.tab.target, dom.DescribeNode, dom.DescribeNodeParams{ObjectID: res.Result.ObjectID})
+	if err != nil {
+		return classify(octx, err, errcode.StaleReference, "the control is no longer on the page; observe again")
+	}
+	files, err := stage(octx, browser.UploadTarget{Document: tg.Doc, Control: fmt.Sprintf("%s/%d", tg.Doc, node.Node.BackendNodeID)})
+	if err != nil {
+		return classify(octx, err, errcode.UploadRefused, "the upload could not be prepared")
 	}
 	if _, err := cdp.Call(octx, s.tab.target, dom.SetFileInputFiles, dom.SetFileInputFilesParams{Files: files, ObjectID: res.Result.ObjectID}); err != nil {
 		return errcode.Wrap(errcode.ActionUncertain, err, "the files may or may not have been set; observe again")

@@ -23,7 +23,7 @@ import (
 )
 
 // allowAll authorizes every action: these tests are about dispatch.
-func allowAll(context.Context, string, policy.Facts) error { return nil }
+func allowAll(context.Context, string, policy.Facts) (policy.Permit, error) { return policy.Permit{}, nil }
 
 // effects is a site that records what reaches its server.
 type effects struct {
@@ -329,14 +329,14 @@ func TestUploadSetsFiles(t *testing.T) {
 	}
 	file := t.TempDir() + "/report.txt"
 	writeFile(t, file, "hello")
-	if _, err := s.Upload(ctx, find(t, obs, "Attachment").Ref, []string{file}, allowAll); err != nil {
+	if _, err := s.Upload(ctx, find(t, obs, "Attachment").Ref, stageFiles(file), allowAll); err != nil {
 		t.Fatal(err)
 	}
 	if got := evalMain(t, s, "document.querySelector('input').files[0].name"); got != "report.txt" {
 		t.Fatalf("file input holds %q", got)
 	}
 	obs, _ = s.Observe(ctx, observation.Request{})
-	_, err = s.Upload(ctx, find(t, obs, "Other").Ref, []string{file}, allowAll)
+	_, err = s.Upload(ctx, find(t, obs, "Other").Ref, stageFiles(file), allowAll)
 	wantCode(t, err, errcode.UploadRefused)
 }
 

@@ -16,6 +16,7 @@ import (
 	"github.com/chromedp/cdproto/cdp"
 	"github.com/chromedp/cdproto/runtime"
 
+	"github.com/veetbot/veetbrowser/browser"
 	"github.com/veetbot/veetbrowser/collect"
 	"github.com/veetbot/veetbrowser/errcode"
 	"github.com/veetbot/veetbrowser/internal/browsertest"
@@ -31,7 +32,7 @@ func TestMain(m *testing.M) { browsertest.Main(m, &shared) }
 func openSession(t testing.TB) *Session {
 	t.Helper()
 	ctx := browsertest.Context(t, time.Minute)
-	bs, err := shared.Get(t).NewSession(ctx)
+	bs, err := shared.Get(t).NewSession(ctx, browser.SessionOptions{})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -362,7 +363,7 @@ func TestCloseLeavesNothingBehind(t *testing.T) {
 		t.Fatal("no browser process")
 	}
 	ctx := browsertest.Context(t, time.Minute)
-	s, err := p.NewSession(ctx)
+	s, err := p.NewSession(ctx, browser.SessionOptions{})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -399,29 +400,6 @@ func tempDirs(t *testing.T) map[string]bool {
 
 func processAlive(pid int) bool {
 	return syscall.Kill(pid, 0) == nil
-}
-
-// TestScanNodeBound: the control scan visits at most 262,144 nodes. The page
-// holds html, head, body, then k paragraphs of two nodes each, an optional
-// text node, and an empty button, the last node: 3+2k+1 (+1).
-func TestScanNodeBound(t *testing.T) {
-	if testing.Short() {
-		t.Skip("262,144 nodes")
-	}
-	const k = (observation.ScanNodes - 4) / 2
-	for _, extra := range []string{"", "z"} {
-		_, obs := openPage(t, strings.Repeat("<p>.</p>", k)+extra+`<button aria-label="last"></button>`)
-		c := obs.ControlCoverage
-		if extra == "" {
-			if len(obs.Controls) != 1 || c.ScanLimitReached || c.Limit != "" {
-				t.Fatalf("button at the bound: %q %+v", names(obs), c)
-			}
-			continue
-		}
-		if len(obs.Controls) != 0 || !c.ScanLimitReached || c.Limit != observation.LimitNodes || c.Cursor != "" {
-			t.Fatalf("button one past the bound: %q %+v", names(obs), c)
-		}
-	}
 }
 
 // TestNameBound: a canonical name keeps 1,024 UTF-16 units; one more is cut

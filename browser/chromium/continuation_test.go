@@ -12,6 +12,7 @@ import (
 	"github.com/chromedp/cdproto/heapprofiler"
 	"github.com/chromedp/cdproto/runtime"
 
+	"github.com/veetbot/veetbrowser/collect"
 	"github.com/veetbot/veetbrowser/errcode"
 	"github.com/veetbot/veetbrowser/internal/browsertest"
 	"github.com/veetbot/veetbrowser/observation"
@@ -72,7 +73,7 @@ func TestAfterResumesInTheLiveTraversal(t *testing.T) {
 func TestNavigationEndsContinuation(t *testing.T) {
 	ctx := browsertest.Context(t, time.Minute)
 	s, obs := openPage(t, buttons(300, ""))
-	if err := s.tab.navigate(ctx, browsertest.Serve(t, buttons(300, ""))); err != nil {
+	if _, err := s.tab.navigate(ctx, browsertest.Serve(t, buttons(300, ""))); err != nil {
 		t.Fatal(err)
 	}
 	_, err := s.Observe(ctx, observation.Request{After: obs.Controls[0].Ref})
@@ -199,7 +200,7 @@ func BenchmarkExpansion(b *testing.B) {
 				if err != nil {
 					b.Fatal(err)
 				}
-				cursor := s.keys.Mint(observation.KindCursor, s.revision, uint64(off))
+				cursor := s.keys.Mint(observation.KindCursor, s.revision, cursorIndex(off, collect.ResumeStart))
 				_ = obs
 				b.StartTimer()
 				if _, err := s.Observe(ctx, observation.Request{Cursor: cursor}); err != nil {
@@ -228,5 +229,168 @@ func TestFailedObservationPublishesNothing(t *testing.T) {
 	}
 	if next.Controls[0].Name != "b10" {
 		t.Fatalf("after b9: %q", next.Controls[0].Name)
+	}
+}
+
+// scanBoundPage has its last button one node past the control scan's node
+// bound: html, head, body, div#box, a text node, n comments and i#stop fill
+// the bound exactly (4+1+n+1 = 262,144), so the scan stops with i#stop as
+// the last node it visited. Without the text node the button is the
+// bound's last node. Comments keep the page cheap to lay out.
+func scanBoundPage(past bool) string {
+	const n = observation.ScanNodes - 6
+	text := ""
+	if past {
+		text = "z"
+	}
+	return `<div id="box">` + text + strings.Repeat("<!---->", n) + `<i id="stop"></i></div><button aria-label="last"></button>`
+}
+
+// TestScanNodeBound: the node bound ends one observation's scan, not the
+// page: a control one node past it is reached by the cursor, which resumes
+// right after the last node visited.
+func TestScanNodeBound(t *testing.T) {
+	if testing.Short() {
+		t.Skip("262,144 nodes")
+	}
+	t.Parallel()
+	ctx := browsertest.Context(t, 2*time.Minute)
+	_, obs := openPage(t, scanBoundPage(false))
+	if c := obs.ControlCoverage; !slices.Equal(names(obs), []string{"last"}) || c.ScanLimitReached || c.Limit != "" || c.Cursor != "" {
+		t.Fatalf("button at the bound: %q %+v", names(obs), c)
+	}
+
+	s, obs := openPage(t, scanBoundPage(true))
+	c := obs.ControlCoverage
+	if len(obs.Controls) != 0 || !c.ScanLimitReached || c.Limit != observation.LimitNodes || c.Cursor == "" || c.Offset != 0 || c.Scanned != 0 {
+		t.Fatalf("button one past the bound: %q %+v", names(obs), c)
+	}
+	next, err := s.Observe(ctx, observation.Request{Cursor: c.Cursor})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if nc := next.ControlCoverage; !slices.Equal(names(next), []string{"last"}) || nc.Offset != 0 || nc.ScanLimitReached || nc.Cursor != "" {
+		t.Fatalf("after the node-bound cursor: %q %+v", names(next), nc)
+	}
+}
+
+// TestNodeBoundCursorIsValidatedLikeAnAnchor: the node a cursor resumes
+// after must still be where the scan left it; otherwise the cursor is
+// refused with the anchors' codes, and publishes nothing.
+func TestNodeBoundCursorIsValidatedLikeAnAnchor(t *testing.T) {
+	if testing.Short() {
+		t.Skip("262,144 nodes")
+	}
+	t.Parallel()
+	ctx := browsertest.Context(t, 2*time.Minute)
+	s, obs := openPage(t, scanBoundPage(true))
+	cursor := obs.ControlCoverage.Cursor
+	if cursor == "" {
+		t.Fatalf("no cursor at the node bound: %+v", obs.ControlCoverage)
+	}
+	mainWorld(t, s, `window.box = document.getElementById('box'); window.stop = document.getElementById('stop');`)
+	for _, c := range []struct {
+		name, change, undo string
+	}{
+		{"moved to another parent", `document.body.append(stop)`, `box.append(stop)`},
+		{"removed", `stop.remove()`, `box.append(stop)`},
+		// Same parent, but the parent now lives in a closed shadow root:
+		// outside the traversal.
+		{"inside a closed root", `window.host = document.createElement('div'); document.body.prepend(host);
+			host.attachShadow({mode: 'closed'}).append(box)`, `document.body.prepend(box); host.remove()`},
+	} {
+		mainWorld(t, s, c.change)
+		_, err := s.Observe(ctx, observation.Request{Cursor: cursor})
+		if errcode.Of(err) != errcode.StaleReference {
+			t.Fatalf("resume point %s: %v, want %s", c.name, err, errcode.StaleReference)
+		}
+		mainWorld(t, s, c.undo)
+	}
+	// Back in place, the same cursor (still of the newest revision) resumes.
+	next, err := s.Observe(ctx, observation.Request{Cursor: cursor})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if !slices.Equal(names(next), []string{"last"}) {
+		t.Fatalf("after the restored resume point: %q %+v", names(next), next.ControlCoverage)
+	}
+}
+
+// farPage builds, in the page, n comment nodes before two buttons: a page
+// far larger than one scan, without sending megabytes of HTML.
+func farPage(n int) string {
+	return fmt.Sprintf(`<div id="pad"></div><button>far</button><button>farther</button><script>
+const f = document.createDocumentFragment();
+for (let i = 0; i < %d; i++) f.appendChild(document.createComment(''));
+document.getElementById('pad').appendChild(f);
+</script>`, n)
+}
+
+// TestControlPastManyNodesIsReachedByCursor: a control at node 600,000 is
+// three node-bounded windows away; the cursor chain reaches it, and an
+// after anchor in that window resumes from where that window's walk began.
+func TestControlPastManyNodesIsReachedByCursor(t *testing.T) {
+	t.Parallel()
+	ctx := browsertest.Context(t, 2*time.Minute)
+	s, obs := openPage(t, farPage(600000))
+	windows := 1
+	for len(obs.Controls) == 0 {
+		c := obs.ControlCoverage
+		if c.Limit != observation.LimitNodes || c.Cursor == "" || c.Offset != 0 {
+			t.Fatalf("window %d: %+v", windows, c)
+		}
+		var err error
+		if obs, err = s.Observe(ctx, observation.Request{Cursor: c.Cursor}); err != nil {
+			t.Fatal(err)
+		}
+		windows++
+		if windows > 5 {
+			t.Fatal("no control after 5 windows")
+		}
+	}
+	// 600,000 comments and the page's own nodes: the third window.
+	if want := 600000/observation.ScanNodes + 1; windows != want {
+		t.Fatalf("reached in %d windows, want %d", windows, want)
+	}
+	if c := obs.ControlCoverage; !slices.Equal(names(obs), []string{"far", "farther"}) || c.Offset != 0 || c.Cursor != "" {
+		t.Fatalf("far window: %q %+v", names(obs), c)
+	}
+	next, err := s.Observe(ctx, observation.Request{After: obs.Controls[0].Ref})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if c := next.ControlCoverage; !slices.Equal(names(next), []string{"farther"}) || c.Offset != 1 {
+		t.Fatalf("after far: %q %+v", names(next), c)
+	}
+}
+
+// TestCursorSkipPastTheNodeBound: a cursor's skip to its offset that the
+// node bound cuts short (the page grew before the cursor) continues too,
+// at the same offset.
+func TestCursorSkipPastTheNodeBound(t *testing.T) {
+	t.Parallel()
+	ctx := browsertest.Context(t, 2*time.Minute)
+	s, obs := openPage(t, `<div id="pad"></div><div id="list">`+buttons(300, "")+`</div>`)
+	c := obs.ControlCoverage
+	if c.Limit != observation.LimitControls || c.Cursor == "" {
+		t.Fatalf("first window: %+v", c)
+	}
+	// Grow the page between the first 256 candidates and the rest.
+	mainWorld(t, s, `const f = document.createDocumentFragment();
+		for (let i = 0; i < 300000; i++) f.appendChild(document.createComment(''));
+		document.getElementById('list').children[255].after(f);`)
+	obs, err := s.Observe(ctx, observation.Request{Cursor: c.Cursor})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if c := obs.ControlCoverage; len(obs.Controls) != 0 || c.Limit != observation.LimitNodes || c.Offset != 256 || c.Scanned != 0 || c.Cursor == "" {
+		t.Fatalf("skip cut by the node bound: %q %+v", names(obs), c)
+	}
+	obs, err = s.Observe(ctx, observation.Request{Cursor: obs.ControlCoverage.Cursor})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if c := obs.ControlCoverage; len(obs.Controls) != 44 || obs.Controls[0].Name != "b256" || c.Offset != 256 || c.Cursor != "" {
+		t.Fatalf("resumed skip: %q %+v", names(obs), c)
 	}
 }

@@ -4,14 +4,17 @@ import (
 	"context"
 	"encoding/json"
 	"errors"
+	"net/url"
 	"strings"
 	"sync"
 	"time"
 
 	"github.com/chromedp/cdproto/cdp"
+	"github.com/chromedp/cdproto/fetch"
 	"github.com/chromedp/cdproto/inspector"
 	"github.com/chromedp/cdproto/page"
 	"github.com/chromedp/cdproto/runtime"
+	cdptarget "github.com/chromedp/cdproto/target"
 	"github.com/chromedp/chromedp"
 
 	"github.com/veetbot/veetbrowser/collect"
@@ -36,6 +39,7 @@ type tab struct {
 	cancel  context.CancelFunc
 	target  *chromedp.Target
 	dialogs chan *page.EventJavascriptDialogOpening
+	check   func(context.Context, *url.URL) error // the session's navigation check; nil allows http(s)
 
 	mu        sync.Mutex
 	changed   chan struct{} // closed and replaced on every state change
@@ -43,16 +47,24 @@ type tab struct {
 	world     string                  // unique id of the collector world of the main document; "" between documents
 	lifecycle map[cdp.LoaderID]string // newest lifecycle milestone per main-frame loader
 	crashed   bool
+	hung      bool                               // the renderer was found hung and sent a crash
 	dialog    *page.EventJavascriptDialogOpening // pending, nil if none
 	dismissed bool                               // the runtime dismissed a beforeunload dialog
 	navSeq    uint64                             // main-frame navigations started
+	startedAt map[cdp.LoaderID]uint64            // navSeq of the newest navigations, by their loader
 	loader    cdp.LoaderID                       // newest main-frame loader
 	inflight  map[*int]context.CancelCauseFunc
+	refusals  uint64 // top-level navigation hops the navigation guard refused
+	refused   error  // the newest refusal
+
+	popups     map[cdptarget.ID]bool // pages the tab or its popups opened, until they are gone
+	popupQueue []cdptarget.ID        // popups not yet closed
+	popupWake  chan struct{}         // has room for one wake-up of closePopups
 }
 
 // openTab opens a page in the browser of parent; the caller's ctx bounds
 // the opening, not the page's life.
-func openTab(ctx, parent context.Context) (*tab, error) {
+func openTab(ctx, parent context.Context, check func(context.Context, *url.URL) error) (*tab, error) {
 	tabCtx, cancel := chromedp.NewContext(parent)
 	// Opening runs on the tab's own context, which ends if ctx does first.
 	opening, opened := context.WithCancel(tabCtx)
@@ -80,15 +92,20 @@ func openTab(ctx, parent context.Context) (*tab, error) {
 		cancel:    cancel,
 		target:    chromedp.FromContext(tabCtx).Target,
 		dialogs:   make(chan *page.EventJavascriptDialogOpening, 4),
+		check:     check,
 		changed:   make(chan struct{}),
 		lifecycle: make(map[cdp.LoaderID]string),
+		startedAt: make(map[cdp.LoaderID]uint64),
 		inflight:  make(map[*int]context.CancelCauseFunc),
+		popups:    make(map[cdptarget.ID]bool),
+		popupWake: make(chan struct{}, 1),
 	}
 	if err := chromedp.Listen(tabCtx, t.onEvent); err != nil {
 		cancel()
 		return nil, errcode.Wrap(errcode.BrowserUnavailable, err, "could not open a browser page")
 	}
 	go t.handleDialogs()
+	go t.closePopups()
 	if err := t.installCollector(opening); err != nil {
 		cancel()
 		return nil, classify(opening, err, errcode.BrowserUnavailable, "could not prepare the browser page")
@@ -107,6 +124,9 @@ func (t *tab) installCollector(ctx context.Context) error {
 	t.mu.Lock()
 	t.mainFrame = tree.FrameTree.Frame.ID
 	t.mu.Unlock()
+	if err := t.enableNavGuard(ctx); err != nil {
+		return err
+	}
 	if _, err := cdp.Call(ctx, t.target, page.AddScriptToEvaluateOnNewDocument, page.AddScriptToEvaluateOnNewDocumentParams{
 		Source: collect.Script, WorldName: collect.WorldName,
 	}); err != nil {
@@ -136,6 +156,10 @@ func ptr[T any](v T) *T { return &v }
 
 // onEvent runs on chromedp's reader goroutine: state changes only.
 func (t *tab) onEvent(ev any) {
+	if ev, ok := ev.(*fetch.EventRequestPaused); ok {
+		go t.decide(ev)
+		return
+	}
 	t.mu.Lock()
 	defer t.mu.Unlock()
 	switch ev := ev.(type) {
@@ -180,10 +204,18 @@ func (t *tab) onEvent(ev any) {
 			return // only a new main document changes what was observed
 		}
 		t.navSeq++
+		if len(t.startedAt) > 8 {
+			clear(t.startedAt)
+		}
+		t.startedAt[ev.LoaderID] = t.navSeq
 	case *inspector.EventTargetCrashed:
-		t.crashed = true
-		t.world = ""
-		t.interruptLocked(errCrashed)
+		t.markCrashedLocked()
+	case *cdptarget.EventTargetCreated:
+		t.notePopupLocked(ev.TargetInfo)
+		return
+	case *cdptarget.EventTargetDestroyed:
+		delete(t.popups, ev.TargetID)
+		return
 	case *page.EventJavascriptDialogOpening:
 		t.dialog = ev
 		select {
@@ -276,6 +308,7 @@ func (t *tab) begin(ctx context.Context) (context.Context, func(), error) {
 	}
 	t.inflight[key] = cancel
 	t.mu.Unlock()
+	go t.watch(octx)
 	return octx, func() {
 		t.mu.Lock()
 		delete(t.inflight, key)
@@ -368,54 +401,6 @@ func (t *tab) pendingDialog() *page.EventJavascriptDialogOpening {
 	return t.dialog
 }
 
-// navigate loads url in the main frame and waits for its document. A
-// navigation that a beforeunload dialog stopped, after the runtime itself
-// dismissed it, is navigation_cancelled: the page and its draft stay.
-func (t *tab) navigate(ctx context.Context, url string) error {
-	octx, end, err := t.begin(ctx)
-	if err != nil {
-		// A crashed renderer is replaced by a new one when the tab navigates.
-		if !errors.Is(err, errCrashed) {
-			return err
-		}
-		t.mu.Lock()
-		t.crashed = false
-		t.mu.Unlock()
-		if octx, end, err = t.begin(ctx); err != nil {
-			return err
-		}
-	}
-	defer end()
-	t.mu.Lock()
-	t.dismissed = false
-	t.mu.Unlock()
-	res, err := cdp.Call(octx, t.target, page.Navigate, page.NavigateParams{URL: url})
-	if err != nil {
-		return classify(octx, err, errcode.NavigationFailed, "the navigation failed")
-	}
-	if res.ErrorText != "" {
-		dismissed := false
-		if res.LoaderID == "" && strings.Contains(res.ErrorText, "ERR_ABORTED") {
-			// The answer to the dialog can arrive after the navigation's
-			// own answer: give the dismissal a moment to be recorded.
-			wctx, cancel := context.WithTimeout(octx, time.Second)
-			dismissed = t.waitFor(wctx, func() bool { return t.dismissed }) == nil
-			cancel()
-		}
-		if dismissed {
-			return errcode.New(errcode.NavigationCancelled, "the page asked to keep unsaved changes; the navigation was cancelled and the page kept")
-		}
-		return errcode.Wrap(errcode.NavigationFailed, errors.New(res.ErrorText), "the navigation failed: %s", publicNetError(res.ErrorText))
-	}
-	if res.LoaderID == "" {
-		return nil // same-document navigation
-	}
-	if err := t.waitLoaded(octx, res.LoaderID); err != nil {
-		return classify(octx, err, errcode.NavigationFailed, "the page did not load")
-	}
-	return nil
-}
-
 // waitLoaded waits until the loader's document has loaded (or was parsed
 // loadGrace ago) and its collector world exists.
 func (t *tab) waitLoaded(ctx context.Context, loader cdp.LoaderID) error {
@@ -445,15 +430,16 @@ func (t *tab) wake() {
 
 // navMark is what settle compares against: taken before a dispatch.
 type navMark struct {
-	seq    uint64
-	loader cdp.LoaderID
+	seq      uint64
+	loader   cdp.LoaderID
+	refusals uint64
 }
 
 func (t *tab) mark() navMark {
 	t.mu.Lock()
 	defer t.mu.Unlock()
 	t.dismissed = false
-	return navMark{t.navSeq, t.loader}
+	return navMark{t.navSeq, t.loader, t.refusals}
 }
 
 // settleWindow is how long an action may take to start a navigation or
@@ -464,9 +450,10 @@ const settleWindow = 300 * time.Millisecond
 // navigation (then waits for its document) or a dialog.
 // settled is what an input event led to.
 type settled struct {
-	started, done bool // a main-frame navigation started; its document loaded
-	cancelled     bool // the runtime dismissed a beforeunload dialog, which cancelled it
-	dialog        bool // a dialog the agent must answer is open
+	started, done bool  // a main-frame navigation started; its document loaded
+	cancelled     bool  // the runtime dismissed a beforeunload dialog, which cancelled it
+	dialog        bool  // a dialog the agent must answer is open
+	refused       error // the navigation guard stopped a navigation it started
 }
 
 // blockingDialogLocked: a pending dialog other than beforeunload, which the
@@ -478,12 +465,15 @@ func (t *tab) blockingDialogLocked() bool {
 func (t *tab) settle(ctx context.Context, before navMark) settled {
 	wctx, cancel := context.WithTimeout(ctx, settleWindow)
 	time.AfterFunc(settleWindow, t.wake)
-	t.waitFor(wctx, func() bool { return t.navSeq != before.seq || t.blockingDialogLocked() || t.dismissed })
+	t.waitFor(wctx, func() bool {
+		return t.navSeq != before.seq || t.blockingDialogLocked() || t.dismissed || t.refusals != before.refusals
+	})
 	cancel()
 	t.mu.Lock()
-	out := settled{started: t.navSeq != before.seq, dialog: t.blockingDialogLocked(), cancelled: t.dismissed}
+	out := settled{started: t.navSeq != before.seq, dialog: t.blockingDialogLocked(), cancelled: t.dismissed,
+		refused: t.refusalSinceLocked(before.refusals)}
 	t.mu.Unlock()
-	if !out.started || out.dialog || out.cancelled {
+	if !out.started || out.dialog || out.cancelled || out.refused != nil {
 		return out
 	}
 	lctx, lcancel := context.WithTimeout(ctx, 15*time.Second)
@@ -493,13 +483,14 @@ func (t *tab) settle(ctx context.Context, before navMark) settled {
 	t.waitFor(lctx, func() bool {
 		loader = t.loader
 		_, seen := t.lifecycle[loader]
-		return t.blockingDialogLocked() || t.dismissed || (seen && loader != before.loader && t.lifecycle[loader] != "init" && t.world != "")
+		return t.blockingDialogLocked() || t.dismissed || t.refusals != before.refusals ||
+			(seen && loader != before.loader && t.lifecycle[loader] != "init" && t.world != "")
 	})
 	t.mu.Lock()
-	out.dialog, out.cancelled = t.blockingDialogLocked(), t.dismissed
+	out.dialog, out.cancelled, out.refused = t.blockingDialogLocked(), t.dismissed, t.refusalSinceLocked(before.refusals)
 	committed := loader != before.loader && t.lifecycle[loader] != ""
 	t.mu.Unlock()
-	if out.dialog || out.cancelled || !committed {
+	if out.dialog || out.cancelled || out.refused != nil || !committed {
 		return out
 	}
 	out.done = t.waitLoaded(lctx, loader) == nil

@@ -8,9 +8,12 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"log/slog"
 	"os"
+	"os/exec"
 	"path/filepath"
 	"sync"
+	"syscall"
 	"time"
 
 	"github.com/chromedp/chromedp"
@@ -18,26 +21,54 @@ import (
 
 	"github.com/veetbot/veetbrowser/browser"
 	"github.com/veetbot/veetbrowser/errcode"
+	"github.com/veetbot/veetbrowser/internal/tempdir"
 )
 
 // Options configure Launch. The zero value launches the Chromium that
 // browser.FindChromium finds.
 type Options struct {
-	ExecPath string               // browser binary; "" to search
-	Logf     func(string, ...any) // internal detail; nil discards
-	Output   io.Writer            // the browser's own stdout/stderr; nil discards
+	ExecPath string       // browser binary; "" to search
+	Logger   *slog.Logger // internal detail; nil discards
+	Output   io.Writer    // the browser's own stdout/stderr; nil discards
 }
 
-// Provider owns one browser and the sessions opened in it.
+// Provider owns one browser and the sessions opened in it. A launched
+// browser that dies is noticed: the sessions opened in it report
+// browser_unavailable, its files are removed, and the next NewSession starts
+// a fresh browser. An attached browser cannot be started again: once it is
+// gone, NewSession reports browser_unavailable.
 type Provider struct {
 	// fixed at creation
-	browserCtx context.Context
-	stop       func() error // ends the browser (or the connection) and cleans up
-	logf       func(string, ...any)
+	launch func(ctx context.Context) (*instance, error) // starts a fresh browser; nil for an attached one
+	log    *slog.Logger
+
+	starting sync.Mutex     // held while a browser is (re)started, so only one starts
+	watchers sync.WaitGroup // one per browser, until its end is handled
 
 	mu       sync.Mutex
-	sessions map[*Session]struct{}
+	current  *instance              // the live browser; nil once it is gone, until the next NewSession
+	sessions map[*Session]*instance // open sessions and the browser each runs in
 	closed   bool
+}
+
+// instance is one running browser, or one connection to an attached browser.
+type instance struct {
+	ctx  context.Context // the browser's chromedp context; ends when the browser is gone
+	lost <-chan struct{} // closed as soon as the connection to the browser drops
+	pid  int             // the browser's process (and process group) id; 0 when attached
+	// stop ends the browser (or the connection) and removes its files;
+	// died says it is already gone. Only the first call does anything.
+	stop func(died bool) error
+}
+
+// gone reports whether the browser of inst is gone.
+func (inst *instance) gone() bool {
+	select {
+	case <-inst.lost:
+		return true
+	default:
+		return false
+	}
 }
 
 var _ browser.Provider = (*Provider)(nil)
@@ -64,7 +95,6 @@ func launchFlags() []chromedp.ExecAllocatorOption {
 		chromedp.Flag("disable-dev-shm-usage", true),
 		chromedp.Flag("disable-gpu", true),
 		chromedp.Flag("disable-hang-monitor", true),
-		chromedp.Flag("disable-popup-blocking", true),
 		chromedp.Flag("disable-prompt-on-repost", true),
 		chromedp.Flag("disable-background-timer-throttling", true),
 		chromedp.Flag("disable-renderer-backgrounding", true),
@@ -76,14 +106,35 @@ func launchFlags() []chromedp.ExecAllocatorOption {
 	}
 }
 
+// tempPrefix names the private temp dirs of launched browsers (and, through
+// the runtime, of upload copies): Launch removes those whose owner is gone.
+const tempPrefix = "veetbrowser-"
+
 // Launch starts a private headless Chromium with a fresh user-data dir and
-// its own HOME and XDG dirs under one temp dir, all removed by Close.
+// its own HOME and XDG dirs under one temp dir, all removed by Close. The
+// temp dir is marked with this process, and Launch first removes the temp
+// dirs that a killed process left behind.
 func Launch(ctx context.Context, opts Options) (*Provider, error) {
 	exe, err := browser.FindChromium(opts.ExecPath)
 	if err != nil {
 		return nil, err
 	}
-	tmp, err := os.MkdirTemp("", "veetbrowser-")
+	p := newProvider(opts.Logger)
+	for _, dir := range tempdir.Sweep(tempPrefix) {
+		p.log.Info("removed the temp dir of a process that is gone", "dir", dir)
+	}
+	p.launch = func(ctx context.Context) (*instance, error) { return launchBrowser(ctx, exe, opts.Output) }
+	inst, err := p.launch(ctx)
+	if err != nil {
+		return nil, err
+	}
+	p.adopt(inst)
+	return p, nil
+}
+
+// launchBrowser starts one browser in a fresh temp dir.
+func launchBrowser(ctx context.Context, exe string, output io.Writer) (*instance, error) {
+	tmp, err := tempdir.Make(tempPrefix)
 	if err != nil {
 		return nil, errcode.Wrap(errcode.BrowserUnavailable, err, "could not create the browser's directory")
 	}
@@ -99,15 +150,20 @@ func Launch(ctx context.Context, opts Options) (*Provider, error) {
 		chromedp.ExecPath(exe),
 		chromedp.UserDataDir(filepath.Join(tmp, "profile")),
 		chromedp.Env("HOME="+home, "XDG_CONFIG_HOME="+dirs[1], "XDG_CACHE_HOME="+dirs[2], "XDG_DATA_HOME="+dirs[3], "TMPDIR="+tmp),
+		// Its own process group, so that ending the browser ends every
+		// helper process too, even after the main process was killed;
+		// and killed with this process, as chromedp does by default.
+		chromedp.ModifyCmdFunc(func(cmd *exec.Cmd) {
+			cmd.SysProcAttr = &syscall.SysProcAttr{Setpgid: true, Pdeathsig: syscall.SIGKILL}
+		}),
 	)
 	if os.Geteuid() == 0 {
 		flags = append(flags, chromedp.NoSandbox)
 	}
-	out := opts.Output
-	if out == nil {
-		out = io.Discard
+	if output == nil {
+		output = io.Discard
 	}
-	flags = append(flags, chromedp.CombinedOutput(out))
+	flags = append(flags, chromedp.CombinedOutput(output))
 
 	// The browser outlives the caller's request context; Close ends it.
 	base := context.WithoutCancel(ctx)
@@ -121,22 +177,32 @@ func Launch(ctx context.Context, opts Options) (*Provider, error) {
 		os.RemoveAll(tmp)
 		return nil, errcode.Wrap(errcode.BrowserUnavailable, err, "Chromium at %s did not start: %s", exe, browser.InstallHint)
 	}
-	p := newProvider(browserCtx, opts.Logf)
-	p.stop = func() error {
-		err := chromedp.Cancel(browserCtx) // closes the browser and waits for it
-		browserCancel()
-		allocCancel()
-		if rerr := removeAll(tmp); rerr != nil && err == nil {
-			err = rerr
-		}
+	b := chromedp.FromContext(browserCtx).Browser
+	inst := &instance{ctx: browserCtx, lost: b.LostConnection, pid: b.Process().Pid}
+	var once sync.Once
+	inst.stop = func(died bool) error {
+		var err error
+		once.Do(func() {
+			if !died {
+				err = chromedp.Cancel(browserCtx) // closes the browser and waits for it
+			}
+			// Helpers can outlive a killed main process.
+			syscall.Kill(-inst.pid, syscall.SIGKILL)
+			browserCancel()
+			allocCancel()
+			if rerr := removeAll(tmp); rerr != nil && err == nil {
+				err = rerr
+			}
+		})
 		return err
 	}
-	return p, nil
+	return inst, nil
 }
 
 // Attach connects to a running browser's DevTools endpoint (ws://…). Close
 // closes the pages this provider opened and the connection, not the browser.
-func Attach(ctx context.Context, wsURL string, logf func(string, ...any)) (*Provider, error) {
+// A nil logger discards the internal detail.
+func Attach(ctx context.Context, wsURL string, logger *slog.Logger) (*Provider, error) {
 	base := context.WithoutCancel(ctx)
 	allocCtx, allocCancel := remote.NewAllocator(base, wsURL)
 	browserCtx, browserCancel := chromedp.NewContext(allocCtx)
@@ -147,32 +213,119 @@ func Attach(ctx context.Context, wsURL string, logf func(string, ...any)) (*Prov
 		allocCancel()
 		return nil, errcode.Wrap(errcode.BrowserUnavailable, err, "could not attach to the browser's DevTools endpoint")
 	}
-	p := newProvider(browserCtx, logf)
-	p.stop = func() error {
-		browserCancel()
-		allocCancel()
-		return nil
-	}
+	var once sync.Once
+	p := newProvider(logger)
+	p.adopt(&instance{
+		ctx:  browserCtx,
+		lost: chromedp.FromContext(browserCtx).Browser.LostConnection,
+		stop: func(bool) error {
+			once.Do(func() { browserCancel(); allocCancel() })
+			return nil
+		},
+	})
 	return p, nil
 }
 
-func newProvider(browserCtx context.Context, logf func(string, ...any)) *Provider {
-	if logf == nil {
-		logf = func(string, ...any) {}
+func newProvider(logger *slog.Logger) *Provider {
+	if logger == nil {
+		logger = slog.New(slog.DiscardHandler)
 	}
-	return &Provider{browserCtx: browserCtx, logf: logf, sessions: make(map[*Session]struct{})}
+	return &Provider{log: logger, sessions: make(map[*Session]*instance)}
 }
 
-// NewSession opens a page with the collector installed.
-func (p *Provider) NewSession(ctx context.Context) (browser.Session, error) {
+// adopt makes inst the provider's browser and watches for its end. It
+// reports false, and does nothing, once the provider is closed.
+func (p *Provider) adopt(inst *instance) bool {
 	p.mu.Lock()
+	defer p.mu.Unlock()
 	if p.closed {
+		return false
+	}
+	p.current = inst
+	p.watchers.Add(1)
+	go p.watch(inst)
+	return true
+}
+
+// watch waits for the end of inst. A browser that ends while it is still
+// the provider's has died (or its connection dropped): its sessions'
+// operations are interrupted, and its processes and files are removed at
+// once rather than at Close.
+func (p *Provider) watch(inst *instance) {
+	defer p.watchers.Done()
+	select {
+	case <-inst.lost:
+	case <-inst.ctx.Done():
+	}
+	p.mu.Lock()
+	if p.current != inst {
 		p.mu.Unlock()
-		return nil, errcode.New(errcode.BrowserUnavailable, "the browser is closed")
+		return // stopped by Close
+	}
+	p.current = nil
+	var orphans []*Session
+	for s, in := range p.sessions {
+		if in == inst {
+			orphans = append(orphans, s)
+		}
 	}
 	p.mu.Unlock()
-	s, err := newSession(ctx, p)
+	p.log.Warn("the browser is gone; its pages report browser_unavailable and the next session starts a fresh browser",
+		"pid", inst.pid, "pages", len(orphans))
+	for _, s := range orphans {
+		s.tab.mu.Lock()
+		s.tab.interruptLocked(errBrowserGone)
+		s.tab.mu.Unlock()
+	}
+	if err := inst.stop(true); err != nil {
+		errcode.Log(context.Background(), p.log, "cleaning up after the browser", err)
+	}
+}
+
+// errBrowserGone is what every call of a session whose browser is gone
+// reports.
+var errBrowserGone = errcode.New(errcode.BrowserUnavailable, "the browser stopped; this page is lost, open a new session (an MCP server opens one on its next call)")
+
+// browser returns the live browser, starting a fresh one if the last one
+// died.
+func (p *Provider) browser(ctx context.Context) (*instance, error) {
+	p.starting.Lock()
+	defer p.starting.Unlock()
+	p.mu.Lock()
+	closed, inst := p.closed, p.current
+	p.mu.Unlock()
+	switch {
+	case closed:
+		return nil, errcode.New(errcode.BrowserUnavailable, "the browser is closed")
+	case inst != nil && !inst.gone():
+		return inst, nil
+	case p.launch == nil:
+		return nil, errcode.New(errcode.BrowserUnavailable, "the attached browser is gone; attach to a running browser again")
+	}
+	inst, err := p.launch(ctx)
 	if err != nil {
+		return nil, err
+	}
+	if !p.adopt(inst) {
+		inst.stop(false)
+		return nil, errcode.New(errcode.BrowserUnavailable, "the browser is closed")
+	}
+	p.log.Info("started a fresh browser", "pid", inst.pid)
+	return inst, nil
+}
+
+// NewSession opens a page with the collector installed, in a fresh browser
+// if the last one died.
+func (p *Provider) NewSession(ctx context.Context, opts browser.SessionOptions) (browser.Session, error) {
+	inst, err := p.browser(ctx)
+	if err != nil {
+		return nil, err
+	}
+	s, err := newSession(ctx, p, inst.ctx, opts)
+	if err != nil {
+		if inst.gone() {
+			return nil, errBrowserGone
+		}
 		return nil, err
 	}
 	p.mu.Lock()
@@ -181,14 +334,29 @@ func (p *Provider) NewSession(ctx context.Context) (browser.Session, error) {
 		s.tab.close()
 		return nil, errcode.New(errcode.BrowserUnavailable, "the browser is closed")
 	}
-	p.sessions[s] = struct{}{}
+	p.sessions[s] = inst
+	p.log.Debug("page opened", "pages", len(p.sessions))
 	return s, nil
 }
 
 func (p *Provider) forget(s *Session) {
 	p.mu.Lock()
 	delete(p.sessions, s)
+	n := len(p.sessions)
 	p.mu.Unlock()
+	p.log.Debug("page closed", "pages", n)
+}
+
+// Gone reports whether the browser under s is gone: it died, or the
+// connection to it dropped. Every later call of s is browser_unavailable.
+func (s *Session) Gone() bool {
+	c := chromedp.FromContext(s.tab.ctx)
+	select {
+	case <-c.Browser.LostConnection:
+		return true
+	default:
+		return false
+	}
 }
 
 // Close closes every session, then the browser, and removes its files.
@@ -199,6 +367,8 @@ func (p *Provider) Close() error {
 		return nil
 	}
 	p.closed = true
+	inst := p.current
+	p.current = nil
 	sessions := make([]*Session, 0, len(p.sessions))
 	for s := range p.sessions {
 		sessions = append(sessions, s)
@@ -207,20 +377,32 @@ func (p *Provider) Close() error {
 	var errs []error
 	for _, s := range sessions {
 		ctx, cancel := context.WithTimeout(context.Background(), 5*time.Second)
-		errs = append(errs, s.Close(ctx))
+		if err := s.Close(ctx); err != nil {
+			errcode.Log(ctx, p.log, "closing a page", err)
+			errs = append(errs, err)
+		}
 		cancel()
 	}
-	errs = append(errs, p.stop())
+	if inst != nil {
+		if err := inst.stop(inst.gone()); err != nil {
+			errcode.Log(context.Background(), p.log, "closing the browser", err)
+			errs = append(errs, err)
+		}
+	}
+	// A browser that died may still be being cleaned up.
+	p.watchers.Wait()
 	return errors.Join(errs...)
 }
 
-// Process returns the browser's process id, or 0 for an attached browser.
+// Process returns the live browser's process id; 0 for an attached browser
+// or when the browser is gone.
 func (p *Provider) Process() int {
-	c := chromedp.FromContext(p.browserCtx)
-	if c == nil || c.Browser == nil || c.Browser.Process() == nil {
+	p.mu.Lock()
+	defer p.mu.Unlock()
+	if p.current == nil {
 		return 0
 	}
-	return c.Browser.Process().Pid
+	return p.current.pid
 }
 
 // removeAll retries briefly: Chromium's helpers can still be writing as the

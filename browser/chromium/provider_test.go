@@ -44,9 +44,10 @@ func TestMissingBrowserIsBrowserUnavailable(t *testing.T) {
 	wantCode(t, err, errcode.BrowserUnavailable)
 }
 
-// TestAttachObservesThroughDevTools starts a browser the way a fleet would,
-// with a DevTools port, and attaches to it over ws://.
-func TestAttachObservesThroughDevTools(t *testing.T) {
+// startDevTools starts a browser the way a fleet would, with a DevTools
+// port, in its own process group, and returns its ws:// endpoint.
+func startDevTools(t *testing.T) (string, *exec.Cmd) {
+	t.Helper()
 	exe, err := browser.FindChromium("")
 	if err != nil {
 		t.Fatal(err)
@@ -81,19 +82,25 @@ func TestAttachObservesThroughDevTools(t *testing.T) {
 			}
 		}
 	}()
-	var ws string
 	select {
-	case ws = <-wsURL:
+	case ws := <-wsURL:
+		return ws, cmd
 	case <-time.After(20 * time.Second):
 		t.Fatal("the browser printed no DevTools URL")
 	}
+	return "", nil
+}
+
+// TestAttachObservesThroughDevTools attaches to a browser over ws://.
+func TestAttachObservesThroughDevTools(t *testing.T) {
+	ws, cmd := startDevTools(t)
 	p, err := Attach(context.Background(), ws, nil)
 	if err != nil {
 		t.Fatal(err)
 	}
 	defer p.Close()
 	ctx := browsertest.Context(t, time.Minute)
-	s, err := p.NewSession(ctx)
+	s, err := p.NewSession(ctx, browser.SessionOptions{})
 	if err != nil {
 		t.Fatal(err)
 	}

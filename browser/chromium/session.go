@@ -39,12 +39,12 @@ type Session struct {
 
 var _ browser.Session = (*Session)(nil)
 
-func newSession(ctx context.Context, p *Provider) (*Session, error) {
+func newSession(ctx context.Context, p *Provider, browserCtx context.Context, opts browser.SessionOptions) (*Session, error) {
 	s := &Session{provider: p, keys: observation.NewKeys(), lock: semaphore.NewWeighted(1)}
 	// Startup holds the lock too: nothing can reach a half-made page.
 	s.lock.Acquire(context.Background(), 1)
 	defer s.lock.Release(1)
-	t, err := openTab(ctx, p.browserCtx)
+	t, err := openTab(ctx, browserCtx, opts.CheckNavigation)
 	if err != nil {
 		return nil, err
 	}
@@ -59,6 +59,10 @@ func (s *Session) acquire(ctx context.Context) error {
 	if s.closed.Load() {
 		s.lock.Release(1)
 		return errcode.New(errcode.BrowserUnavailable, "the session is closed")
+	}
+	if s.Gone() {
+		s.lock.Release(1)
+		return errBrowserGone
 	}
 	return nil
 }
@@ -83,10 +87,16 @@ func (s *Session) Navigate(ctx context.Context, rawURL string) (*observation.Obs
 		return nil, err
 	}
 	defer s.lock.Release(1)
-	if err := s.tab.navigate(ctx, u.String()); err != nil {
+	nav, err := s.tab.navigate(ctx, u.String())
+	if err != nil {
 		return nil, err
 	}
-	return s.observeLocked(ctx, observation.Request{})
+	obs, err := s.observeLocked(ctx, observation.Request{})
+	if err != nil {
+		return nil, err
+	}
+	obs.Loading = nav.loading
+	return obs, nil
 }
 
 func (s *Session) revisionToken(n uint64) string {
@@ -113,19 +123,26 @@ func (s *Session) observeLocked(ctx context.Context, req observation.Request) (*
 		params.After = &collect.Anchor{Revision: s.revisionToken(rev), Index: int(index)}
 		params.Doc = s.doc
 	case req.Cursor != "":
-		rev, offset, err := s.keys.Parse(observation.KindCursor, req.Cursor)
+		rev, index, err := s.keys.Parse(observation.KindCursor, req.Cursor)
 		if err != nil {
 			return nil, err
 		}
 		if err := s.current(rev); err != nil {
 			return nil, err
 		}
-		params.Offset = int(offset)
+		offset, from, ok := splitCursor(index)
+		if !ok {
+			return nil, errcode.New(errcode.UnknownReference, "the cursor is malformed; use the cursor of the newest observation")
+		}
+		params.Offset = offset
+		if from != collect.ResumeStart {
+			params.Resume = &collect.Resume{Revision: s.revisionToken(rev), From: from}
+		}
 		params.Doc = s.doc
 	}
 	next := s.revision + 1
 	if d := s.tab.pendingDialog(); d != nil {
-		if params.After != nil || params.Offset != 0 {
+		if params.After != nil || params.Resume != nil || params.Offset != 0 {
 			return nil, errcode.New(errcode.NotActionable, "a JavaScript dialog is open; answer it before continuing")
 		}
 		obs := s.dialogObservation(next, d)
@@ -146,13 +163,14 @@ func (s *Session) observeLocked(ctx context.Context, req observation.Request) (*
 		return nil, errcode.Wrap(errcode.CaptureFailed, err, "the page could not be observed")
 	}
 	if res.Error != "" {
-		return nil, continuationError(res.Error)
+		return nil, continuationError(res.Error, params.Resume != nil)
 	}
 	obs := s.build(next, res)
+	dropDraft := false
 	if s.draft != nil {
 		obs.Draft = &observation.Draft{State: res.Draft}
 		if res.Draft != "match" {
-			s.draft = nil // changed, hidden, credential, oversized or gone
+			dropDraft = true // changed, hidden, credential, oversized or gone
 		} else if textCost(obs)+observation.TextPartCost(s.draft.Value) <= observation.TextBytes {
 			// The receipt echoes only what the agent itself submitted, and
 			// only within the text ceiling: a full page keeps the label alone.
@@ -161,7 +179,10 @@ func (s *Session) observeLocked(ctx context.Context, req observation.Request) (*
 		}
 	}
 	if err := observation.Validate(obs); err != nil {
-		return nil, err
+		return nil, err // a rejected observation leaves the receipt as it was
+	}
+	if dropDraft {
+		s.draft = nil
 	}
 	s.revision, s.doc, s.origin = next, res.Doc, res.Origin
 	return obs, nil
@@ -175,17 +196,47 @@ func (s *Session) current(rev uint64) error {
 	return nil
 }
 
-func continuationError(code string) error {
+// continuationError is the refusal of a continuation whose anchor, or the
+// point a cursor resumes from, is no longer where it was retained.
+func continuationError(code string, cursor bool) error {
+	what := "the anchor control"
+	if cursor {
+		what = "the place the cursor resumes from"
+	}
 	switch code {
 	case collect.DocumentChanged:
 		return errcode.New(errcode.DocumentChanged, "the page loaded a new document since that observation; observe again without a continuation")
 	case collect.AnchorDetached:
-		return errcode.New(errcode.StaleReference, "the anchor control was removed from the page; observe again")
+		return errcode.New(errcode.StaleReference, "%s was removed from the page; observe again", what)
 	case collect.AnchorMoved:
-		return errcode.New(errcode.StaleReference, "the anchor control moved; observe again")
+		return errcode.New(errcode.StaleReference, "%s moved; observe again", what)
 	default:
-		return errcode.New(errcode.StaleReference, "the anchor is no longer known; observe again")
+		return errcode.New(errcode.StaleReference, "%s is no longer known; observe again", what)
 	}
+}
+
+// A cursor's index packs the candidate offset its window starts at with
+// where the collector's walk starts (collect.Resume*), so a cursor stays an
+// opaque, authenticated (revision, index) pair that names no DOM detail.
+const cursorFromBits = 2
+
+var cursorFroms = [...]string{collect.ResumeStart, collect.ResumeOrigin, collect.ResumeStop}
+
+func cursorIndex(offset int, from string) uint64 {
+	for i, f := range cursorFroms {
+		if f == from {
+			return uint64(offset)<<cursorFromBits | uint64(i)
+		}
+	}
+	panic("unknown resume point " + from) // Decode admits only the known ones
+}
+
+func splitCursor(index uint64) (offset int, from string, ok bool) {
+	i := index & (1<<cursorFromBits - 1)
+	if i >= uint64(len(cursorFroms)) || index>>cursorFromBits > observation.MaxOffset+observation.MaxAcquired {
+		return 0, "", false
+	}
+	return int(index >> cursorFromBits), cursorFroms[i], true
 }
 
 func (s *Session) build(rev uint64, res *collect.Result) *observation.Observation {
@@ -225,8 +276,10 @@ func (s *Session) build(rev uint64, res *collect.Result) *observation.Observatio
 		ScanLimitReached: cov.More && cov.Limit != observation.LimitNone,
 		Limit:            cov.Limit,
 	}
-	if cov.More && cov.Limit != observation.LimitOffset && cov.Limit != observation.LimitNodes {
-		obs.ControlCoverage.Cursor = s.keys.Mint(observation.KindCursor, rev, uint64(cov.Offset+cov.Scanned))
+	// Only the offset bound is terminal: a window the node bound ended
+	// continues from where its walk stopped.
+	if cov.More && cov.Limit != observation.LimitOffset {
+		obs.ControlCoverage.Cursor = s.keys.Mint(observation.KindCursor, rev, cursorIndex(cov.Offset+cov.Scanned, cov.From))
 	}
 	return obs
 }

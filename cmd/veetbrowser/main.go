@@ -15,6 +15,7 @@ import (
 	"flag"
 	"fmt"
 	"io"
+	"log/slog"
 	"os"
 	"os/signal"
 	"strings"
@@ -23,6 +24,7 @@ import (
 	veetbrowser "github.com/veetbot/veetbrowser"
 	"github.com/veetbot/veetbrowser/browser"
 	"github.com/veetbot/veetbrowser/browser/chromium"
+	"github.com/veetbot/veetbrowser/errcode"
 	"github.com/veetbot/veetbrowser/mcpserver"
 )
 
@@ -44,21 +46,22 @@ func run(ctx context.Context, args []string, stdout, stderr io.Writer) int {
 		usage(stderr)
 		return 2
 	}
+	log := newCLILog(stderr)
 	var cmd command
 	switch args[0] {
 	case "observe":
-		cmd = &ObserveCommand{Stdout: stdout}
+		cmd = &ObserveCommand{Stdout: stdout, Log: log}
 	case "mcp":
-		cmd = &MCPCommand{Stderr: stderr}
+		cmd = &MCPCommand{Stderr: stderr, Log: log}
 	case "suite":
-		cmd = &SuiteCommand{Stdout: stdout}
+		cmd = &SuiteCommand{Stdout: stdout, Log: log}
 	case "version":
 		cmd = &VersionCommand{Stdout: stdout}
 	case "help", "-h", "--help":
 		usage(stdout)
 		return 0
 	default:
-		fmt.Fprintf(stderr, "veetbrowser: unknown command %q\n", args[0])
+		fmt.Fprintf(stderr, "veetbrowser: unknown command %s\n", errcode.Quote(args[0]))
 		usage(stderr)
 		return 2
 	}
@@ -68,6 +71,7 @@ func run(ctx context.Context, args []string, stdout, stderr io.Writer) int {
 		}
 		var silent *silentError
 		if !errors.As(err, &silent) {
+			errcode.Log(ctx, log.Logger, "veetbrowser "+args[0]+" failed", err)
 			writeError(stdout, err)
 		}
 		return 1
@@ -111,15 +115,35 @@ func parseFlags(fs *flag.FlagSet, args []string) ([]string, error) {
 	}
 }
 
-// browserFlags are the flags that choose a browser.
+// cliLog is where the CLI logs internal causes of failures: stderr, at the
+// level --log-level sets (default warn). The public code and message go to
+// stdout as JSON.
+type cliLog struct {
+	*slog.Logger
+	level *slog.LevelVar
+}
+
+func newCLILog(w io.Writer) cliLog {
+	level := new(slog.LevelVar)
+	level.Set(slog.LevelWarn)
+	return cliLog{Logger: slog.New(slog.NewTextHandler(w, &slog.HandlerOptions{Level: level})), level: level}
+}
+
+// browserFlags are the flags that choose a browser, and the log level of
+// the commands that use one.
 type browserFlags struct {
 	path string
 	cdp  string
+	log  cliLog
 }
 
-func (b *browserFlags) register(fs *flag.FlagSet) {
+func (b *browserFlags) register(fs *flag.FlagSet, log cliLog) {
+	b.log = log
 	fs.StringVar(&b.path, "browser", "", "Chromium binary (default: $"+browser.EnvChromium+", then the usual paths)")
 	fs.StringVar(&b.cdp, "cdp", "", "attach to a running browser's DevTools endpoint (ws://…) instead of launching one")
+	if log.level != nil {
+		fs.TextVar(log.level, "log-level", log.level, "log internal causes to stderr from this `level` on: debug, info, warn or error")
+	}
 }
 
 // runtime opens the chosen browser and a runtime over it; close releases
@@ -139,9 +163,9 @@ func (b *browserFlags) runtime(ctx context.Context, budget int) (rt *veetbrowser
 func (b *browserFlags) provider(ctx context.Context) (*chromium.Provider, error) {
 	if b.cdp != "" {
 		if !strings.HasPrefix(b.cdp, "ws://") && !strings.HasPrefix(b.cdp, "wss://") {
-			return nil, fmt.Errorf("--cdp wants a ws:// DevTools URL")
+			return nil, errcode.New(errcode.InvalidArgument, "--cdp wants a ws:// or wss:// DevTools URL")
 		}
-		return chromium.Attach(ctx, b.cdp, nil)
+		return chromium.Attach(ctx, b.cdp, b.log.Logger)
 	}
-	return chromium.Launch(ctx, chromium.Options{ExecPath: b.path})
+	return chromium.Launch(ctx, chromium.Options{ExecPath: b.path, Logger: b.log.Logger})
 }

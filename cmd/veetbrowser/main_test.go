@@ -100,3 +100,65 @@ func TestSuiteReportsJSON(t *testing.T) {
 		}
 	}
 }
+
+func runCLIWithStderr(t *testing.T, args ...string) (stdout, stderr string, code int) {
+	t.Helper()
+	ctx, cancel := context.WithTimeout(context.Background(), 2*time.Minute)
+	defer cancel()
+	var out, errb bytes.Buffer
+	code = run(ctx, args, &out, &errb)
+	return out.String(), errb.String(), code
+}
+
+func TestCDPWantsAWebSocketURL(t *testing.T) {
+	out, _, code := runCLIWithStderr(t, "observe", "--cdp", "http://127.0.0.1:1/json")
+	var body struct {
+		Error struct{ Code, Message string }
+	}
+	if code == 0 || json.Unmarshal([]byte(out), &body) != nil || body.Error.Code != "invalid_argument" {
+		t.Fatalf("exit %d, output %s; want invalid_argument", code, out)
+	}
+}
+
+// TestInternalCausesAreLoggedNotPrinted: the public line goes to stdout, the
+// internal cause to the stderr log.
+func TestInternalCausesAreLoggedNotPrinted(t *testing.T) {
+	out, errs, code := runCLIWithStderr(t, "observe", "--cdp", "ws://127.0.0.1:1/devtools/browser/none")
+	var body struct {
+		Error struct{ Code, Message string }
+	}
+	if code == 0 || json.Unmarshal([]byte(out), &body) != nil || body.Error.Code != "browser_unavailable" {
+		t.Fatalf("exit %d, output %s", code, out)
+	}
+	if strings.Contains(out, "127.0.0.1:1") || strings.Contains(out, "refused") {
+		t.Errorf("stdout carries internal detail: %s", out)
+	}
+	if !strings.Contains(errs, "level=WARN") || !strings.Contains(errs, "code=browser_unavailable") || !strings.Contains(errs, "cause=") {
+		t.Errorf("stderr does not log the cause: %s", errs)
+	}
+	_, errs, _ = runCLIWithStderr(t, "observe", "--log-level", "error", "--cdp", "ws://127.0.0.1:1/devtools/browser/none")
+	if errs != "" {
+		t.Errorf("--log-level error still logs a warning: %s", errs)
+	}
+	_, _, code = runCLIWithStderr(t, "observe", "--log-level", "loud")
+	if code == 0 {
+		t.Error("--log-level loud accepted")
+	}
+}
+
+func TestMCPHelpDocumentsTheLimits(t *testing.T) {
+	_, errs, code := runCLIWithStderr(t, "mcp", "--help")
+	if code != 0 {
+		t.Fatalf("exit %d", code)
+	}
+	for _, want := range []string{"-max-sessions", "(default 32)", "-idle-timeout", "(default 10m0s)", "-http-allow-origin",
+		"401", "403 foreign_origin", "429 too_many_sessions", "DELETE", "1048576 bytes"} {
+		if !strings.Contains(errs, want) {
+			t.Errorf("mcp --help lacks %q", want)
+		}
+	}
+	out, _, code := runCLIWithStderr(t, "mcp", "--max-sessions", "0")
+	if code == 0 || !strings.Contains(out, "invalid_argument") {
+		t.Errorf("--max-sessions 0: exit %d, %s", code, out)
+	}
+}

@@ -15,6 +15,7 @@ import (
 	"github.com/veetbot/veetbrowser/errcode"
 	"github.com/veetbot/veetbrowser/mcpserver"
 	"github.com/veetbot/veetbrowser/policy"
+	"github.com/veetbot/veetbrowser/tools"
 )
 
 // EnvToken names the variable holding the bearer token of the HTTP transport.
@@ -23,24 +24,53 @@ const EnvToken = "VEETBROWSER_TOKEN"
 // MCPCommand serves the browser tools over MCP.
 type MCPCommand struct {
 	Stderr io.Writer
+	Log    cliLog
 }
+
+const mcpUsage = `usage: veetbrowser mcp [--http ADDR] [flags]
+
+Serves the browser tools over MCP: on stdin/stdout, or with --http as
+streamable HTTP. Each MCP session gets its own browser page, closed when the
+session ends.
+
+Over HTTP every request needs "Authorization: Bearer $` + EnvToken + `";
+without it the answer is 401 {"error":{"code":"unauthorized",...}}. A request
+from a web page (an Origin header other than the server's own) is refused with
+403 foreign_origin unless --http-allow-origin names that origin. One token
+holds at most --max-sessions live sessions (429 too_many_sessions past it);
+a session ends on HTTP DELETE, or after --idle-timeout without a request, and
+its page is closed then. Tool arguments are limited to %d bytes.
+
+flags:
+`
 
 // Run runs the command.
 func (c *MCPCommand) Run(ctx context.Context, args []string) error {
 	fs := flag.NewFlagSet("mcp", flag.ContinueOnError)
+	fs.SetOutput(c.Stderr)
+	fs.Usage = func() {
+		fmt.Fprintf(fs.Output(), mcpUsage, tools.MaxArgumentBytes)
+		fs.PrintDefaults()
+	}
 	budget := fs.Int("budget", 0, "inline byte budget of model views (default 8192, at least 1024)")
 	version := fs.String("tool-version", "", "browser tool version sessions are pinned to (default: the newest)")
 	addr := fs.String("http", "", "serve streamable HTTP on this address (bearer token from $"+EnvToken+") instead of stdio")
 	uploadRoot := fs.String("upload-root", "", "directory browser_upload may read files from (default: uploads refused)")
-	var origins stringList
+	maxSessions := fs.Int("max-sessions", mcpserver.DefaultMaxSessions, "HTTP: live MCP sessions one token may hold")
+	idle := fs.Duration("idle-timeout", mcpserver.DefaultIdleTimeout, "HTTP: end a session, and close its page, after this long without a request")
+	var origins, callerOrigins stringList
 	fs.Var(&origins, "allow-origin", "origin the agent may navigate to and act on (repeatable; default: any)")
+	fs.Var(&callerOrigins, "http-allow-origin", "HTTP: web origin (scheme://host[:port]) whose pages may call the server (repeatable; default: none)")
 	var bf browserFlags
-	bf.register(fs)
+	bf.register(fs, c.Log)
 	if pos, err := parseFlags(fs, args); err != nil || len(pos) > 0 {
 		if err == flag.ErrHelp {
 			return err
 		}
-		return errcode.New(errcode.InvalidArgument, "usage: veetbrowser mcp [--http ADDR] [--budget BYTES] [--browser PATH]")
+		return errcode.New(errcode.InvalidArgument, "usage: veetbrowser mcp [--http ADDR] [--budget BYTES] [--browser PATH] (see veetbrowser mcp --help)")
+	}
+	if *maxSessions < 1 || *idle <= 0 {
+		return errcode.New(errcode.InvalidArgument, "--max-sessions must be at least 1 and --idle-timeout positive")
 	}
 	rt, closeBrowser, err := bf.runtime(ctx, *budget)
 	if err != nil {
@@ -48,17 +78,18 @@ func (c *MCPCommand) Run(ctx context.Context, args []string) error {
 	}
 	defer closeBrowser()
 	opts := mcpserver.Options{Version: *version, ServerVersion: Version, UploadRoot: *uploadRoot,
-		Grant: policy.Grant{Origins: origins}}
+		Grant: policy.Grant{Origins: origins}, Logger: c.Log.Logger}
 	if *addr == "" {
 		return mcpserver.RunStdio(ctx, rt, opts)
 	}
-	h, err := mcpserver.HTTPHandler(ctx, rt, opts, os.Getenv(EnvToken))
+	h, err := mcpserver.HTTPHandler(ctx, rt, opts, mcpserver.HTTPOptions{Token: os.Getenv(EnvToken),
+		AllowedOrigins: callerOrigins, MaxSessions: *maxSessions, IdleTimeout: *idle})
 	if err != nil {
 		return err
 	}
 	ln, err := net.Listen("tcp", *addr)
 	if err != nil {
-		return errcode.Wrap(errcode.InvalidArgument, err, "cannot listen on %s", *addr)
+		return errcode.Wrap(errcode.InvalidArgument, err, "cannot listen on %s", errcode.Quote(*addr))
 	}
 	fmt.Fprintf(c.Stderr, "veetbrowser: MCP on http://%s/\n", ln.Addr())
 	srv := &http.Server{Handler: h, ReadHeaderTimeout: 10 * time.Second}

@@ -15,6 +15,7 @@ import (
 // --canonical, the canonical observation).
 type ObserveCommand struct {
 	Stdout io.Writer
+	Log    cliLog
 }
 
 // Run runs the command.
@@ -24,13 +25,13 @@ func (c *ObserveCommand) Run(ctx context.Context, args []string) error {
 	budget := fs.Int("budget", 0, "inline byte budget of the model view (default 8192, at least 1024)")
 	version := fs.String("tool-version", "", "browser tool version (default: the newest)")
 	var bf browserFlags
-	bf.register(fs)
+	bf.register(fs, c.Log)
 	pos, err := parseFlags(fs, args)
 	if err != nil {
 		if err == flag.ErrHelp {
 			return err
 		}
-		return errcode.Wrap(errcode.InvalidArgument, err, "%v", err)
+		return errcode.Wrap(errcode.InvalidArgument, err, "invalid flags: %s", errcode.Quote(err.Error()))
 	}
 	if len(pos) > 1 {
 		return errcode.New(errcode.InvalidArgument, "observe takes at most one URL")

@@ -15,6 +15,7 @@ import (
 // scenario; it fails when any scenario fails.
 type SuiteCommand struct {
 	Stdout io.Writer
+	Log    cliLog
 }
 
 // Run runs the command.
@@ -23,7 +24,7 @@ func (c *SuiteCommand) Run(ctx context.Context, args []string) error {
 	budget := fs.Int("budget", 0, "inline byte budget of the agent's model views (default 8192, at least 1024)")
 	asJSON := fs.Bool("json", false, "print the report as JSON")
 	var bf browserFlags
-	bf.register(fs)
+	bf.register(fs, c.Log)
 	if pos, err := parseFlags(fs, args); err != nil || len(pos) > 0 {
 		if err == flag.ErrHelp {
 			return err

@@ -1,0 +1,219 @@
+package veetbrowser
+
+import (
+	"context"
+	"encoding/json"
+	"fmt"
+	"net/http"
+	"strings"
+	"sync"
+	"testing"
+	"time"
+
+	"github.com/veetbot/veetbrowser/browser"
+	"github.com/veetbot/veetbrowser/errcode"
+	"github.com/veetbot/veetbrowser/internal/browsertest"
+	"github.com/veetbot/veetbrowser/policy"
+	"github.com/veetbot/veetbrowser/tools"
+)
+
+// changingSite is a page whose Publish button the server can rename or
+// cover while an action waits for approval: the page polls the server's
+// state. It counts the clicks that reach it and logs, in the page, any
+// scroll or focus the runtime causes.
+type changingSite struct {
+	mu      sync.Mutex
+	cover   bool
+	name    string
+	version int // of the state
+	applied int // the newest version the page has applied
+	clicks  int
+	changed *sync.Cond
+}
+
+func newChangingSite() *changingSite {
+	s := &changingSite{name: "Publish"}
+	s.changed = sync.NewCond(&s.mu)
+	return s
+}
+
+func (s *changingSite) ServeHTTP(w http.ResponseWriter, r *http.Request) {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	switch r.URL.Path {
+	case "/publish":
+		s.clicks++
+	case "/state":
+		json.NewEncoder(w).Encode(map[string]any{"cover": s.cover, "name": s.name, "version": s.version})
+	case "/applied":
+		fmt.Sscan(r.URL.Query().Get("v"), &s.applied)
+		s.changed.Broadcast()
+	default:
+		fmt.Fprint(w, `<!doctype html><style>#cover{position:fixed;inset:0;background:#fff;display:none}</style>
+<p id=log>touched: none</p>
+<form onsubmit="return false"><label>Message <input id=msg></label></form>
+<div style="height:3000px"></div>
+<button id=b onclick="fetch('/publish', {method: 'POST'})">Publish</button>
+<div id=cover></div>
+<script>
+const seen = [];
+const note = (what) => { if (!seen.includes(what)) { seen.push(what); log.textContent = 'touched: ' + seen.join(' '); } };
+b.addEventListener('focus', () => note('focus'));
+msg.addEventListener('focus', () => note('focus'));
+addEventListener('scroll', () => note('scroll'));
+setInterval(async () => {
+  const st = await (await fetch('/state')).json();
+  cover.style.display = st.cover ? 'block' : 'none';
+  if (b.textContent !== st.name) b.textContent = st.name;
+  fetch('/applied?v=' + st.version);
+}, 20);
+</script>`)
+	}
+}
+
+// set changes the state and waits until the page has applied it.
+func (s *changingSite) set(cover bool, name string) {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	s.cover, s.name = cover, name
+	s.version++
+	for s.applied < s.version {
+		s.changed.Wait()
+	}
+}
+
+func (s *changingSite) clickCount() int {
+	time.Sleep(300 * time.Millisecond) // a fetch in flight would have arrived
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	return s.clicks
+}
+
+// hookApprover says yes (or no) after running a hook: what the page does
+// while a person decides.
+type hookApprover struct {
+	mu    sync.Mutex
+	asked []policy.Facts
+	hook  func()
+	yes   bool
+}
+
+func (a *hookApprover) Approve(_ context.Context, f policy.Facts) (bool, error) {
+	a.mu.Lock()
+	a.asked = append(a.asked, f)
+	hook, yes := a.hook, a.yes
+	a.mu.Unlock()
+	if hook != nil {
+		hook()
+	}
+	return yes, nil
+}
+
+func (a *hookApprover) set(hook func(), yes bool) {
+	a.mu.Lock()
+	defer a.mu.Unlock()
+	a.hook, a.yes = hook, yes
+}
+
+func (a *hookApprover) count() int {
+	a.mu.Lock()
+	defer a.mu.Unlock()
+	return len(a.asked)
+}
+
+func publishRef(t *testing.T, s *Session, ctx context.Context, name string) string {
+	t.Helper()
+	res, err := s.Observe(ctx, tools.ObserveArgs{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	return ref(t, res, name)
+}
+
+// An approval is consumed when input is dispatched, not when it is given:
+// a guard that stops the action after a person approved it keeps the
+// approval for the next try.
+func TestApprovalSurvivesAGuardThatStopsTheAction(t *testing.T) {
+	t.Parallel()
+	site := newChangingSite()
+	url := browsertest.ServeHandler(t, site)
+	approver := &hookApprover{}
+	s := session(t, SessionOptions{Approver: approver})
+	ctx := browsertest.Context(t, 2*time.Minute)
+	if _, err := s.Navigate(ctx, url); err != nil {
+		t.Fatal(err)
+	}
+	// While the person decides, an overlay covers the button.
+	approver.set(func() { site.set(true, "Publish") }, true)
+	_, err := s.Act(ctx, browser.Action{Kind: browser.ActClick, Ref: publishRef(t, s, ctx, "Publish")})
+	wantCode(t, err, errcode.NotActionable)
+	site.set(false, "Publish")
+	approver.set(nil, false)
+	if _, err := s.Act(ctx, browser.Action{Kind: browser.ActClick, Ref: publishRef(t, s, ctx, "Publish")}); err != nil {
+		t.Fatalf("the approval given before the guard stopped the action was lost: %v", err)
+	}
+	if n := approver.count(); n != 1 {
+		t.Fatalf("the approver was asked %d times, want once", n)
+	}
+	if n := site.clickCount(); n != 1 {
+		t.Fatalf("%d clicks reached the server, want 1", n)
+	}
+	// Single use: the next click asks again.
+	_, err = s.Act(ctx, browser.Action{Kind: browser.ActClick, Ref: publishRef(t, s, ctx, "Publish")})
+	wantCode(t, err, errcode.ApprovalRequired)
+	if n := site.clickCount(); n != 1 {
+		t.Fatalf("%d clicks reached the server, want 1", n)
+	}
+}
+
+// The facts a person approved are read again after the wait: a control
+// that changed meanwhile is not covered by the approval.
+func TestApprovalDoesNotApplyToChangedFacts(t *testing.T) {
+	t.Parallel()
+	site := newChangingSite()
+	url := browsertest.ServeHandler(t, site)
+	approver := &hookApprover{}
+	s := session(t, SessionOptions{Approver: approver})
+	ctx := browsertest.Context(t, 2*time.Minute)
+	if _, err := s.Navigate(ctx, url); err != nil {
+		t.Fatal(err)
+	}
+	approver.set(func() { site.set(false, "Delete my account") }, true)
+	_, err := s.Act(ctx, browser.Action{Kind: browser.ActClick, Ref: publishRef(t, s, ctx, "Publish")})
+	wantCode(t, err, errcode.ApprovalRequired)
+	if !strings.Contains(err.Error(), "Delete my account") {
+		t.Fatalf("the refusal does not name the new facts: %v", err)
+	}
+	if n := site.clickCount(); n != 0 {
+		t.Fatalf("%d clicks reached the server after the control changed", n)
+	}
+}
+
+// Nothing touches the page before an action is authorized: a refused
+// action neither scrolls nor focuses.
+func TestRefusedActionDoesNotTouchThePage(t *testing.T) {
+	t.Parallel()
+	site := newChangingSite()
+	url := browsertest.ServeHandler(t, site)
+	s := session(t, SessionOptions{})
+	ctx := browsertest.Context(t, 2*time.Minute)
+	if _, err := s.Navigate(ctx, url); err != nil {
+		t.Fatal(err)
+	}
+	_, err := s.Act(ctx, browser.Action{Kind: browser.ActClick, Ref: publishRef(t, s, ctx, "Publish")})
+	wantCode(t, err, errcode.ApprovalRequired)
+	_, err = s.Act(ctx, browser.Action{Kind: browser.ActType, Ref: publishRef(t, s, ctx, "Message"), Text: "hi", Submit: true})
+	wantCode(t, err, errcode.ApprovalRequired)
+	res, err := s.Observe(ctx, tools.ObserveArgs{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, p := range res.Observation.Text {
+		if strings.HasPrefix(p.Text, "touched:") && p.Text != "touched: none" {
+			t.Fatalf("a refused action touched the page: %q", p.Text)
+		}
+	}
+	if site.clickCount() != 0 {
+		t.Fatal("a refused click reached the server")
+	}
+}

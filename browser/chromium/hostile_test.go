@@ -1,0 +1,283 @@
+package chromium
+
+import (
+	"context"
+	"fmt"
+	"net/http"
+	"os"
+	"path/filepath"
+	"strconv"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/chromedp/cdproto/cdp"
+	cdptarget "github.com/chromedp/cdproto/target"
+	"github.com/chromedp/chromedp"
+
+	"github.com/veetbot/veetbrowser/browser"
+	"github.com/veetbot/veetbrowser/errcode"
+	"github.com/veetbot/veetbrowser/internal/browsertest"
+	"github.com/veetbot/veetbrowser/observation"
+)
+
+// hostileCall bounds one call on a hostile page. A hung renderer is stopped
+// within hangBound; without the guard these calls wait for minutes.
+const hostileCall = 45 * time.Second
+
+// hostile is one hostile page and what a session must do with it.
+type hostile struct {
+	name string
+	page string
+	// check drives the session on the page and checks its calls; every
+	// call is bounded by hostileCall.
+	check func(t *testing.T, s *Session, url string)
+}
+
+var hostilePages = []hostile{
+	{"while(true) at load", `<button>never</button><script>while (true) {}</script>`, wantHung},
+	{"while(true) started by a timer", `<button>soon stuck</button><script>setTimeout(() => { while (true) {} }, 1500)</script>`, wantHung},
+	{"alert() loop on load", `<button>nagged</button><script>for (;;) alert('again')</script>`, wantAlertLoop},
+	{"100 window.open calls", `<button>opener</button><script>for (let i = 0; i < 100; i++) window.open('/spin?' + i)</script>`, wantPopupsClosed},
+	{"main-world prototype poisoning", `<button aria-label="Real name">x</button><p>real text</p><script>
+const boom = () => { throw new Error('poisoned'); };
+for (const k of ['push', 'pop', 'map', 'filter', 'forEach', 'slice', 'join', 'indexOf', 'includes']) Array.prototype[k] = boom;
+Array.prototype[Symbol.iterator] = boom;
+Array.isArray = boom;
+JSON.stringify = () => '"poisoned"';
+JSON.parse = boom;
+Element.prototype.getAttribute = () => 'poisoned';
+Element.prototype.hasAttribute = boom;
+for (const k of ['firstChild', 'nextSibling', 'parentNode', 'childNodes', 'nodeType', 'textContent', 'isConnected', 'nodeName']) {
+  Object.defineProperty(Node.prototype, k, {get: boom, configurable: true});
+}
+Object.defineProperty(Text.prototype, 'data', {get: boom, configurable: true});
+</script>`, wantPoisonIgnored},
+	{"a 50 MB text node", `<p id="t"></p><button>after the text</button><script>
+document.getElementById('t').append('w '.repeat(25 << 20));
+</script>`, wantBigText},
+	{"a 10 MB attribute", `<button id="b"></button><script>
+const b = document.getElementById('b');
+b.setAttribute('title', 'x'.repeat(10 << 20));
+document.body.setAttribute('data-blob', 'y'.repeat(10 << 20));
+</script>`, wantCutName},
+	{"a 1 MB aria-label", `<button id="b">text</button><script>
+document.getElementById('b').setAttribute('aria-label', 'z'.repeat(1 << 20));
+</script>`, wantCutName},
+}
+
+// TestHostilePages: each hostile page gets a stable answer within a bounded
+// time, the session works again afterwards, and closing the browser leaves
+// no process and no file behind.
+func TestHostilePages(t *testing.T) {
+	if testing.Short() {
+		t.Skip("hung renderers take seconds each")
+	}
+	before := tempDirs(t)
+	p, err := Launch(context.Background(), Options{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	pages := map[string]string{
+		"/fine": `<button>fine again</button>`,
+		// A popup that keeps fetching for as long as it lives.
+		"/spin": `<script>setInterval(() => fetch('/spin'), 20)</script>`,
+	}
+	mux := http.NewServeMux()
+	mux.HandleFunc("/", func(w http.ResponseWriter, r *http.Request) {
+		w.Header().Set("Content-Type", "text/html; charset=utf-8")
+		fmt.Fprint(w, pages[r.URL.Path])
+	})
+	for i, h := range hostilePages {
+		pages["/"+strconv.Itoa(i)] = h.page
+	}
+	base := browsertest.ServeHandler(t, mux)
+	for i, h := range hostilePages {
+		t.Run(h.name, func(t *testing.T) {
+			ctx := browsertest.Context(t, time.Minute)
+			bs, err := p.NewSession(ctx, browser.SessionOptions{})
+			if err != nil {
+				t.Fatal(err)
+			}
+			s := bs.(*Session)
+			defer s.Close(context.Background())
+			h.check(t, s, base+strconv.Itoa(i))
+			// The session works again: a fresh navigation and observation.
+			obs, err := s.Navigate(ctx, base+"fine")
+			if err != nil {
+				t.Fatalf("navigating after the hostile page: %v", err)
+			}
+			if obs, err = s.Observe(ctx, observation.Request{}); err != nil || len(obs.Controls) != 1 || obs.Controls[0].Name != "fine again" {
+				t.Fatalf("observing after the hostile page: %v %q", err, names(obs))
+			}
+		})
+	}
+	procs := descendants(p.Process())
+	if len(procs) == 0 {
+		t.Fatal("the browser has no helper processes")
+	}
+	if err := p.Close(); err != nil {
+		t.Fatal(err)
+	}
+	for _, pid := range procs {
+		if processAlive(pid) && !zombie(pid) {
+			t.Errorf("browser process %d survived Close", pid)
+		}
+	}
+	for d := range tempDirs(t) {
+		if !before[d] {
+			t.Errorf("temp dir %s survived Close", d)
+		}
+	}
+}
+
+// wantHung: the page's renderer never answers; a call on it is page_crashed
+// within the hang bound, never a wait for the caller's deadline.
+func wantHung(t *testing.T, s *Session, url string) {
+	ctx := browsertest.Context(t, 2*hostileCall)
+	call, cancel := context.WithTimeout(ctx, hostileCall)
+	defer cancel()
+	_, err := s.Navigate(call, url)
+	for err == nil {
+		// The page starts spinning later: observe until it does.
+		time.Sleep(200 * time.Millisecond)
+		_, err = s.Observe(call, observation.Request{})
+	}
+	wantCode(t, err, errcode.PageCrashed)
+	// Until the next navigation, every call says so at once.
+	_, err = s.Observe(ctx, observation.Request{})
+	wantCode(t, err, errcode.PageCrashed)
+}
+
+// wantAlertLoop: a page that raises alerts forever is observed as its
+// dialog; each answer brings the next, never a hang and never a crash.
+func wantAlertLoop(t *testing.T, s *Session, url string) {
+	ctx := browsertest.Context(t, hostileCall)
+	obs, err := s.Navigate(ctx, url)
+	if err != nil {
+		t.Fatal(err)
+	}
+	for range 3 {
+		if obs.Dialog == nil || obs.Dialog.Type != "alert" || obs.Dialog.Message != "again" {
+			t.Fatalf("observation of an alert loop: %+v", obs.Dialog)
+		}
+		res, err := s.Act(ctx, browser.Action{Kind: browser.ActDialog}, allowAll)
+		if err != nil {
+			t.Fatal(err)
+		}
+		obs = res.Observation
+	}
+	// Waiting on an open alert is not a hung renderer.
+	time.Sleep(hangBound + time.Second)
+	if obs, err = s.Observe(ctx, observation.Request{}); err != nil || obs.Dialog == nil {
+		t.Fatalf("after a wait on the alert: %v %+v", err, obs)
+	}
+}
+
+// wantPopupsClosed: the page works, and every page it opened is closed.
+func wantPopupsClosed(t *testing.T, s *Session, url string) {
+	ctx := browsertest.Context(t, hostileCall)
+	obs, err := s.Navigate(ctx, url)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if names(obs)[0] != "opener" {
+		t.Fatalf("opener page: %q", names(obs))
+	}
+	b := chromedp.FromContext(s.tab.ctx).Browser
+	for {
+		res, err := cdp.Call(ctx, b, cdptarget.GetTargets, cdptarget.GetTargetsParams{})
+		if err != nil {
+			t.Fatalf("popups still open when the test's time ran out (%v)", err)
+		}
+		open := 0
+		for _, info := range res.TargetInfos {
+			if info.Type == "page" && info.OpenerID == s.tab.target.TargetID {
+				open++
+			}
+		}
+		if open == 0 {
+			return
+		}
+		time.Sleep(100 * time.Millisecond)
+	}
+}
+
+// wantPoisonIgnored: main-world poisoning does not reach the collector,
+// which runs in its own world.
+func wantPoisonIgnored(t *testing.T, s *Session, url string) {
+	ctx := browsertest.Context(t, hostileCall)
+	obs, err := s.Navigate(ctx, url)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(obs.Controls) != 1 || obs.Controls[0].Name != "Real name" || !strings.Contains(joined(obs), "real text") {
+		t.Fatalf("poisoned page: %q, text %q", names(obs), joined(obs))
+	}
+}
+
+// wantBigText: the text walk stops at its unit bound and the control after
+// the text is still found.
+func wantBigText(t *testing.T, s *Session, url string) {
+	ctx := browsertest.Context(t, hostileCall)
+	obs, err := s.Navigate(ctx, url)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if names(obs)[0] != "after the text" || !obs.TextCoverage.TextLimitReached || obs.TextCoverage.InspectedUnits > observation.TextUnits {
+		t.Fatalf("50 MB text: %q, coverage %+v", names(obs), obs.TextCoverage)
+	}
+}
+
+// wantCutName: a huge naming attribute gives a name cut at its bound.
+func wantCutName(t *testing.T, s *Session, url string) {
+	ctx := browsertest.Context(t, hostileCall)
+	obs, err := s.Navigate(ctx, url)
+	if err != nil {
+		t.Fatal(err)
+	}
+	c := obs.Controls[0]
+	if len(c.Name) != observation.MaxNameUnits || !c.NameTruncated {
+		t.Fatalf("huge name: %d units, truncated %v", len(c.Name), c.NameTruncated)
+	}
+}
+
+// descendants lists the processes under pid.
+func descendants(pid int) []int {
+	children := map[int][]int{}
+	entries, _ := os.ReadDir("/proc")
+	for _, e := range entries {
+		p, err := strconv.Atoi(e.Name())
+		if err != nil {
+			continue
+		}
+		stat, err := os.ReadFile(filepath.Join("/proc", e.Name(), "stat"))
+		if err != nil {
+			continue
+		}
+		// The fields after the command name, which may hold spaces.
+		fields := strings.Fields(string(stat[strings.LastIndexByte(string(stat), ')')+1:]))
+		if len(fields) > 1 {
+			ppid, _ := strconv.Atoi(fields[1])
+			children[ppid] = append(children[ppid], p)
+		}
+	}
+	var out []int
+	for queue := []int{pid}; len(queue) > 0; queue = queue[1:] {
+		for _, c := range children[queue[0]] {
+			out = append(out, c)
+			queue = append(queue, c)
+		}
+	}
+	return out
+}
+
+// zombie: an exited process its parent has not reaped yet.
+func zombie(pid int) bool {
+	stat, err := os.ReadFile("/proc/" + strconv.Itoa(pid) + "/stat")
+	if err != nil {
+		return true
+	}
+	fields := strings.Fields(string(stat[strings.LastIndexByte(string(stat), ')')+1:]))
+	return len(fields) > 0 && fields[0] == "Z"
+}

@@ -1,0 +1,189 @@
+package chromium
+
+import (
+	"context"
+	"errors"
+	"strings"
+	"time"
+
+	"github.com/chromedp/cdproto/cdp"
+	"github.com/chromedp/cdproto/page"
+
+	"github.com/veetbot/veetbrowser/errcode"
+)
+
+// Navigation bounds. A navigation returns within about navigateBound even
+// when the page never finishes loading (a stalled script, image or CDN): the
+// page as it is then, marked as still loading. Client-side redirects (page
+// script or a meta refresh) that start while a document loads, or within
+// redirectWindow after its load event, are followed, at most
+// maxClientRedirects hops; every hop passes the navigation guard.
+const (
+	navigateBound      = 20 * time.Second
+	redirectWindow     = 300 * time.Millisecond
+	maxClientRedirects = 5
+)
+
+// navigated is where a navigation ended.
+type navigated struct {
+	// loading: the page is returned before its load event, either at the
+	// bound or loadGrace after it was parsed (a stalled image or frame).
+	loading bool
+}
+
+// navigate loads url in the main frame and waits for the document it leads
+// to. A navigation that a beforeunload dialog stopped, after the runtime
+// itself dismissed it, is navigation_cancelled: the page and its draft stay.
+// A hop the navigation guard refused is its refusal: the page stays.
+func (t *tab) navigate(ctx context.Context, url string) (navigated, error) {
+	octx, end, err := t.begin(ctx)
+	if err != nil {
+		// A crashed renderer is replaced by a new one when the tab navigates.
+		if !errors.Is(err, errCrashed) {
+			return navigated{}, err
+		}
+		t.mu.Lock()
+		t.crashed = false
+		t.mu.Unlock()
+		if octx, end, err = t.begin(ctx); err != nil {
+			return navigated{}, err
+		}
+	}
+	defer end()
+	deadline := time.Now().Add(navigateBound)
+	t.mu.Lock()
+	t.dismissed = false
+	seen := t.refusals
+	// Our own navigation is the next one to start; any after it is the
+	// page's (a client-side redirect).
+	seq := t.navSeq + 1
+	t.mu.Unlock()
+	nctx, cancel := context.WithDeadline(octx, deadline)
+	res, err := cdp.Call(nctx, t.target, page.Navigate, page.NavigateParams{URL: url})
+	cancel()
+	if err != nil {
+		if octx.Err() == nil && errors.Is(err, context.DeadlineExceeded) {
+			// The server never answered: stop the request, keep the page.
+			cdp.Call(context.WithoutCancel(octx), t.target, page.StopLoading, cdp.Empty{})
+			return navigated{}, errcode.Wrap(errcode.Timeout, err, "the site did not answer within %s; the page stayed", navigateBound)
+		}
+		return navigated{}, classify(octx, err, errcode.NavigationFailed, "the navigation failed")
+	}
+	if err := t.refusalSince(seen); err != nil {
+		return navigated{}, err
+	}
+	if res.ErrorText != "" {
+		dismissed := false
+		if res.LoaderID == "" && strings.Contains(res.ErrorText, "ERR_ABORTED") {
+			// The answer to the dialog can arrive after the navigation's
+			// own answer: give the dismissal a moment to be recorded.
+			wctx, cancel := context.WithTimeout(octx, time.Second)
+			dismissed = t.waitFor(wctx, func() bool { return t.dismissed }) == nil
+			cancel()
+		}
+		if dismissed {
+			return navigated{}, errcode.New(errcode.NavigationCancelled, "the page asked to keep unsaved changes; the navigation was cancelled and the page kept")
+		}
+		return navigated{}, errcode.Wrap(errcode.NavigationFailed, errors.New(res.ErrorText), "the navigation failed: %s", publicNetError(res.ErrorText))
+	}
+	if res.LoaderID == "" {
+		return navigated{}, nil // same-document navigation
+	}
+	return t.follow(octx, res.LoaderID, seen, seq, deadline)
+}
+
+// follow waits for the document of loader and follows the client-side
+// redirects it makes, until a document has loaded and stayed for
+// redirectWindow, or the deadline (then the page is returned as it is).
+func (t *tab) follow(ctx context.Context, loader cdp.LoaderID, seen, seq uint64, deadline time.Time) (navigated, error) {
+	dctx, cancel := context.WithDeadline(ctx, deadline)
+	defer cancel()
+	for hops := 0; ; {
+		// Wait for the document to load, or for a newer navigation.
+		var parsedAt time.Time
+		err := t.waitFor(dctx, func() bool {
+			if t.navSeq > seq || t.refusals != seen {
+				return true
+			}
+			switch t.lifecycle[loader] {
+			case "load":
+				return t.world != ""
+			case "DOMContentLoaded":
+				if parsedAt.IsZero() {
+					parsedAt = time.Now()
+					time.AfterFunc(loadGrace, t.wake)
+				}
+				return t.world != "" && time.Since(parsedAt) >= loadGrace
+			}
+			return false
+		})
+		if rerr := t.refusalSince(seen); rerr != nil {
+			return navigated{}, rerr
+		}
+		if err != nil {
+			return t.asItIs(ctx, err)
+		}
+		if !t.navigatedSince(seq) {
+			// Loaded: a redirect may still start right after the load event.
+			wctx, wcancel := context.WithTimeout(dctx, redirectWindow)
+			t.waitFor(wctx, func() bool { return t.navSeq > seq || t.refusals != seen })
+			wcancel()
+			if rerr := t.refusalSince(seen); rerr != nil {
+				return navigated{}, rerr
+			}
+			if !t.navigatedSince(seq) {
+				t.mu.Lock()
+				loaded := t.lifecycle[loader] == "load"
+				t.mu.Unlock()
+				return navigated{loading: !loaded}, nil
+			}
+		}
+		// A client-side redirect started: follow it to its document.
+		if hops++; hops > maxClientRedirects {
+			return navigated{}, errcode.New(errcode.NavigationFailed, "the page redirected more than %d times", maxClientRedirects)
+		}
+		t.mu.Lock()
+		seq = t.navSeq
+		t.mu.Unlock()
+		err = t.waitFor(dctx, func() bool {
+			_, committed := t.lifecycle[t.loader]
+			return t.navSeq > seq || t.refusals != seen || (t.loader != loader && committed)
+		})
+		if rerr := t.refusalSince(seen); rerr != nil {
+			return navigated{}, rerr
+		}
+		if err != nil {
+			return t.asItIs(ctx, err)
+		}
+		t.mu.Lock()
+		if t.loader != loader {
+			loader = t.loader
+		}
+		t.mu.Unlock()
+	}
+}
+
+// asItIs ends a wait that reached the navigation bound: the page is returned
+// as it is, still loading, if it has a document to observe.
+func (t *tab) asItIs(ctx context.Context, err error) (navigated, error) {
+	if ctx.Err() != nil {
+		return navigated{}, classify(ctx, err, errcode.NavigationFailed, "the page did not load")
+	}
+	if t.currentWorld() == "" {
+		return navigated{}, errcode.Wrap(errcode.Timeout, err, "the page had no document after %s", navigateBound)
+	}
+	return navigated{loading: true}, nil
+}
+
+// navigatedSince reports whether a navigation after the seq-th started.
+func (t *tab) navigatedSince(seq uint64) bool {
+	t.mu.Lock()
+	defer t.mu.Unlock()
+	return t.navSeq > seq
+}
+
+func (t *tab) refusalSince(seen uint64) error {
+	t.mu.Lock()
+	defer t.mu.Unlock()
+	return t.refusalSinceLocked(seen)
+}

@@ -1,0 +1,137 @@
+package collect
+
+import (
+	"encoding/json"
+	"strings"
+	"testing"
+
+	"github.com/veetbot/veetbrowser/observation"
+)
+
+// valid is a small result within every bound.
+func valid() Result {
+	return Result{
+		Doc: "d1", URL: "http://127.0.0.1/", Origin: "http://127.0.0.1",
+		Controls:        []Control{{Role: "button", Name: "OK"}},
+		ControlCoverage: ControlCoverage{Scanned: 1, Acquired: 1},
+		Regions:         []observation.Region{{Kind: "heading", Summary: "Title"}},
+		RegionCoverage:  observation.RegionCoverage{Version: observation.RegionCoverageV1, Scope: observation.RegionScope, ScannedNodes: 10},
+		Text:            []string{"hello"},
+		TextCoverage:    observation.TextCoverage{Version: observation.TextCoverageV1, Scope: observation.TextScope, ScannedNodes: 10, InspectedUnits: 5},
+	}
+}
+
+func decode(t *testing.T, r Result) error {
+	t.Helper()
+	raw, err := json.Marshal(r)
+	if err != nil {
+		t.Fatal(err)
+	}
+	_, err = Decode(raw)
+	return err
+}
+
+// TestDecodeBounds checks every bound Decode enforces at the bound (accepted)
+// and one past it (rejected).
+func TestDecodeBounds(t *testing.T) {
+	controls := func(n int) func(*Result) {
+		return func(r *Result) { r.Controls = make([]Control, n) }
+	}
+	regions := func(n int) func(*Result) {
+		return func(r *Result) { r.Regions = make([]observation.Region, n) }
+	}
+	// text returns parts whose cost, with omitted bytes, is total.
+	text := func(total, omitted int) func(*Result) {
+		return func(r *Result) {
+			r.TextCoverage.OmittedBytes = omitted
+			n := total - omitted - observation.TextPartCost("")
+			r.Text = []string{strings.Repeat("a", n)}
+		}
+	}
+	for _, tc := range []struct {
+		name     string
+		at, past func(*Result)
+	}{
+		{"controls", controls(observation.MaxControls), controls(observation.MaxControls + 1)},
+		{"acquired",
+			func(r *Result) { r.ControlCoverage.Acquired = observation.MaxAcquired },
+			func(r *Result) { r.ControlCoverage.Acquired = observation.MaxAcquired + 1 }},
+		{"scanned candidates",
+			func(r *Result) { r.ControlCoverage.Scanned = observation.WindowSize },
+			func(r *Result) { r.ControlCoverage.Scanned = observation.WindowSize + 1 }},
+		{"name units",
+			func(r *Result) { r.Controls[0].Name = strings.Repeat("😀", observation.MaxNameUnits/2) },
+			func(r *Result) { r.Controls[0].Name = strings.Repeat("😀", observation.MaxNameUnits/2) + "a" }},
+		{"regions", regions(observation.MaxRegions), regions(observation.MaxRegions + 1)},
+		{"summary units",
+			func(r *Result) { r.Regions[0].Summary = strings.Repeat("é", observation.SummaryUnits) },
+			func(r *Result) { r.Regions[0].Summary = strings.Repeat("é", observation.SummaryUnits+1) }},
+		{"region nodes",
+			func(r *Result) { r.RegionCoverage.ScannedNodes = observation.RegionScanNodes },
+			func(r *Result) { r.RegionCoverage.ScannedNodes = observation.RegionScanNodes + 1 }},
+		{"text nodes",
+			func(r *Result) { r.TextCoverage.ScannedNodes = observation.TextNodes },
+			func(r *Result) { r.TextCoverage.ScannedNodes = observation.TextNodes + 1 }},
+		{"text units",
+			func(r *Result) { r.TextCoverage.InspectedUnits = observation.TextUnits },
+			func(r *Result) { r.TextCoverage.InspectedUnits = observation.TextUnits + 1 }},
+		{"text bytes", text(observation.TextBytes, 0), text(observation.TextBytes+1, 0)},
+		{"text bytes with omissions", text(observation.TextBytes, 1000), text(observation.TextBytes+1, 1000)},
+	} {
+		r := valid()
+		tc.at(&r)
+		if err := decode(t, r); err != nil {
+			t.Errorf("%s at the bound: %v", tc.name, err)
+		}
+		r = valid()
+		tc.past(&r)
+		if err := decode(t, r); err == nil {
+			t.Errorf("%s one past the bound: accepted", tc.name)
+		}
+	}
+}
+
+// TestDecodeRejectsNegativeCounts: a negative omission would let text past
+// the byte bound.
+func TestDecodeRejectsNegativeCounts(t *testing.T) {
+	for name, mutate := range map[string]func(*Result){
+		"omitted bytes": func(r *Result) {
+			r.TextCoverage.OmittedBytes = -observation.TextBytes
+			r.Text = []string{strings.Repeat("a", observation.TextBytes)}
+		},
+		"text nodes":        func(r *Result) { r.TextCoverage.ScannedNodes = -1 },
+		"text units":        func(r *Result) { r.TextCoverage.InspectedUnits = -1 },
+		"region nodes":      func(r *Result) { r.RegionCoverage.ScannedNodes = -1 },
+		"omitted regions":   func(r *Result) { r.RegionCoverage.Omitted = -1 },
+		"scanned candidate": func(r *Result) { r.ControlCoverage.Scanned = -1 },
+	} {
+		r := valid()
+		mutate(&r)
+		if err := decode(t, r); err == nil {
+			t.Errorf("negative %s: accepted", name)
+		}
+	}
+}
+
+func TestDecodeCoverageVersionsAndCollectorErrors(t *testing.T) {
+	r := valid()
+	if err := decode(t, r); err != nil {
+		t.Fatalf("valid result: %v", err)
+	}
+	r.TextCoverage.Version = 2
+	if err := decode(t, r); err == nil {
+		t.Error("text coverage version 2 accepted")
+	}
+	r = valid()
+	r.RegionCoverage.Version = 0
+	if err := decode(t, r); err == nil {
+		t.Error("region coverage version 0 accepted")
+	}
+	res, err := Decode([]byte(`{"error":"anchor_moved"}`))
+	if err != nil || res.Error != AnchorMoved {
+		t.Errorf("collector error: %+v %v", res, err)
+	}
+	if _, err := Decode([]byte(`{"controls":`)); err == nil {
+		t.Error("truncated JSON accepted")
+	}
+}

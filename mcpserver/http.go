@@ -1,0 +1,234 @@
+package mcpserver
+
+import (
+	"context"
+	"crypto/sha256"
+	"crypto/subtle"
+	"encoding/hex"
+	"encoding/json"
+	"net/http"
+	"net/url"
+	"strings"
+	"sync"
+	"time"
+
+	"github.com/modelcontextprotocol/go-sdk/auth"
+	"github.com/modelcontextprotocol/go-sdk/mcp"
+
+	veetbrowser "github.com/veetbot/veetbrowser"
+	"github.com/veetbot/veetbrowser/errcode"
+	"github.com/veetbot/veetbrowser/tools"
+)
+
+// Defaults of the HTTP transport's limits.
+const (
+	// DefaultMaxSessions is how many MCP sessions one token may hold live at
+	// once. Each can hold a browser page (tens of MB of renderer memory), so
+	// a client that never ends its sessions is stopped well before the
+	// machine is.
+	DefaultMaxSessions = 32
+	// DefaultIdleTimeout ends an MCP session, and closes its page, after
+	// this long without a request: a client that vanished without a DELETE
+	// does not keep its page forever.
+	DefaultIdleTimeout = 10 * time.Minute
+)
+
+// maxBodyBytes bounds one HTTP request: the largest tool arguments plus
+// room for the JSON-RPC envelope. A larger body is refused (413) before it
+// is read whole.
+const maxBodyBytes = tools.MaxArgumentBytes + 64<<10
+
+// HTTPOptions configure the streamable HTTP transport.
+type HTTPOptions struct {
+	Token string // bearer token every request must carry; required
+	// AllowedOrigins are the browser origins (scheme://host[:port]) that
+	// may call the server from a web page. A request with any other Origin
+	// header, other than the server's own, is refused: a page the user
+	// happens to visit must not drive their browser agent.
+	AllowedOrigins []string
+	MaxSessions    int           // live MCP sessions per token; 0 is DefaultMaxSessions
+	IdleTimeout    time.Duration // 0 is DefaultIdleTimeout
+}
+
+// HTTPHandler serves MCP over streamable HTTP behind a bearer token. Each
+// MCP session gets its own browser session, closed when the MCP session
+// ends: on DELETE, after IdleTimeout without a request, or when ctx ends.
+// Refusals are JSON error bodies: 401 unauthorized, 403 foreign_origin,
+// 429 too_many_sessions.
+func HTTPHandler(ctx context.Context, rt *veetbrowser.Runtime, opts Options, h HTTPOptions) (http.Handler, error) {
+	if h.Token == "" {
+		return nil, errcode.New(errcode.InvalidArgument, "a bearer token is required")
+	}
+	if h.MaxSessions < 0 || h.IdleTimeout < 0 {
+		return nil, errcode.New(errcode.InvalidArgument, "the session limit and the idle timeout must not be negative")
+	}
+	if h.MaxSessions == 0 {
+		h.MaxSessions = DefaultMaxSessions
+	}
+	if h.IdleTimeout == 0 {
+		h.IdleTimeout = DefaultIdleTimeout
+	}
+	origins, err := parseOrigins(h.AllowedOrigins)
+	if err != nil {
+		return nil, err
+	}
+	s, err := New(rt, opts)
+	if err != nil {
+		return nil, err
+	}
+	context.AfterFunc(ctx, func() { s.Close(context.Background()) })
+
+	sdk := mcp.NewStreamableHTTPHandler(func(*http.Request) *mcp.Server { return s.MCP },
+		&mcp.StreamableHTTPOptions{SessionTimeout: h.IdleTimeout, Logger: s.log, MaxRequestBodyBytes: maxBodyBytes})
+	tokenID := tokenID(h.Token)
+	// The SDK binds each session to the token that opened it, so another
+	// token cannot use it.
+	verify := func(context.Context, string, *http.Request) (*auth.TokenInfo, error) {
+		return &auth.TokenInfo{UserID: tokenID, Expiration: time.Now().Add(time.Hour)}, nil
+	}
+	limit := &sessionLimit{max: h.MaxSessions, idle: h.IdleTimeout, server: s.MCP,
+		owners: make(map[string]string), pending: make(map[string]int)}
+	inner := auth.RequireBearerToken(verify, nil)(sdk)
+	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		if !origins.check(w, r) {
+			s.log.Info("refused a cross-site request", "origin", errcode.Quote(r.Header.Get("Origin")), "remote", r.RemoteAddr)
+			writeError(w, http.StatusForbidden, errcode.New(errcode.ForeignOrigin, "requests from this web origin are not allowed"))
+			return
+		}
+		if r.Method == http.MethodOptions {
+			w.WriteHeader(http.StatusNoContent) // an allowed origin's preflight
+			return
+		}
+		if !bearerMatches(r, h.Token) {
+			s.log.Info("refused a request without a valid token", "remote", r.RemoteAddr)
+			w.Header().Set("WWW-Authenticate", "Bearer")
+			writeError(w, http.StatusUnauthorized, errcode.New(errcode.Unauthorized, "a valid bearer token is required"))
+			return
+		}
+		limit.serve(w, r, tokenID, inner)
+	}), nil
+}
+
+func writeError(w http.ResponseWriter, status int, err error) {
+	body, _ := json.Marshal(NewErrorBody(err))
+	w.Header().Set("Content-Type", "application/json")
+	w.WriteHeader(status)
+	w.Write(append(body, '\n'))
+}
+
+func bearerMatches(r *http.Request, token string) bool {
+	scheme, got, ok := strings.Cut(r.Header.Get("Authorization"), " ")
+	if !ok || !strings.EqualFold(scheme, "Bearer") {
+		return false
+	}
+	return subtle.ConstantTimeCompare([]byte(strings.TrimSpace(got)), []byte(token)) == 1
+}
+
+// tokenID names a token in the session table without keeping the token.
+func tokenID(token string) string {
+	sum := sha256.Sum256([]byte(token))
+	return hex.EncodeToString(sum[:8])
+}
+
+// originPolicy decides which web pages may call the server.
+type originPolicy map[string]bool
+
+func parseOrigins(list []string) (originPolicy, error) {
+	p := originPolicy{}
+	for _, o := range list {
+		u, err := url.Parse(o)
+		if err != nil || (u.Scheme != "http" && u.Scheme != "https") || u.Host == "" || u.User != nil ||
+			(u.Path != "" && u.Path != "/") || u.RawQuery != "" || u.Fragment != "" {
+			return nil, errcode.New(errcode.InvalidArgument, "allowed origin %s is not scheme://host[:port]", errcode.Quote(o))
+		}
+		p[strings.ToLower(u.Scheme+"://"+u.Host)] = true
+	}
+	return p, nil
+}
+
+// check reports whether r may proceed, and sets the CORS headers an allowed
+// origin needs. A request without an Origin header does not come from a web
+// page's script (or is same-origin navigation) and proceeds; one from the
+// server's own origin proceeds; any other needs to be allowed.
+func (p originPolicy) check(w http.ResponseWriter, r *http.Request) bool {
+	origin := r.Header.Get("Origin")
+	if origin == "" {
+		site := r.Header.Get("Sec-Fetch-Site")
+		return site != "cross-site" && site != "same-site"
+	}
+	if !p[strings.ToLower(origin)] {
+		u, err := url.Parse(origin)
+		return err == nil && u.Host != "" && strings.EqualFold(u.Host, r.Host)
+	}
+	hdr := w.Header()
+	hdr.Set("Access-Control-Allow-Origin", origin)
+	hdr.Add("Vary", "Origin")
+	hdr.Set("Access-Control-Expose-Headers", "Mcp-Session-Id")
+	if r.Method == http.MethodOptions {
+		hdr.Set("Access-Control-Allow-Methods", "GET, POST, DELETE")
+		hdr.Set("Access-Control-Allow-Headers", "Authorization, Content-Type, Accept, Mcp-Session-Id, Mcp-Protocol-Version, Last-Event-ID")
+		hdr.Set("Access-Control-Max-Age", "600")
+	}
+	return true
+}
+
+// sessionLimit caps the live MCP sessions of each token. A session is
+// counted from the request that opens it until the SDK forgets it (DELETE,
+// idle timeout, the client closing its transport).
+type sessionLimit struct {
+	max    int
+	idle   time.Duration
+	server *mcp.Server
+
+	mu      sync.Mutex
+	owners  map[string]string // session id → token id
+	pending map[string]int    // token id → sessions being opened
+}
+
+const sessionIDHeader = "Mcp-Session-Id"
+
+func (l *sessionLimit) serve(w http.ResponseWriter, r *http.Request, token string, next http.Handler) {
+	// Only a POST without a session id opens a session.
+	if r.Method != http.MethodPost || r.Header.Get(sessionIDHeader) != "" {
+		next.ServeHTTP(w, r)
+		return
+	}
+	l.mu.Lock()
+	if l.liveLocked(token)+l.pending[token] >= l.max {
+		l.mu.Unlock()
+		writeError(w, http.StatusTooManyRequests, errcode.New(errcode.TooManySessions,
+			"this token already holds %d live sessions, the limit; end one (HTTP DELETE) or let one idle out (%s)", l.max, l.idle))
+		return
+	}
+	l.pending[token]++
+	l.mu.Unlock()
+
+	next.ServeHTTP(w, r)
+
+	id := w.Header().Get(sessionIDHeader)
+	l.mu.Lock()
+	l.pending[token]--
+	if id != "" {
+		l.owners[id] = token
+	}
+	l.mu.Unlock()
+}
+
+// liveLocked counts the token's sessions the SDK still holds, forgetting
+// the ended ones.
+func (l *sessionLimit) liveLocked(token string) int {
+	live := make(map[string]bool)
+	for ss := range l.server.Sessions() {
+		live[ss.ID()] = true
+	}
+	n := 0
+	for id, owner := range l.owners {
+		switch {
+		case !live[id]:
+			delete(l.owners, id)
+		case owner == token:
+			n++
+		}
+	}
+	return n
+}

