@@ -217,3 +217,46 @@ func TestRefusedActionDoesNotTouchThePage(t *testing.T) {
 		t.Fatal("a refused click reached the server")
 	}
 }
+
+// Approval facts are what the page states, whole: the control's full
+// accessible name up to policy.MaxFactName UTF-16 units (cut and flagged
+// one past it), and the form's accessible name only, never its id, name or
+// action.
+func TestApprovalFactsAreWholeAndNamed(t *testing.T) {
+	t.Parallel()
+	long := func(n int) string { return "Publish " + strings.Repeat("é", n-len("Publish ")) }
+	page := `<!doctype html>
+<form id=checkout name=checkout action="/buy" onsubmit="return false"><button aria-label="` + long(policy.MaxFactName) + `">A</button></form>
+<form aria-label="Profile form" onsubmit="return false"><button aria-label="` + long(policy.MaxFactName+1) + `">B</button></form>`
+	url := browsertest.Serve(t, page)
+	approver := &hookApprover{}
+	s := session(t, SessionOptions{Approver: approver})
+	ctx := browsertest.Context(t, time.Minute)
+	res, err := s.Navigate(ctx, url)
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, c := range res.Observation.Controls {
+		if !c.NameTruncated || len([]rune(c.Name)) != 1024 {
+			t.Fatalf("the observation's name keeps %d units (cut %v), want 1024", len([]rune(c.Name)), c.NameTruncated)
+		}
+	}
+	for i := range 2 {
+		_, err := s.Act(ctx, browser.Action{Kind: browser.ActClick, Ref: res.Observation.Controls[i].Ref})
+		wantCode(t, err, errcode.ApprovalRequired)
+		res, err = s.Observe(ctx, tools.ObserveArgs{})
+		if err != nil {
+			t.Fatal(err)
+		}
+	}
+	if len(approver.asked) != 2 {
+		t.Fatalf("asked %d times", len(approver.asked))
+	}
+	at, past := approver.asked[0], approver.asked[1]
+	if n := len([]rune(at.Name)); n != policy.MaxFactName || at.NameCut || at.Form != "" || !at.Submit {
+		t.Errorf("at the bound: %d units, cut %v, form %q, submit %v", n, at.NameCut, at.Form, at.Submit)
+	}
+	if n := len([]rune(past.Name)); n != policy.MaxFactName || !past.NameCut || past.Form != "Profile form" {
+		t.Errorf("one past the bound: %d units, cut %v, form %q", n, past.NameCut, past.Form)
+	}
+}

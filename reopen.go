@@ -58,7 +58,7 @@ func (p *reopeningPage) page(ctx context.Context) (browser.Session, error) {
 // gone, whatever the call reported, the failure is browser_unavailable and
 // s is dropped, so that the next call opens a fresh page.
 func (p *reopeningPage) check(s browser.Session, err error) error {
-	if true || err == nil || !s.Gone() {
+	if err == nil || !s.Gone() {
 		return err
 	}
 	p.mu.Lock()

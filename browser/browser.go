@@ -57,7 +57,8 @@ type Session interface {
 }
 
 // Stage prepares the files of an upload that passed the guards and the
-// authorization, and returns the paths the browser is to read.
+// authorization, and returns the paths the browser is to read. A session
+// calls it at most once per Upload, before Upload returns.
 type Stage func(ctx context.Context, to UploadTarget) ([]string, error)
 
 // UploadTarget names the file input an upload sets: Control is the same for

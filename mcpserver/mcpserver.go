@@ -27,7 +27,8 @@ type Options struct {
 	Budget        int    // inline byte budget; 0 takes the runtime's
 	ServerVersion string // reported implementation version
 	Grant         policy.Grant
-	UploadRoot    string // "" refuses uploads
+	Destinations  policy.Destinations // link-local, metadata (and private) destinations refused on every hop
+	UploadRoot    string              // "" refuses uploads
 	// Logger records the internal causes of failures (the public code and
 	// message go to the client); nil discards them.
 	Logger *slog.Logger
@@ -174,7 +175,7 @@ func (s *Server) browserSession(ctx context.Context, ss *mcp.ServerSession) (*ve
 	}
 	if p.sess == nil {
 		sess, err := s.rt.NewSession(ctx, veetbrowser.SessionOptions{Version: s.version.Name, Budget: s.opts.Budget,
-			Grant: s.opts.Grant, UploadRoot: s.opts.UploadRoot, Approver: elicitingApprover{}})
+			Grant: s.opts.Grant, Destinations: s.opts.Destinations, UploadRoot: s.opts.UploadRoot, Approver: elicitingApprover{}})
 		if err != nil {
 			return nil, err
 		}

@@ -73,12 +73,23 @@ type Facts struct {
 	Origin string `json:"origin"`
 	Role   string `json:"role"`
 	Name   string `json:"name"`
-	Form   string `json:"form,omitempty"`
-	Submit bool   `json:"submit,omitempty"` // the action submits a form
+	// NameCut: the name is longer than the facts keep (MaxFactName UTF-16
+	// units; a control's name in an observation keeps 1,024).
+	NameCut bool   `json:"name_cut,omitempty"`
+	Form    string `json:"form,omitempty"`   // the form's accessible name
+	Submit  bool   `json:"submit,omitempty"` // the action submits a form
 }
 
+// MaxFactName is how much of a control's accessible name its facts keep,
+// in UTF-16 units: the whole name a person approves, within a bound.
+const MaxFactName = 8192
+
 func (f Facts) String() string {
-	s := fmt.Sprintf("%s %q on %s", f.Role, f.Name, f.Origin)
+	name := f.Name
+	if f.NameCut {
+		name += "…"
+	}
+	s := fmt.Sprintf("%s %q on %s", f.Role, name, f.Origin)
 	if f.Form != "" {
 		s += fmt.Sprintf(" in form %q", f.Form)
 	}

@@ -28,6 +28,7 @@ type prepared struct {
 	Facts struct {
 		Role     string `json:"role"`
 		Name     string `json:"name"`
+		NameCut  bool   `json:"name_cut"`
 		Form     string `json:"form"`
 		InForm   bool   `json:"in_form"`
 		Submit   bool   `json:"submit"`
@@ -124,7 +125,7 @@ func (s *Session) Act(ctx context.Context, a browser.Action, authorize browser.A
 // actionFacts are the facts the policy judges an action by: the control's
 // live label facts, and whether this action submits its form.
 func actionFacts(a browser.Action, p *prepared) policy.Facts {
-	f := policy.Facts{Origin: p.Facts.Origin, Role: p.Facts.Role, Name: p.Facts.Name, Form: p.Facts.Form}
+	f := policy.Facts{Origin: p.Facts.Origin, Role: p.Facts.Role, Name: p.Facts.Name, NameCut: p.Facts.NameCut, Form: p.Facts.Form}
 	switch a.Kind {
 	case browser.ActClick:
 		f.Submit = p.Facts.Submit
@@ -480,25 +481,23 @@ func (s *Session) uploadLocked(ctx context.Context, ref string, stage browser.St
 	if !prep.Facts.File {
 		return nil, errcode.New(errcode.UploadRefused, "the control is not a file input")
 	}
-	facts := policy.Facts{Origin: prep.Facts.Origin, Role: prep.Facts.Role, Name: prep.Facts.Name, Form: prep.Facts.Form}
+	facts := policy.Facts{Origin: prep.Facts.Origin, Role: prep.Facts.Role, Name: prep.Facts.Name, NameCut: prep.Facts.NameCut, Form: prep.Facts.Form}
 	permit, err := authorize(ctx, policy.ClassUpload, facts)
 	if err != nil {
 		return nil, err
 	}
-	if err := permit.Spend(); err != nil {
-		return nil, err
-	}
 	before := s.tab.mark()
-	if err := s.setFiles(ctx, tg, stage); err != nil {
+	if err := s.setFiles(ctx, tg, stage, permit); err != nil {
 		return nil, err
 	}
 	return s.afterDispatchLocked(ctx, before)
 }
 
 // setFiles resolves the retained node to a handle in its own object group,
-// has stage prepare the files once the node is known to be there, sets
-// them, and releases the group.
-func (s *Session) setFiles(ctx context.Context, tg target, stage browser.Stage) error {
+// has stage prepare the files once the node is known to be there, spends
+// the permit, sets the files, and releases the group. An upload refused
+// before the files are set keeps its approval.
+func (s *Session) setFiles(ctx context.Context, tg target, stage browser.Stage, permit policy.Permit) error {
 	octx, end, err := s.tab.begin(ctx)
 	if err != nil {
 		return err
@@ -526,6 +525,9 @@ func (s *Session) setFiles(ctx context.Context, tg target, stage browser.Stage) 
 	files, err := stage(octx, browser.UploadTarget{Document: tg.Doc, Control: fmt.Sprintf("%s/%d", tg.Doc, node.Node.BackendNodeID)})
 	if err != nil {
 		return classify(octx, err, errcode.UploadRefused, "the upload could not be prepared")
+	}
+	if err := permit.Spend(); err != nil {
+		return err
 	}
 	if _, err := cdp.Call(octx, s.tab.target, dom.SetFileInputFiles, dom.SetFileInputFilesParams{Files: files, ObjectID: res.Result.ObjectID}); err != nil {
 		return errcode.Wrap(errcode.ActionUncertain, err, "the files may or may not have been set; observe again")

@@ -23,7 +23,9 @@ import (
 )
 
 // allowAll authorizes every action: these tests are about dispatch.
-func allowAll(context.Context, string, policy.Facts) (policy.Permit, error) { return policy.Permit{}, nil }
+func allowAll(context.Context, string, policy.Facts) (policy.Permit, error) {
+	return policy.Permit{}, nil
+}
 
 // effects is a site that records what reaches its server.
 type effects struct {

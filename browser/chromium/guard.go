@@ -77,16 +77,22 @@ func (t *tab) excusedSilence() bool {
 	return t.crashed || t.dialog != nil
 }
 
-// stopHung crashes the hung renderer and waits for the crash to be seen, so
-// that it interrupts the steps of this renderer and never the navigation
-// that follows; the crash handling then reports errHung to them.
+// stopHung crashes the hung renderer; the crash handling reports errHung to
+// the steps that wait on it.
 func (t *tab) stopHung() {
+	t.crashRenderer(true)
+}
+
+// crashRenderer crashes the tab's renderer and waits for the crash to be
+// seen, so that it interrupts the steps of this renderer and never the
+// navigation that follows, which starts a new one.
+func (t *tab) crashRenderer(hung bool) {
 	t.mu.Lock()
 	if t.crashed || t.hung {
 		t.mu.Unlock()
 		return
 	}
-	t.hung = true
+	t.hung = hung
 	t.mu.Unlock()
 	ctx, cancel := context.WithTimeout(t.ctx, crashWait)
 	defer cancel()
@@ -161,9 +167,7 @@ func (t *tab) closePopups() {
 			go func() {
 				ctx, cancel := context.WithTimeout(t.ctx, 5*time.Second)
 				defer cancel()
-				start := time.Now()
-				_, err := cdp.Call(ctx, browser, cdptarget.CloseTarget, cdptarget.CloseTargetParams{TargetID: id})
-				println("CLOSE", time.Since(start).String(), err)
+				cdp.Call(ctx, browser, cdptarget.CloseTarget, cdptarget.CloseTargetParams{TargetID: id})
 			}()
 		}
 	}

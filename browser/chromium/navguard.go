@@ -39,6 +39,11 @@ func (t *tab) decide(ev *fetch.EventRequestPaused) {
 	topLevel := ev.FrameID == t.mainFrame
 	t.mu.Unlock()
 	var refusal error
+	if topLevel && t.competingRequest(ev.NetworkID) {
+		// The page's own navigation lost to the runtime's: not a refusal.
+		cdp.Call(ctx, t.target, fetch.FailRequest, fetch.FailRequestParams{RequestID: ev.RequestID, ErrorReason: network.ErrorReasonAborted})
+		return
+	}
 	if topLevel {
 		refusal = t.checkNavigation(ctx, ev.Request.URL)
 	}

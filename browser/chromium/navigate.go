@@ -19,6 +19,9 @@ import (
 // redirectWindow after its load event, are followed, at most
 // maxClientRedirects hops; every hop passes the navigation guard.
 const (
+	// loadGrace is how long a navigation waits for the load event once the
+	// document is parsed: a page whose subresources hang is still usable.
+	loadGrace          = 3 * time.Second
 	navigateBound      = 20 * time.Second
 	redirectWindow     = 300 * time.Millisecond
 	maxClientRedirects = 5
@@ -36,6 +39,7 @@ type navigated struct {
 // itself dismissed it, is navigation_cancelled: the page and its draft stay.
 // A hop the navigation guard refused is its refusal: the page stays.
 func (t *tab) navigate(ctx context.Context, url string) (navigated, error) {
+	defer t.leave()()
 	octx, end, err := t.begin(ctx)
 	if err != nil {
 		// A crashed renderer is replaced by a new one when the tab navigates.
@@ -89,6 +93,7 @@ func (t *tab) navigate(ctx context.Context, url string) (navigated, error) {
 	if res.LoaderID == "" {
 		return navigated{}, nil // same-document navigation
 	}
+	seq = t.claim(res.LoaderID, seq)
 	return t.follow(octx, res.LoaderID, seen, seq, deadline)
 }
 
@@ -102,20 +107,7 @@ func (t *tab) follow(ctx context.Context, loader cdp.LoaderID, seen, seq uint64,
 		// Wait for the document to load, or for a newer navigation.
 		var parsedAt time.Time
 		err := t.waitFor(dctx, func() bool {
-			if t.navSeq > seq || t.refusals != seen {
-				return true
-			}
-			switch t.lifecycle[loader] {
-			case "load":
-				return t.world != ""
-			case "DOMContentLoaded":
-				if parsedAt.IsZero() {
-					parsedAt = time.Now()
-					time.AfterFunc(loadGrace, t.wake)
-				}
-				return t.world != "" && time.Since(parsedAt) >= loadGrace
-			}
-			return false
+			return t.navSeq > seq || t.refusals != seen || t.loadedLocked(loader, &parsedAt)
 		})
 		if rerr := t.refusalSince(seen); rerr != nil {
 			return navigated{}, rerr
@@ -166,6 +158,11 @@ func (t *tab) follow(ctx context.Context, loader cdp.LoaderID, seen, seq uint64,
 // asItIs ends a wait that reached the navigation bound: the page is returned
 // as it is, still loading, if it has a document to observe.
 func (t *tab) asItIs(ctx context.Context, err error) (navigated, error) {
+	if errors.Is(context.Cause(ctx), errDialog) {
+		// The document opened a dialog as it loaded: the page is as it
+		// is, held by the dialog, which its observation shows.
+		return navigated{loading: true}, nil
+	}
 	if ctx.Err() != nil {
 		return navigated{}, classify(ctx, err, errcode.NavigationFailed, "the page did not load")
 	}
@@ -186,4 +183,28 @@ func (t *tab) refusalSince(seen uint64) error {
 	t.mu.Lock()
 	defer t.mu.Unlock()
 	return t.refusalSinceLocked(seen)
+}
+
+// waitLoaded waits until the loader's document has loaded (or was parsed
+// loadGrace ago) and its collector world exists.
+func (t *tab) waitLoaded(ctx context.Context, loader cdp.LoaderID) error {
+	var parsedAt time.Time
+	return t.waitFor(ctx, func() bool { return t.loadedLocked(loader, &parsedAt) })
+}
+
+// loadedLocked reports whether loader's document has loaded, or was parsed
+// loadGrace ago, and has its collector world; parsedAt keeps, across the
+// checks of one wait, when it was parsed.
+func (t *tab) loadedLocked(loader cdp.LoaderID, parsedAt *time.Time) bool {
+	switch t.lifecycle[loader] {
+	case "load":
+		return t.world != ""
+	case "DOMContentLoaded":
+		if parsedAt.IsZero() {
+			*parsedAt = time.Now()
+			time.AfterFunc(loadGrace, t.wake)
+		}
+		return t.world != "" && time.Since(*parsedAt) >= loadGrace
+	}
+	return false
 }

@@ -12,6 +12,7 @@ import (
 	"github.com/chromedp/cdproto/cdp"
 	"github.com/chromedp/cdproto/fetch"
 	"github.com/chromedp/cdproto/inspector"
+	"github.com/chromedp/cdproto/network"
 	"github.com/chromedp/cdproto/page"
 	"github.com/chromedp/cdproto/runtime"
 	cdptarget "github.com/chromedp/cdproto/target"
@@ -25,10 +26,6 @@ var (
 	errCrashed = errcode.New(errcode.PageCrashed, "the page crashed; navigate to load it again")
 	errDialog  = errcode.New(errcode.CaptureFailed, "a JavaScript dialog is open on the page")
 )
-
-// loadGrace is how long a navigation waits for the load event once the
-// document is parsed: a page whose subresources hang is still usable.
-const loadGrace = 3 * time.Second
 
 // tab is one Chromium page target. Its state is kept current by an event
 // listener that never issues a CDP command (that would deadlock chromedp's
@@ -50,8 +47,11 @@ type tab struct {
 	hung      bool                               // the renderer was found hung and sent a crash
 	dialog    *page.EventJavascriptDialogOpening // pending, nil if none
 	dismissed bool                               // the runtime dismissed a beforeunload dialog
+	leaving   bool                               // the runtime is navigating away from the current document
 	navSeq    uint64                             // main-frame navigations started
 	startedAt map[cdp.LoaderID]uint64            // navSeq of the newest navigations, by their loader
+	own       cdp.LoaderID                       // the runtime's navigation, until its document commits
+	competing map[cdp.LoaderID]bool              // page navigations that started while the runtime's was on its way
 	loader    cdp.LoaderID                       // newest main-frame loader
 	inflight  map[*int]context.CancelCauseFunc
 	refusals  uint64 // top-level navigation hops the navigation guard refused
@@ -96,6 +96,7 @@ func openTab(ctx, parent context.Context, check func(context.Context, *url.URL) 
 		changed:   make(chan struct{}),
 		lifecycle: make(map[cdp.LoaderID]string),
 		startedAt: make(map[cdp.LoaderID]uint64),
+		competing: make(map[cdp.LoaderID]bool),
 		inflight:  make(map[*int]context.CancelCauseFunc),
 		popups:    make(map[cdptarget.ID]bool),
 		popupWake: make(chan struct{}, 1),
@@ -180,10 +181,6 @@ func (t *tab) onEvent(ev any) {
 		}
 	case *runtime.EventExecutionContextsCleared:
 		t.world = ""
-	case *page.EventFrameNavigated:
-		if ev.Frame.ParentID == "" {
-			t.mainFrame = ev.Frame.ID
-		}
 	case *page.EventLifecycleEvent:
 		if ev.FrameID != t.mainFrame {
 			return
@@ -194,6 +191,9 @@ func (t *tab) onEvent(ev any) {
 		if ev.Name == "init" || ev.Name == "DOMContentLoaded" || ev.Name == "load" {
 			t.lifecycle[ev.LoaderID] = ev.Name
 		}
+		if ev.Name == "init" && ev.LoaderID == t.own {
+			t.own = "" // committed: what the page does next is its own
+		}
 		if ev.Name == "init" {
 			t.loader = ev.LoaderID
 		}
@@ -202,6 +202,13 @@ func (t *tab) onEvent(ev any) {
 			ev.NavigationType == page.FrameStartedNavigatingNavigationTypeHistorySameDocument
 		if ev.FrameID != t.mainFrame || same {
 			return // only a new main document changes what was observed
+		}
+		if t.own != "" && ev.LoaderID != t.own {
+			// The page started a navigation of its own (a reload loop)
+			// while the runtime's was on its way: the runtime's wins, and
+			// this one is stopped at its request.
+			t.competing[ev.LoaderID] = true
+			return
 		}
 		t.navSeq++
 		if len(t.startedAt) > 8 {
@@ -222,8 +229,13 @@ func (t *tab) onEvent(ev any) {
 		case t.dialogs <- ev:
 		default:
 		}
-		if ev.Type != page.DialogTypeBeforeunload {
+		if ev.Type != page.DialogTypeBeforeunload && !t.leaving {
 			t.interruptLocked(errDialog)
+		}
+	case *page.EventFrameNavigated:
+		if ev.Frame.ParentID == "" {
+			t.mainFrame = ev.Frame.ID
+			t.leaving = false // the document being left is gone
 		}
 	case *page.EventJavascriptDialogClosed:
 		t.dialog = nil
@@ -241,20 +253,26 @@ func (t *tab) interruptLocked(cause error) {
 }
 
 // handleDialogs dismisses the beforeunload dialogs that a runtime navigation
-// raises. It never accepts one: a page that asks to keep its draft keeps it.
+// raises, and any other dialog of a document the runtime is navigating away
+// from (an alert loop must not hold the agent's navigation). It never
+// accepts one: a page that asks to keep its draft keeps it, and a confirm
+// of a page being left gets the safe answer.
 func (t *tab) handleDialogs() {
 	for {
 		select {
 		case <-t.ctx.Done():
 			return
 		case ev := <-t.dialogs:
-			if ev.Type != page.DialogTypeBeforeunload {
+			t.mu.Lock()
+			beforeunload, leaving := ev.Type == page.DialogTypeBeforeunload, t.leaving && t.dialog == ev
+			t.mu.Unlock()
+			if !beforeunload && !leaving {
 				continue
 			}
 			ctx, cancel := context.WithTimeout(t.ctx, 5*time.Second)
 			_, err := cdp.Call(ctx, t.target, page.HandleJavaScriptDialog, page.HandleJavaScriptDialogParams{Accept: false})
 			cancel()
-			if err == nil {
+			if err == nil && beforeunload {
 				t.mu.Lock()
 				t.dismissed = true
 				t.mu.Unlock()
@@ -262,6 +280,62 @@ func (t *tab) handleDialogs() {
 			}
 		}
 	}
+}
+
+// leave marks the runtime's navigation away from the current document until
+// the returned func is called or a new document commits; the dialogs the
+// document opens meanwhile are dismissed. A document already held by a
+// dialog is discarded with its renderer first: its script is stopped inside
+// the dialog and may only open the next one as it is answered (an alert
+// loop), which no navigation could get past. Call it before the
+// navigation's page step begins, which then starts a new renderer.
+func (t *tab) leave() func() {
+	t.mu.Lock()
+	t.leaving = true
+	held := t.dialog != nil && t.dialog.Type != page.DialogTypeBeforeunload && !t.crashed
+	t.mu.Unlock()
+	if held {
+		t.crashRenderer(false)
+	}
+	return func() {
+		t.mu.Lock()
+		t.leaving = false
+		t.own = ""
+		clear(t.competing)
+		t.mu.Unlock()
+	}
+}
+
+// claim records loader, the answer to the runtime's Page.navigate, as the
+// runtime's navigation until its document commits, and returns the navSeq
+// at which it started (guess if that is not known). A page that navigates
+// itself all the time can start a navigation right before the runtime's,
+// or while it is on its way; the first is not counted as the runtime's,
+// the second is stopped (see competingRequest).
+func (t *tab) claim(loader cdp.LoaderID, guess uint64) uint64 {
+	t.mu.Lock()
+	defer t.mu.Unlock()
+	if _, committed := t.lifecycle[loader]; !committed {
+		t.own = loader
+	}
+	if n, ok := t.startedAt[loader]; ok {
+		return n
+	}
+	return guess
+}
+
+// competingRequest reports whether a paused document request belongs to a
+// page navigation that started while the runtime's was on its way; such a
+// request is failed so that the runtime's navigation wins. (A navigation's
+// network request id is its loader id.)
+func (t *tab) competingRequest(id network.RequestID) bool {
+	t.mu.Lock()
+	defer t.mu.Unlock()
+	if !t.competing[cdp.LoaderID(id)] {
+		return false
+	}
+	delete(t.competing, cdp.LoaderID(id))
+	return true
 }
 
 // waitFor blocks until cond, evaluated under t.mu, holds.
@@ -399,25 +473,6 @@ func (t *tab) pendingDialog() *page.EventJavascriptDialogOpening {
 	t.mu.Lock()
 	defer t.mu.Unlock()
 	return t.dialog
-}
-
-// waitLoaded waits until the loader's document has loaded (or was parsed
-// loadGrace ago) and its collector world exists.
-func (t *tab) waitLoaded(ctx context.Context, loader cdp.LoaderID) error {
-	var parsedAt time.Time
-	return t.waitFor(ctx, func() bool {
-		switch t.lifecycle[loader] {
-		case "load":
-			return t.world != ""
-		case "DOMContentLoaded":
-			if parsedAt.IsZero() {
-				parsedAt = time.Now()
-				time.AfterFunc(loadGrace, t.wake)
-			}
-			return t.world != "" && time.Since(parsedAt) >= loadGrace
-		}
-		return false
-	})
 }
 
 // wake makes every waitFor re-check its condition.

@@ -93,7 +93,7 @@ func TestTypeWithSubmit(t *testing.T) {
 func TestInputThePageCutsShortIsUncertain(t *testing.T) {
 	t.Parallel()
 	ctx := browsertest.Context(t, time.Minute)
-	site, base := serveEffects(t, map[string]string{"/": `<button data-effect="pressed">Vanish</button>
+	site, base := serveEffects(t, map[string]string{"/": `<button>Vanish</button>
 <script>
 const b = document.querySelector('button');
 b.addEventListener('mousedown', () => { navigator.sendBeacon('/effect?e=down'); b.remove(); });

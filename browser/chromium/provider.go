@@ -247,10 +247,10 @@ func (p *Provider) adopt(inst *instance) bool {
 	return true
 }
 
-// watch waits for the end of inst. A browser that ends while it is still
-// the provider's has died (or its connection dropped): its sessions'
-// operations are interrupted, and its processes and files are removed at
-// once rather than at Close.
+// watch waits for the end of inst. A browser that ends while the provider
+// is open has died (or its connection dropped): its sessions' operations
+// are interrupted, and its processes and files are removed at once rather
+// than at Close.
 func (p *Provider) watch(inst *instance) {
 	defer p.watchers.Done()
 	select {
@@ -258,11 +258,10 @@ func (p *Provider) watch(inst *instance) {
 	case <-inst.ctx.Done():
 	}
 	p.mu.Lock()
-	if p.current != inst {
-		p.mu.Unlock()
-		return // stopped by Close
+	if p.current == inst {
+		p.current = nil
 	}
-	p.current = nil
+	closing := p.closed
 	var orphans []*Session
 	for s, in := range p.sessions {
 		if in == inst {
@@ -270,6 +269,12 @@ func (p *Provider) watch(inst *instance) {
 		}
 	}
 	p.mu.Unlock()
+	if closing {
+		// Close stops the current browser; this makes sure of one that
+		// died just before (a no-op for one Close already stopped).
+		inst.stop(inst.gone())
+		return
+	}
 	p.log.Warn("the browser is gone; its pages report browser_unavailable and the next session starts a fresh browser",
 		"pid", inst.pid, "pages", len(orphans))
 	for _, s := range orphans {
@@ -284,7 +289,7 @@ func (p *Provider) watch(inst *instance) {
 
 // errBrowserGone is what every call of a session whose browser is gone
 // reports.
-var errBrowserGone = errcode.New(errcode.BrowserUnavailable, "the browser stopped; this page is lost, open a new session (an MCP server opens one on its next call)")
+var errBrowserGone = errcode.New(errcode.BrowserUnavailable, "the browser stopped; this page is lost and a new session is needed")
 
 // browser returns the live browser, starting a fresh one if the last one
 // died.

@@ -157,7 +157,19 @@ func TestMCPHelpDocumentsTheLimits(t *testing.T) {
 			t.Errorf("mcp --help lacks %q", want)
 		}
 	}
-	out, _, code := runCLIWithStderr(t, "mcp", "--max-sessions", "0")
+	for _, want := range []string{"-allow-origin", "-allow-any-origin", "One of them is required", "-allow-link-local"} {
+		if !strings.Contains(errs, want) {
+			t.Errorf("mcp --help lacks %q", want)
+		}
+	}
+	// The grant is explicit: neither or both is refused.
+	for _, args := range [][]string{{"mcp"}, {"mcp", "--allow-any-origin", "--allow-origin", "http://127.0.0.1:1"}} {
+		out, _, code := runCLIWithStderr(t, args...)
+		if code == 0 || !strings.Contains(out, "invalid_argument") || !strings.Contains(out, "--allow-any-origin") {
+			t.Errorf("%v: exit %d, %s", args, code, out)
+		}
+	}
+	out, _, code := runCLIWithStderr(t, "mcp", "--allow-any-origin", "--max-sessions", "0")
 	if code == 0 || !strings.Contains(out, "invalid_argument") {
 		t.Errorf("--max-sessions 0: exit %d, %s", code, out)
 	}

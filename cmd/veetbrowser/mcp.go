@@ -33,6 +33,13 @@ Serves the browser tools over MCP: on stdin/stdout, or with --http as
 streamable HTTP. Each MCP session gets its own browser page, closed when the
 session ends.
 
+The task grant is explicit: --allow-origin ORIGIN (repeatable) names the only
+origins the agent may navigate to and act on, and every top-level navigation
+hop (links, forms, redirects, page script) outside them is stopped; or
+--allow-any-origin lets it go to any http(s) origin. One of them is required.
+Link-local and cloud-metadata destinations (169.254.0.0/16, fe80::/10,
+metadata host names) are refused in every case unless --allow-link-local.
+
 Over HTTP every request needs "Authorization: Bearer $` + EnvToken + `";
 without it the answer is 401 {"error":{"code":"unauthorized",...}}. A request
 from a web page (an Origin header other than the server's own) is refused with
@@ -59,7 +66,9 @@ func (c *MCPCommand) Run(ctx context.Context, args []string) error {
 	maxSessions := fs.Int("max-sessions", mcpserver.DefaultMaxSessions, "HTTP: live MCP sessions one token may hold")
 	idle := fs.Duration("idle-timeout", mcpserver.DefaultIdleTimeout, "HTTP: end a session, and close its page, after this long without a request")
 	var origins, callerOrigins stringList
-	fs.Var(&origins, "allow-origin", "origin the agent may navigate to and act on (repeatable; default: any)")
+	fs.Var(&origins, "allow-origin", "origin (scheme://host[:port]) the agent may navigate to and act on (repeatable)")
+	anyOrigin := fs.Bool("allow-any-origin", false, "let the agent navigate to and act on any http(s) origin")
+	linkLocal := fs.Bool("allow-link-local", false, "allow link-local and cloud-metadata destinations")
 	fs.Var(&callerOrigins, "http-allow-origin", "HTTP: web origin (scheme://host[:port]) whose pages may call the server (repeatable; default: none)")
 	var bf browserFlags
 	bf.register(fs, c.Log)
@@ -68,6 +77,9 @@ func (c *MCPCommand) Run(ctx context.Context, args []string) error {
 			return err
 		}
 		return errcode.New(errcode.InvalidArgument, "usage: veetbrowser mcp [--http ADDR] [--budget BYTES] [--browser PATH] (see veetbrowser mcp --help)")
+	}
+	if (len(origins) == 0) == !*anyOrigin {
+		return errcode.New(errcode.InvalidArgument, "give the task grant: --allow-origin ORIGIN (repeatable), or --allow-any-origin, not both")
 	}
 	if *maxSessions < 1 || *idle <= 0 {
 		return errcode.New(errcode.InvalidArgument, "--max-sessions must be at least 1 and --idle-timeout positive")
@@ -78,7 +90,7 @@ func (c *MCPCommand) Run(ctx context.Context, args []string) error {
 	}
 	defer closeBrowser()
 	opts := mcpserver.Options{Version: *version, ServerVersion: Version, UploadRoot: *uploadRoot,
-		Grant: policy.Grant{Origins: origins}, Logger: c.Log.Logger}
+		Grant: policy.Grant{Origins: origins}, Destinations: policy.Destinations{AllowLinkLocal: *linkLocal}, Logger: c.Log.Logger}
 	if *addr == "" {
 		return mcpserver.RunStdio(ctx, rt, opts)
 	}

@@ -19,6 +19,11 @@
   // retains the last node it visited, and a cursor resumes the walk there.
   const SCAN_NODES = 262144;
   const MAX_NAME = 1024; // UTF-16 units of a control name kept in the canonical record
+  // Approval facts keep a control's name whole up to MAX_FACT_NAME units (a
+  // person approves what the page states, not a cut of it). nameCap is what
+  // the naming functions read up to: MAX_NAME, except while inspect reads facts.
+  const MAX_FACT_NAME = 8192;
+  let nameCap = MAX_NAME;
   const NAME_NODES = 256; // descendants inspected for a name from content
   const MAX_TITLE = 1024;
   const MAX_URL = 8192;
@@ -206,10 +211,11 @@
   const IN_REF = 1; // inside an aria-labelledby traversal: no further aria-labelledby
   const WITH_HIDDEN = 2; // hidden nodes count: the directly referenced node is hidden
   const TEXT_HIDDEN = 4; // the parent is visibility:hidden, so its own text is not rendered
+  const HTML_NS = 'http://www.w3.org/1999/xhtml'; // SVG and MathML elements have no ::before
 
   // textAlternative reads the text alternative of root in flat-tree order
   // (accname 2B-2I), bounded by NAME_NODES nodes, aria-labelledby targets
-  // included, and MAX_NAME+1 units. how says what root is:
+  // included, and nameCap+1 units. how says what root is:
   //  'content': the control being named; accessibleName consulted its own
   //    attributes, only its content is read;
   //  'labelledby': the control whose aria-labelledby targets are read (''
@@ -225,7 +231,7 @@
     let solid = 0; // strings added that are not all whitespace
     let visits = 0;
     const add = (t, spaced) => {
-      const d = t.slice(0, MAX_NAME + 1 - units); // never more than a name can keep
+      const d = t.slice(0, nameCap + 1 - units); // never more than a name can keep
       if (spaced) parts.push(' ');
       parts.push(d);
       if (spaced) parts.push(' ');
@@ -238,7 +244,7 @@
     } else {
       stack.push({n: root, f: 0});
     }
-    while (stack.length && visits < NAME_NODES && units <= MAX_NAME) {
+    while (stack.length && visits < NAME_NODES && units <= nameCap) {
       const e = stack.pop();
       if (e === SPACE) { parts.push(' '); continue; }
       if (e.text !== undefined) {
@@ -246,8 +252,8 @@
         continue;
       }
       const n = e.n;
-      const f = e.f;
       visits++;
+      const f = e.target && hiddenTarget(n) ? e.f | WITH_HIDDEN : e.f;
       if (n.nodeType === 3) {
         if (!(f & TEXT_HIDDEN)) add(n.data);
         continue;
@@ -284,7 +290,10 @@
       // A title names an element whose content gives nothing (accname 2I).
       const title = whole || invisible ? '' : n.getAttribute('title');
       if (title && title.trim()) stack.push({text: title, spaced: true, unless: solid});
-      const pseudo = rendered && !contents;
+      // Reading ::before and ::after makes the engine resolve their style,
+      // dearer than a node: each read counts as a visit.
+      const pseudo = rendered && n.namespaceURI === HTML_NS && visits + 2 <= NAME_NODES;
+      if (pseudo) visits += 2;
       const after = pseudo ? generatedText(n, '::after') : null;
       if (after) stack.push(after);
       const kids = flatChildren(n, NAME_NODES - visits);
@@ -317,31 +326,36 @@
     }
     for (let i = targets.length - 1; i >= 0; i--) {
       stack.push(SPACE);
-      stack.push({n: targets[i], f: IN_REF | (hiddenTarget(targets[i]) ? WITH_HIDDEN : 0)});
+      stack.push({n: targets[i], f: IN_REF, target: true});
     }
     return targets.length > 0;
   }
 
   // hiddenTarget: an aria-labelledby target that is itself hidden, whose
-  // hidden descendants then count too (accname 2A).
+  // hidden descendants then count too (accname 2A). A display:contents
+  // target has no box of its own but is not hidden.
   function hiddenTarget(el) {
+    if (el.nodeType !== 1) return false;
     if (el.closest('[aria-hidden="true"]')) return true;
-    const st = getComputedStyle(el);
-    if (st.display === 'contents') return false;
+    if (getComputedStyle(el).display === 'contents') return false;
     return !el.checkVisibility({visibilityProperty: true});
   }
 
   // nativeAlternative is the text alternative an element's markup defines
-  // for it (accname 2D), or null: an image's alt, an SVG's <title>.
+  // for it (accname 2D), or null: an image's alt, an SVG's <title> (the
+  // text of its first NAME_NODES children).
   function nativeAlternative(el) {
     const tag = el.localName;
     if (tag === 'img' || tag === 'area') return el.getAttribute('alt');
-    if (tag === 'svg') {
-      for (let c = el.firstElementChild, i = 0; c && i < NAME_NODES; c = c.nextElementSibling, i++) {
-        if (c.localName === 'title') return c.textContent.slice(0, MAX_NAME + 1);
-      }
+    if (tag !== 'svg') return null;
+    let title = el.firstElementChild;
+    for (let i = 0; title && title.localName !== 'title' && i < NAME_NODES; i++) title = title.nextElementSibling;
+    if (!title || title.localName !== 'title') return null;
+    let text = '';
+    for (let c = title.firstChild, i = 0; c && i < NAME_NODES && text.length <= nameCap; c = c.nextSibling, i++) {
+      if (c.nodeType === 3) text += c.data.slice(0, nameCap + 1 - text.length);
     }
-    return null;
+    return text;
   }
 
   function blockLike(display) {
@@ -385,7 +399,7 @@
       if (alt === null) text += s; else alt += s;
     }
     const t = alt === null ? text : alt;
-    return t ? {text: t.slice(0, MAX_NAME + 1), spaced: blockLike(st.display)} : null;
+    return t ? {text: t.slice(0, nameCap + 1), spaced: blockLike(st.display)} : null;
   }
 
   // valueBearing: an element whose content is a value (form controls,
@@ -475,7 +489,7 @@
     const parts = [];
     let units = 0;
     for (const label of el.labels) {
-      if (parts.length >= MAX_LABEL_IDS || units > MAX_NAME) break;
+      if (parts.length >= MAX_LABEL_IDS || units > nameCap) break;
       const text = textAlternative(label, 'label', el);
       parts.push(text);
       units += text.length;
@@ -1249,7 +1263,7 @@
   function formName(form) {
     if (!form) return '';
     const n = labelledBy(form) || clean(form.getAttribute('aria-label') || '') || clean(form.getAttribute('title') || '');
-    return cut(n, MAX_NAME)[0];
+    return cut(n, nameCap)[0];
   }
 
   function submitsForm(el) {
@@ -1291,10 +1305,17 @@
     if (!el) return {error: 'stale'};
     if (!el.isConnected) return {error: 'detached'};
     const role = controlRole(el) || '';
-    const [name] = cut(accessibleName(el, role), MAX_NAME);
+    let name, nameCut, form, formLabel;
+    nameCap = MAX_FACT_NAME;
+    try {
+      [name, nameCut] = cut(accessibleName(el, role), MAX_FACT_NAME);
+      form = el.form || el.closest('form');
+      formLabel = formName(form);
+    } finally {
+      nameCap = MAX_NAME;
+    }
     const st = states(el, role, deepActiveElement());
-    const form = el.form || el.closest('form');
-    const facts = {role, name, form: formName(form), in_form: !!form, submit: submitsForm(el),
+    const facts = {role, name, name_cut: nameCut, form: formLabel, in_form: !!form, submit: submitsForm(el),
       file: el.localName === 'input' && (el.getAttribute('type') || '').toLowerCase() === 'file',
       editable: el.isContentEditable === true && el.localName !== 'input' && el.localName !== 'textarea',
       checked: st.checked, origin: location.origin};

@@ -1,0 +1,299 @@
+// Package record holds the artifact record types, their validation and the
+// store's errors. The store package re-exports them; the implementations
+// use them from here so that store.Open can construct them without an
+// import cycle.
+package record
+
+import (
+	"context"
+	"encoding/json"
+	"errors"
+	"time"
+	"unicode/utf8"
+
+	"github.com/veetbot/veetbrowser/errcode"
+	"github.com/veetbot/veetbrowser/projection"
+)
+
+// Unavailable is the code of every failure to read or write the artifact
+// store: a call whose record cannot be written must not report success.
+const Unavailable errcode.Code = "artifact_unavailable"
+
+// Call statuses. A write's intent is recorded before its input is
+// dispatched; a crash before Complete leaves the status at StatusIntent.
+const (
+	StatusIntent   = "intent"
+	StatusComplete = "complete"
+)
+
+// OutcomeOK is the outcome of a call that returned a result; any other
+// outcome is an error code.
+const OutcomeOK = "ok"
+
+// Bounds on what a caller may hand the store.
+const (
+	MaxIDBytes    = 128
+	MaxNameBytes  = 128     // tool, version, surface and outcome names
+	MaxJSONBytes  = 8 << 20 // one JSON document of a record
+	MaxListLimit  = 10000
+	DefaultLimit  = 100
+	viewSHA256Len = 32
+)
+
+// Session is a recorded session: one page pinned to one tool version.
+type Session struct {
+	ID        string
+	StartedAt time.Time // stored in UTC with microsecond precision
+	Version   string    // the tool version the session is pinned to
+	Budget    int       // the session's inline byte budget
+	Grant     json.RawMessage
+	Surface   string // cli, mcp, http, suite, library
+}
+
+// Call is one recorded tool call.
+type Call struct {
+	SessionID string
+	Seq       int64 // assigned by the store: 1, 2, … per session
+	Tool      string
+	// Arguments as the caller sanitized them: typed text is replaced by
+	// RedactText's {length, digest}; the store never sees it.
+	Arguments json.RawMessage
+	StartedAt time.Time
+	Status    string // StatusIntent or StatusComplete
+	Result
+}
+
+// Result is what Complete adds to an intent, and what Record writes with
+// the call in one go.
+type Result struct {
+	Duration time.Duration
+	Outcome  string // OutcomeOK or an error code; "" while an intent
+	// Observation is the whole canonical observation; nil when the call
+	// returned none.
+	Observation json.RawMessage
+	// Action is the action record (verified label facts, approval
+	// decision, postconditions); nil for navigate and observe.
+	Action json.RawMessage
+	// View is the digest and size of the model view returned, and
+	// Projection the inputs that re-derive it; both nil when no view was
+	// returned.
+	View       *View
+	Projection *Projection
+}
+
+// View identifies the model view that was returned.
+type View struct {
+	SHA256 []byte // 32 bytes
+	Bytes  int
+}
+
+// Projection is what a model view was made from, besides the canonical
+// observation: replay calls projection.Project with the options the tool
+// version defines for these inputs.
+type Projection struct {
+	Version string `json:"version"`
+	Budget  int    `json:"budget"`
+	// 1.1.0 observe arguments that page the view.
+	ElementOffset *int `json:"element_offset,omitempty"`
+	TextOffset    *int `json:"text_offset,omitempty"`
+	// Action: the postconditions of the act or upload that led to the
+	// observation, as the view shows them.
+	Action *projection.Outcome `json:"action,omitempty"`
+}
+
+// Summary is a session in a listing.
+type Summary struct {
+	Session
+	Calls    int
+	Outcomes map[string]int // by outcome; open intents count as "intent"
+	Bytes    int64          // JSON bytes of the session's records
+	LastAt   time.Time      // the session's last write
+}
+
+// ListOptions select a listing: newest sessions first.
+type ListOptions struct {
+	Limit int // 0: DefaultLimit
+}
+
+// Pruned counts what a Prune removed.
+type Pruned struct {
+	Sessions int
+	Calls    int
+	Bytes    int64
+}
+
+// Extent is a session as retention sees it.
+type Extent struct {
+	ID     string
+	LastAt time.Time // the latest start of its records
+	Bytes  int64
+}
+
+// Prunable returns the sessions a Prune removes, from all sessions newest
+// first: those whose last write is before now-olderThan (olderThan > 0),
+// then, keeping the newest whose bytes add up to at most maxBytes
+// (maxBytes > 0), all older ones.
+func Prunable(newestFirst []Extent, now time.Time, olderThan time.Duration, maxBytes int64) []Extent {
+	var prune []Extent
+	var kept int64
+	full := false // a newer session did not fit: every older one goes
+	cutoff := now.Add(-olderThan)
+	for _, x := range newestFirst {
+		if maxBytes > 0 && kept+x.Bytes > maxBytes {
+			full = true
+		}
+		if full || olderThan > 0 && x.LastAt.Before(cutoff) {
+			prune = append(prune, x)
+			continue
+		}
+		kept += x.Bytes
+	}
+	return prune
+}
+
+// Timestamp is t as the stores keep it: UTC, microseconds.
+func Timestamp(t time.Time) time.Time { return t.UTC().Truncate(time.Microsecond) }
+
+// Size is the JSON bytes a call's record holds, counted for retention.
+func (c *Call) Size() int64 {
+	return int64(len(c.Arguments)) + c.Result.Size()
+}
+
+// Size is the JSON bytes a result holds, counted for retention.
+func (r *Result) Size() int64 {
+	n := int64(len(r.Observation) + len(r.Action))
+	if r.Projection != nil {
+		p, _ := json.Marshal(r.Projection)
+		n += int64(len(p))
+	}
+	return n
+}
+
+// CheckSession refuses a session record the store must not write.
+func CheckSession(s *Session) error {
+	if err := checkID(s.ID); err != nil {
+		return err
+	}
+	if s.StartedAt.IsZero() {
+		return errcode.New(errcode.InvalidArgument, "a session record needs its start time")
+	}
+	if err := checkName("tool version", s.Version, true); err != nil {
+		return err
+	}
+	if err := checkName("surface", s.Surface, true); err != nil {
+		return err
+	}
+	if s.Budget <= 0 {
+		return errcode.New(errcode.InvalidArgument, "a session record needs its budget")
+	}
+	return checkJSON("grant", s.Grant, true)
+}
+
+// CheckCall refuses a call the store must not write as an intent.
+func CheckCall(c *Call) error {
+	if err := checkID(c.SessionID); err != nil {
+		return err
+	}
+	if err := checkName("tool", c.Tool, true); err != nil {
+		return err
+	}
+	if c.StartedAt.IsZero() {
+		return errcode.New(errcode.InvalidArgument, "a call record needs its start time")
+	}
+	return checkJSON("arguments", c.Arguments, true)
+}
+
+// CheckResult refuses an incomplete or malformed result.
+func CheckResult(r *Result) error {
+	if err := checkName("outcome", r.Outcome, true); err != nil {
+		return err
+	}
+	if r.Duration < 0 {
+		return errcode.New(errcode.InvalidArgument, "a call's duration cannot be negative")
+	}
+	if err := checkJSON("observation", r.Observation, false); err != nil {
+		return err
+	}
+	if err := checkJSON("action record", r.Action, false); err != nil {
+		return err
+	}
+	if (r.View == nil) != (r.Projection == nil) {
+		return errcode.New(errcode.InvalidArgument, "a view's digest and its projection inputs are recorded together")
+	}
+	if r.View != nil {
+		if len(r.View.SHA256) != viewSHA256Len || r.View.Bytes <= 0 {
+			return errcode.New(errcode.InvalidArgument, "a view is recorded by its SHA-256 digest and its byte length")
+		}
+		if r.Observation == nil {
+			return errcode.New(errcode.InvalidArgument, "a view is recorded with the observation it was made from")
+		}
+		if err := checkName("projection version", r.Projection.Version, true); err != nil {
+			return err
+		}
+		if r.Projection.Budget <= 0 {
+			return errcode.New(errcode.InvalidArgument, "a view's projection inputs need its budget")
+		}
+	}
+	return nil
+}
+
+// CheckID refuses a malformed session id.
+func CheckID(id string) error { return checkID(id) }
+
+func checkID(id string) error {
+	if id == "" || len(id) > MaxIDBytes {
+		return errcode.New(errcode.InvalidArgument, "a session id has 1 to %d bytes", MaxIDBytes)
+	}
+	return nil
+}
+
+func checkName(what, s string, required bool) error {
+	if required && s == "" || len(s) > MaxNameBytes {
+		return errcode.New(errcode.InvalidArgument, "a record's %s has 1 to %d bytes", what, MaxNameBytes)
+	}
+	return nil
+}
+
+func checkJSON(what string, doc json.RawMessage, required bool) error {
+	if doc == nil && !required {
+		return nil
+	}
+	if len(doc) > MaxJSONBytes {
+		return errcode.New(errcode.InvalidArgument, "a record's %s is over %d bytes", what, MaxJSONBytes)
+	}
+	if !utf8.Valid(doc) || !json.Valid(doc) {
+		return errcode.New(errcode.InvalidArgument, "a record's %s is not valid UTF-8 JSON", what)
+	}
+	return nil
+}
+
+// Limit is the listing limit opts ask for, refused when out of range.
+func Limit(opts ListOptions) (int, error) {
+	switch {
+	case opts.Limit == 0:
+		return DefaultLimit, nil
+	case opts.Limit < 0 || opts.Limit > MaxListLimit:
+		return 0, errcode.New(errcode.InvalidArgument, "a listing's limit is between 1 and %d", MaxListLimit)
+	}
+	return opts.Limit, nil
+}
+
+// Fail wraps a database failure as Unavailable, keeping its cause for the
+// log.
+// A cancelled or expired context stays what it is.
+func Fail(err error, format string, args ...any) error {
+	if errors.Is(err, context.Canceled) || errors.Is(err, context.DeadlineExceeded) {
+		return err
+	}
+	return errcode.Wrap(Unavailable, err, format, args...)
+}
+
+// NoSession is the error for a session id the store does not hold.
+func NoSession() error {
+	return errcode.New(errcode.InvalidArgument, "no recorded session has that id")
+}
+
+// NoIntent is the error for a Complete without its open intent.
+func NoIntent() error {
+	return errcode.New(errcode.InvalidArgument, "no open intent has that session id and sequence number")
+}

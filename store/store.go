@@ -1,0 +1,156 @@
+// Package store records every tool call durably (SPEC §7): the session, and
+// for each call its sanitized arguments, outcome, whole canonical
+// observation, action record, and the digest and projection inputs of the
+// model view that was returned, so that replay can re-derive every view.
+//
+// Open picks an implementation from a spec: embedded SQLite (the default),
+// PostgreSQL for a DSN, or "none". Every write is one transaction. Writes
+// that change a page are recorded ahead: Intent before input is dispatched,
+// Complete after; a crash in between leaves the intent.
+//
+// Every failure to read or write is an error with code Unavailable
+// ("artifact_unavailable"); bad input is invalid_argument.
+package store
+
+import (
+	"context"
+	"crypto/hmac"
+	"crypto/rand"
+	"crypto/sha256"
+	"encoding/base32"
+	"encoding/hex"
+	"strings"
+	"time"
+
+	"github.com/veetbot/veetbrowser/errcode"
+	"github.com/veetbot/veetbrowser/store/internal/record"
+	"github.com/veetbot/veetbrowser/store/pgstore"
+	"github.com/veetbot/veetbrowser/store/sqlitestore"
+)
+
+// The record types; see their fields for what is recorded.
+type (
+	Session     = record.Session
+	Call        = record.Call
+	Result      = record.Result
+	View        = record.View
+	Projection  = record.Projection
+	Summary     = record.Summary
+	ListOptions = record.ListOptions
+	Pruned      = record.Pruned
+)
+
+// Unavailable is the code of a failure to read or write the store.
+const Unavailable = record.Unavailable
+
+// Call statuses and the outcome of a call that succeeded.
+const (
+	StatusIntent   = record.StatusIntent
+	StatusComplete = record.StatusComplete
+	OutcomeOK      = record.OutcomeOK
+)
+
+// Store is a durable artifact store. Its methods are safe for concurrent
+// use, also by several processes sharing one database.
+type Store interface {
+	// CreateSession records a session before its first call.
+	CreateSession(ctx context.Context, s Session) error
+	// Intent records a call before its input is dispatched, with status
+	// intent, and returns its sequence number. A caller that cannot record
+	// the intent must not dispatch.
+	Intent(ctx context.Context, c Call) (seq int64, err error)
+	// Complete records the result of an intent; an intent completes once.
+	Complete(ctx context.Context, sessionID string, seq int64, r Result) error
+	// Record writes a whole call (status complete) and returns its
+	// sequence number.
+	Record(ctx context.Context, c Call) (seq int64, err error)
+	// Session reads a session record.
+	Session(ctx context.Context, id string) (Session, error)
+	// Calls reads a session's calls in sequence order, one at a time.
+	Calls(ctx context.Context, sessionID string, fn func(Call) error) error
+	// Sessions lists sessions, newest first.
+	Sessions(ctx context.Context, opts ListOptions) ([]Summary, error)
+	// Prune removes whole sessions: those whose last write is older than
+	// olderThan (0: no age limit), then the oldest until the records hold
+	// at most maxBytes of JSON (0: no size limit).
+	Prune(ctx context.Context, olderThan time.Duration, maxBytes int64) (Pruned, error)
+	Close() error
+}
+
+// None is the spec of the explicit no-op store.
+const None = "none"
+
+// Open opens the store that spec names: "" is SQLite at
+// sqlitestore.DefaultPath, a postgres:// or postgresql:// URL is
+// PostgreSQL, "none" records nothing, anything else is a SQLite file path.
+// The schema is migrated on open.
+func Open(ctx context.Context, spec string) (Store, error) {
+	switch {
+	case spec == None:
+		return noStore{}, nil
+	case strings.HasPrefix(spec, "postgres://"), strings.HasPrefix(spec, "postgresql://"):
+		return pgstore.Open(ctx, spec)
+	case spec == "":
+		path, err := sqlitestore.DefaultPath()
+		if err != nil {
+			return nil, err
+		}
+		return sqlitestore.Open(ctx, path)
+	}
+	return sqlitestore.Open(ctx, spec)
+}
+
+// NewSessionID returns a fresh random session id.
+func NewSessionID() string {
+	var b [15]byte
+	rand.Read(b[:])
+	return strings.ToLower(base32.StdEncoding.EncodeToString(b[:]))
+}
+
+// Redacted stands for text a caller typed: its length and a keyed digest,
+// never the text.
+type Redacted struct {
+	Length int    `json:"length"` // UTF-8 bytes
+	Digest string `json:"digest"` // "hmac-sha256:" and 64 hex digits
+}
+
+// MinRedactionKey is the shortest key RedactText accepts.
+const MinRedactionKey = 16
+
+// RedactText returns what is recorded for typed text: its length and its
+// HMAC-SHA256 under key. The digest lets a holder of the key check whether
+// two records typed the same text, and, being keyed, keeps a reader of the
+// database from confirming guesses; the key is kept apart from the store.
+func RedactText(key []byte, text string) (Redacted, error) {
+	if len(key) < MinRedactionKey {
+		return Redacted{}, errcode.New(errcode.InvalidArgument, "the redaction key needs at least %d bytes", MinRedactionKey)
+	}
+	mac := hmac.New(sha256.New, key)
+	mac.Write([]byte(text))
+	return Redacted{Length: len(text), Digest: "hmac-sha256:" + hex.EncodeToString(mac.Sum(nil))}, nil
+}
+
+// noStore records nothing: the explicit choice not to keep artifacts.
+type noStore struct{}
+
+func (noStore) CreateSession(context.Context, Session) error { return nil }
+func (noStore) Intent(context.Context, Call) (int64, error)  { return 0, nil }
+func (noStore) Complete(context.Context, string, int64, Result) error {
+	return nil
+}
+func (noStore) Record(context.Context, Call) (int64, error) { return 0, nil }
+func (noStore) Session(context.Context, string) (Session, error) {
+	return Session{}, notRecorded()
+}
+func (noStore) Calls(context.Context, string, func(Call) error) error { return notRecorded() }
+func (noStore) Sessions(context.Context, ListOptions) ([]Summary, error) {
+	return nil, nil
+}
+func (noStore) Prune(context.Context, time.Duration, int64) (Pruned, error) {
+	return Pruned{}, nil
+}
+func (noStore) Close() error { return nil }
+
+func notRecorded() error {
+	return errcode.New(errcode.InvalidArgument, "artifacts are not recorded (store %q)", None)
+}

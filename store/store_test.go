@@ -1,0 +1,89 @@
+package store_test
+
+import (
+	"context"
+	"encoding/json"
+	"path/filepath"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/veetbot/veetbrowser/errcode"
+	"github.com/veetbot/veetbrowser/store"
+)
+
+func TestRedactTextNeverReturnsTheText(t *testing.T) {
+	key := []byte("0123456789abcdef")
+	const secret = "hunter2 — mein Passwort"
+	r, err := store.RedactText(key, secret)
+	if err != nil {
+		t.Fatal(err)
+	}
+	out, _ := json.Marshal(r)
+	for _, part := range []string{secret, "hunter2", "Passwort"} {
+		if strings.Contains(string(out), part) {
+			t.Fatalf("the redaction %s shows %q", out, part)
+		}
+	}
+	if r.Length != len(secret) || !strings.HasPrefix(r.Digest, "hmac-sha256:") || len(r.Digest) != len("hmac-sha256:")+64 {
+		t.Fatalf("redaction %+v", r)
+	}
+	again, _ := store.RedactText(key, secret)
+	other, _ := store.RedactText([]byte("fedcba9876543210"), secret)
+	if again != r || other.Digest == r.Digest {
+		t.Fatalf("the digest is not keyed and deterministic: %v %v %v", r, again, other)
+	}
+	// The key's bound, at it and one under.
+	if _, err := store.RedactText(key[:store.MinRedactionKey-1], secret); errcode.Of(err) != errcode.InvalidArgument {
+		t.Fatalf("a 15-byte key: %v", err)
+	}
+	if _, err := store.RedactText(key[:store.MinRedactionKey], secret); err != nil {
+		t.Fatalf("a 16-byte key: %v", err)
+	}
+}
+
+func TestOpenSpecs(t *testing.T) {
+	ctx := context.Background()
+	none, err := store.Open(ctx, store.None)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if _, err := none.Intent(ctx, store.Call{}); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := none.Session(ctx, "x"); errcode.Of(err) != errcode.InvalidArgument {
+		t.Fatalf("reading from none: %v", err)
+	}
+
+	st, err := store.Open(ctx, filepath.Join(t.TempDir(), "a.db"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer st.Close()
+	s := store.Session{ID: store.NewSessionID(), StartedAt: time.Now(), Version: "1.5.0", Budget: 8192, Grant: json.RawMessage(`{}`), Surface: "cli"}
+	if err := st.CreateSession(ctx, s); err != nil {
+		t.Fatal(err)
+	}
+	if got, err := st.Session(ctx, s.ID); err != nil || got.ID != s.ID {
+		t.Fatalf("a path opens SQLite: %+v, %v", got, err)
+	}
+
+	for _, dsn := range []string{"postgres://u:pw@127.0.0.1:notaport/db", "postgresql://u:pw@127.0.0.1:bad/db"} {
+		if _, err := store.Open(ctx, dsn); errcode.Of(err) != errcode.InvalidArgument {
+			t.Fatalf("%s: %v", dsn, err)
+		}
+	}
+	t.Setenv("XDG_DATA_HOME", t.TempDir())
+	def, err := store.Open(ctx, "")
+	if err != nil {
+		t.Fatal(err)
+	}
+	def.Close()
+}
+
+func TestSessionIDsDiffer(t *testing.T) {
+	a, b := store.NewSessionID(), store.NewSessionID()
+	if a == b || len(a) != 24 {
+		t.Fatalf("%q %q", a, b)
+	}
+}
