@@ -4,11 +4,13 @@
 //
 // A Runtime owns a browser Provider; each Session is one page pinned to one
 // browser tool version. Call is the single dispatch every surface (CLI, MCP,
-// hosted sidecar) goes through.
+// hosted sidecar) goes through. Every call is recorded in the runtime's
+// artifact store (see record.go) before its result is returned.
 package veetbrowser
 
 import (
 	"context"
+	"crypto/rand"
 	"encoding/json"
 	"net/url"
 	"os"
@@ -20,6 +22,7 @@ import (
 	"github.com/veetbot/veetbrowser/observation"
 	"github.com/veetbot/veetbrowser/policy"
 	"github.com/veetbot/veetbrowser/projection"
+	"github.com/veetbot/veetbrowser/store"
 	"github.com/veetbot/veetbrowser/tools"
 )
 
@@ -28,12 +31,20 @@ type Options struct {
 	// Budget is the default inline byte budget of model views; 0 means
 	// projection.DefaultBudget.
 	Budget int
+	// Store records every call of every session (SPEC §7). nil opens the
+	// default SQLite store (store.Open with ""), which the runtime then
+	// owns and Close closes; a store given here stays the caller's to
+	// close. Not recording is an explicit choice: store.Open(ctx, store.None).
+	Store store.Store
 }
 
 // Runtime opens sessions on one provider.
 type Runtime struct {
-	provider browser.Provider
-	budget   int
+	provider  browser.Provider
+	budget    int
+	store     store.Store
+	ownStore  bool   // opened by New: Close closes it
+	redaction []byte // the key typed text is redacted under; never stored
 }
 
 // New returns a runtime over provider. It does not own the provider.
@@ -42,7 +53,27 @@ func New(provider browser.Provider, opts Options) (*Runtime, error) {
 	if err != nil {
 		return nil, err
 	}
-	return &Runtime{provider: provider, budget: budget}, nil
+	r := &Runtime{provider: provider, budget: budget, store: opts.Store, redaction: make([]byte, 32)}
+	rand.Read(r.redaction)
+	if r.store == nil {
+		if r.store, err = store.Open(context.Background(), ""); err != nil {
+			return nil, err
+		}
+		r.ownStore = true
+	}
+	return r, nil
+}
+
+// Store is the artifact store the runtime records to.
+func (r *Runtime) Store() store.Store { return r.store }
+
+// Close closes the artifact store if the runtime opened it itself. It does
+// not close the provider or the sessions.
+func (r *Runtime) Close() error {
+	if !r.ownStore {
+		return nil
+	}
+	return r.store.Close()
 }
 
 func checkBudget(b int) (int, error) {
@@ -78,6 +109,9 @@ type SessionOptions struct {
 	MaxUploadBytes int64
 	MaxUploadFiles int
 	MaxUploadKept  int64
+	// Surface names what opened the session in its record: cli, mcp,
+	// http, suite; "" is library.
+	Surface string
 }
 
 // Session is one page, pinned for life to one tool version.
@@ -90,6 +124,7 @@ type Session struct {
 	approver  policy.Approver
 	approvals policy.Approvals
 	uploads   uploadRoot
+	rec       recorder
 
 	mu     sync.Mutex   // guards the upload copies
 	copies string       // the session's directory of upload copies; "" until the first upload
@@ -117,9 +152,17 @@ func (r *Runtime) NewSession(ctx context.Context, opts SessionOptions) (*Session
 	if err != nil {
 		return nil, err
 	}
-	return &Session{page: page, version: v, budget: budget, grant: opts.Grant, approver: opts.Approver,
-		uploads: uploads}, nil
+	s := &Session{page: page, version: v, budget: budget, grant: opts.Grant, approver: opts.Approver,
+		uploads: uploads, rec: recorder{store: r.store, key: r.redaction, id: store.NewSessionID()}}
+	if err := s.recordSession(ctx, opts.Surface); err != nil {
+		page.Close(context.WithoutCancel(ctx))
+		return nil, err
+	}
+	return s, nil
 }
+
+// ID is the session's id in the artifact store.
+func (s *Session) ID() string { return s.rec.id }
 
 // Version is the tool version the session is pinned to.
 func (s *Session) Version() tools.Version { return s.version }
@@ -133,11 +176,22 @@ type Result struct {
 	Observation *observation.Observation
 	Action      *browser.ActResult // postconditions of act and upload; nil otherwise
 	View        json.RawMessage
+
+	projected projection.Options // what View was projected with, for the record
 }
 
 // Navigate loads url and observes the page. A URL outside the grant is
 // foreign_origin and is never loaded.
 func (s *Session) Navigate(ctx context.Context, url string) (*Result, error) {
+	rec, err := s.intent(ctx, tools.Navigate, navigateArgs(url))
+	if err != nil {
+		return nil, err
+	}
+	res, err := s.navigate(ctx, url)
+	return rec.finish(ctx, res, err)
+}
+
+func (s *Session) navigate(ctx context.Context, url string) (*Result, error) {
 	if !s.grant.AllowsClass(policy.ClassNavigate) {
 		return nil, errcode.New(errcode.ForeignOrigin, "this task may not navigate")
 	}
@@ -170,25 +224,48 @@ func navigationCheck(g policy.Grant, d policy.Destinations) func(context.Context
 // user gave it (never the model).
 func (s *Session) Approve(f policy.Facts) { s.approvals.Add(f) }
 
-// authorize is the grant and approval check every action passes, with facts
-// read live from the page.
-func (s *Session) authorize(ctx context.Context, class string, f policy.Facts) (policy.Permit, error) {
-	if !s.grant.AllowsClass(class) {
-		return policy.Permit{}, errcode.New(errcode.ForeignOrigin, "this task may not perform %s actions", class)
+// authorize returns the grant and approval check every action of one call
+// passes, with facts read live from the page; what it judged goes into the
+// call's record: the facts, whether an approval was needed, and whether a
+// stored approval or the approver gave it, or it was refused.
+func (s *Session) authorize(rec *callRecord) browser.Authorize {
+	return func(ctx context.Context, class string, f policy.Facts) (policy.Permit, error) {
+		j := judgement{Class: class, Facts: f}
+		permit, err := s.judge(ctx, &j)
+		rec.judged(j, err)
+		return permit, err
 	}
-	if !s.grant.AllowsOrigin(f.Origin) {
+}
+
+func (s *Session) judge(ctx context.Context, j *judgement) (policy.Permit, error) {
+	if !s.grant.AllowsClass(j.Class) {
+		return policy.Permit{}, errcode.New(errcode.ForeignOrigin, "this task may not perform %s actions", j.Class)
+	}
+	if !s.grant.AllowsOrigin(j.Facts.Origin) {
 		return policy.Permit{}, errcode.New(errcode.ForeignOrigin, "the page's origin is outside this task's grant; it can be observed but not acted on")
 	}
-	return policy.Authorize(ctx, f, &s.approvals, s.approver)
+	j.ApprovalNeeded = policy.Consequential(j.Facts)
+	if j.ApprovalNeeded {
+		j.Approval = approvalByApprover
+		if s.approvals.Has(j.Facts) {
+			j.Approval = approvalStored
+		}
+	}
+	return policy.Authorize(ctx, j.Facts, &s.approvals, s.approver)
 }
 
 // Act performs one guarded action and observes the result.
 func (s *Session) Act(ctx context.Context, a browser.Action) (*Result, error) {
-	res, err := s.page.Act(ctx, a, s.authorize)
+	rec, err := s.intent(ctx, tools.Act, s.actArgs(a))
 	if err != nil {
 		return nil, err
 	}
-	return s.result(res.Observation, res)
+	res, err := s.page.Act(ctx, a, s.authorize(rec))
+	if err != nil {
+		return rec.finish(ctx, nil, err)
+	}
+	r, err := s.result(res.Observation, res)
+	return rec.finish(ctx, r, err)
 }
 
 // Upload sets files from the upload root on a file-input control. The
@@ -202,6 +279,15 @@ func (s *Session) Act(ctx context.Context, a browser.Action) (*Result, error) {
 // upload in another document (the page left the first one), or Close. The
 // copies of a failed upload are removed at once.
 func (s *Session) Upload(ctx context.Context, ref string, paths []string) (*Result, error) {
+	rec, err := s.intent(ctx, tools.Upload, uploadArgs(ref, paths))
+	if err != nil {
+		return nil, err
+	}
+	res, err := s.upload(ctx, rec, ref, paths)
+	return rec.finish(ctx, res, err)
+}
+
+func (s *Session) upload(ctx context.Context, rec *callRecord, ref string, paths []string) (*Result, error) {
 	if err := s.uploads.check(paths); err != nil {
 		return nil, err
 	}
@@ -211,7 +297,7 @@ func (s *Session) Upload(ctx context.Context, ref string, paths []string) (*Resu
 		staged = u
 		return files, err
 	}
-	res, err := s.page.Upload(ctx, ref, stage, s.authorize)
+	res, err := s.page.Upload(ctx, ref, stage, s.authorize(rec))
 	s.finishUpload(staged, err == nil)
 	if err != nil {
 		return nil, err
@@ -221,11 +307,13 @@ func (s *Session) Upload(ctx context.Context, ref string, paths []string) (*Resu
 
 // Observe refreshes the page, continuing as args say.
 func (s *Session) Observe(ctx context.Context, args tools.ObserveArgs) (*Result, error) {
+	rec := s.read(tools.Observe, args)
 	obs, err := s.page.Observe(ctx, observation.Request{After: args.After, Cursor: args.Cursor})
 	if err != nil {
-		return nil, err
+		return rec.finish(ctx, nil, err)
 	}
-	return s.project(obs, nil, args)
+	res, err := s.project(obs, nil, args)
+	return rec.finish(ctx, res, err)
 }
 
 // Call runs a tool by name with JSON arguments, as the session's version
@@ -277,7 +365,7 @@ func (s *Session) project(obs *observation.Observation, act *browser.ActResult, 
 	if err != nil {
 		return nil, err
 	}
-	return &Result{Observation: obs, Action: act, View: view}, nil
+	return &Result{Observation: obs, Action: act, View: view, projected: opts}, nil
 }
 
 // uploadDirLocked returns a fresh directory for one upload's copies, inside

@@ -10,6 +10,7 @@ import (
 
 	"github.com/veetbot/veetbrowser/browser/chromium"
 	"github.com/veetbot/veetbrowser/internal/browsertest"
+	"github.com/veetbot/veetbrowser/internal/pgtest"
 	"github.com/veetbot/veetbrowser/projection"
 	"github.com/veetbot/veetbrowser/tools"
 )
@@ -18,7 +19,7 @@ var shared = browsertest.Shared[*chromium.Provider]{Launch: func() (*chromium.Pr
 	return chromium.Launch(context.Background(), chromium.Options{})
 }}
 
-func TestMain(m *testing.M) { browsertest.Main(m, &shared) }
+func TestMain(m *testing.M) { browsertest.Main(m, &shared, browsertest.Cleanup(pgtest.Stop)) }
 
 func session(t testing.TB, opts SessionOptions) *Session {
 	t.Helper()
@@ -26,6 +27,7 @@ func session(t testing.TB, opts SessionOptions) *Session {
 	if err != nil {
 		t.Fatal(err)
 	}
+	t.Cleanup(func() { rt.Close() })
 	s, err := rt.NewSession(browsertest.Context(t, time.Minute), opts)
 	if err != nil {
 		t.Fatal(err)

@@ -8,17 +8,109 @@
 package collect
 
 import (
-	_ "embed"
+	"embed"
 	"encoding/json"
 	"fmt"
+	"slices"
+	"strings"
 
 	"github.com/veetbot/veetbrowser/observation"
+	"github.com/veetbot/veetbrowser/policy"
 )
 
-// Script is the collector source, evaluated in WorldName on every new document.
+// Script is the collector source, evaluated in WorldName on every new
+// document: one closure holding the bounds and the collector's files.
+var Script = assemble("")
+
+// sources are the collector's files, one per job.
 //
-//go:embed js/collector.js
-var Script string
+//go:embed js/*.js
+var sources embed.FS
+
+// files are the collector's files in the order they are concatenated:
+// shared traversals first, then each job, then the entry points. Functions
+// may call any file's functions; code that runs while the script loads
+// uses only what an earlier file or its own defines.
+var files = []string{
+	"dom.js", "visibility.js", "names.js", "controls.js", "regions.js",
+	"text.js", "draft.js", "actions.js", "observe.js",
+}
+
+// bound is one value the collector reads from B, by its Go name.
+type bound struct {
+	name  string
+	value any
+}
+
+// bounds are every number the collector enforces (and the coverage
+// versions and scopes it reports), named as the Go constants they come
+// from. The script holds no bound of its own: it reads them from B, so the
+// two sides cannot drift.
+var bounds = []bound{
+	{"MaxControls", observation.MaxControls},
+	{"WindowSize", observation.WindowSize},
+	{"MaxOffset", observation.MaxOffset},
+	{"ScanNodes", observation.ScanNodes},
+	{"RetainedRevisions", observation.RetainedRevisions},
+	{"MaxNameUnits", observation.MaxNameUnits},
+	{"MaxFactName", policy.MaxFactName},
+	{"NameNodes", observation.NameNodes},
+	{"MaxLabelIDs", observation.MaxLabelIDs},
+	{"GeneratedScan", observation.GeneratedScan},
+	{"MaxTitleUnits", observation.MaxTitleUnits},
+	{"MaxURLUnits", observation.MaxURLUnits},
+	{"MaxRegions", observation.MaxRegions},
+	{"RegionScanNodes", observation.RegionScanNodes},
+	{"SummaryNodes", observation.SummaryNodes},
+	{"SummaryUnits", observation.SummaryUnits},
+	{"TextNodes", observation.TextNodes},
+	{"TextUnits", observation.TextUnits},
+	{"TextBytes", observation.TextBytes},
+	{"TextPartOverhead", observation.TextPartOverhead},
+	{"DraftEditorNodes", observation.DraftEditorNodes},
+	{"DraftEditorUnits", observation.DraftEditorUnits},
+	{"MaxSelectKeys", observation.MaxSelectKeys},
+	{"MaxSelectOptions", observation.MaxSelectOptions},
+	{"MaxTypeAheadUnits", observation.MaxTypeAheadUnits},
+	{"RegionCoverageV1", observation.RegionCoverageV1},
+	{"RegionScope", observation.RegionScope},
+	{"TextCoverageV1", observation.TextCoverageV1},
+	{"TextScope", observation.TextScope},
+}
+
+// prelude declares B, the frozen bounds, ahead of the files.
+func prelude() string {
+	var b strings.Builder
+	b.WriteString("// Generated from the Go constants of the same names.\nconst B = Object.freeze({\n")
+	for _, c := range bounds {
+		v, err := json.Marshal(c.value)
+		if err != nil {
+			panic(err) // numbers and strings only
+		}
+		fmt.Fprintf(&b, "  %s: %s,\n", c.name, v)
+	}
+	b.WriteString("});\n")
+	return b.String()
+}
+
+// assemble wraps the prelude and the files, then tail, in one closure that
+// installs nothing if the collector is already installed in its world.
+func assemble(tail string) string {
+	var b strings.Builder
+	b.WriteString("(() => {\n'use strict';\nif (globalThis.__veetbrowser) return;\n")
+	b.WriteString(prelude())
+	for _, name := range files {
+		src, err := sources.ReadFile("js/" + name)
+		if err != nil {
+			panic(err) // embedded: only a wrong name in files fails
+		}
+		b.WriteString("\n")
+		b.Write(src)
+	}
+	b.WriteString(tail)
+	b.WriteString("})();\n")
+	return b.String()
+}
 
 // WorldName names the isolated world the collector lives in.
 const WorldName = "veetbrowser"
@@ -66,24 +158,12 @@ const (
 
 // Expression returns the JavaScript expression that runs the collector.
 func Expression(p Params) string {
-	b, err := json.Marshal(p)
-	if err != nil {
-		panic(err) // Params holds only strings and numbers
-	}
-	return "globalThis.__veetbrowser.observe(" + string(b) + ")"
+	return call(fnObserve, p)
 }
-
-// Errors the collector reports instead of a result.
-const (
-	DocumentChanged = "document_changed" // the continuation's document is gone
-	AnchorUnknown   = "anchor_unknown"   // the anchor's revision is no longer retained
-	AnchorDetached  = "anchor_detached"  // the anchor left the document
-	AnchorMoved     = "anchor_moved"     // the anchor changed parent or left the traversal
-)
 
 // Result is what the collector returns.
 type Result struct {
-	Error           string                     `json:"error"`
+	Error           Refusal                    `json:"error"`
 	Doc             string                     `json:"doc"` // random per document: a new one means a new document
 	URL             string                     `json:"url"`
 	URLTruncated    bool                       `json:"url_truncated"`
@@ -96,7 +176,7 @@ type Result struct {
 	RegionCoverage  observation.RegionCoverage `json:"region_coverage"`
 	Text            []string                   `json:"text"`
 	TextCoverage    observation.TextCoverage   `json:"text_coverage"`
-	Draft           string                     `json:"draft"` // verdict of the draft check, "" if none asked
+	Draft           DraftVerdict               `json:"draft"` // verdict of the draft check, DraftNone if none asked
 }
 
 // Control is a collected control; Position is its candidate position.
@@ -128,6 +208,9 @@ func Decode(raw []byte) (*Result, error) {
 	if err := json.Unmarshal(raw, &r); err != nil {
 		return nil, fmt.Errorf("decoding collector result: %w", err)
 	}
+	if err := checkRefusal(r.Error, observeRefusals); err != nil {
+		return nil, err
+	}
 	if r.Error != "" {
 		return &r, nil
 	}
@@ -140,11 +223,17 @@ func Decode(raw []byte) (*Result, error) {
 	if s := r.ControlCoverage.Scanned; s < 0 || s > observation.WindowSize {
 		return nil, fmt.Errorf("collector scanned %d candidates, more than %d", s, observation.WindowSize)
 	}
+	if !slices.Contains(draftVerdicts, r.Draft) {
+		return nil, fmt.Errorf("collector returned an unknown draft verdict")
+	}
 	if f := r.ControlCoverage.From; f != ResumeStart && f != ResumeOrigin && f != ResumeStop {
 		return nil, fmt.Errorf("collector returned an unknown resume point")
 	}
+	if observation.UTF16Len(r.Title) > observation.MaxTitleUnits || observation.UTF16Len(r.URL) > observation.MaxURLUnits {
+		return nil, fmt.Errorf("collector returned a title or URL over its bound")
+	}
 	for _, c := range r.Controls {
-		if utf16Len(c.Name) > observation.MaxNameUnits {
+		if observation.UTF16Len(c.Name) > observation.MaxNameUnits {
 			return nil, fmt.Errorf("collector returned a name over %d units", observation.MaxNameUnits)
 		}
 	}
@@ -152,7 +241,7 @@ func Decode(raw []byte) (*Result, error) {
 		return nil, fmt.Errorf("collector returned %d regions, more than %d", n, observation.MaxRegions)
 	}
 	for _, g := range r.Regions {
-		if utf16Len(g.Summary) > observation.SummaryUnits {
+		if observation.UTF16Len(g.Summary) > observation.SummaryUnits {
 			return nil, fmt.Errorf("collector returned a summary over %d units", observation.SummaryUnits)
 		}
 	}
@@ -166,24 +255,8 @@ func Decode(raw []byte) (*Result, error) {
 		c.InspectedUnits < 0 || c.InspectedUnits > observation.TextUnits || c.OmittedBytes < 0 {
 		return nil, fmt.Errorf("collector returned text coverage %+v", c)
 	}
-	total := c.OmittedBytes
-	for _, t := range r.Text {
-		total += observation.TextPartCost(t)
-	}
-	if total > observation.TextBytes {
+	if total := observation.TextCost(c.OmittedBytes, slices.Values(r.Text)); total > observation.TextBytes {
 		return nil, fmt.Errorf("collector returned %d text bytes with omissions, more than %d", total, observation.TextBytes)
 	}
 	return &r, nil
-}
-
-func utf16Len(s string) int {
-	n := 0
-	for _, r := range s {
-		if r >= 0x10000 {
-			n += 2
-		} else {
-			n++
-		}
-	}
-	return n
 }

@@ -48,6 +48,10 @@ const (
 	// TooManySessions: a server's cap on live sessions is reached; ending a
 	// session (or its idle timeout) makes room.
 	TooManySessions Code = "too_many_sessions"
+	// ArtifactUnavailable: the artifact store could not record the call (or
+	// be read); a call whose record cannot be written never reports
+	// success, and one whose intent cannot be written is not dispatched.
+	ArtifactUnavailable Code = "artifact_unavailable"
 )
 
 // Bounds of what a public message carries: a message never grows with what

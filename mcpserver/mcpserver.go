@@ -175,7 +175,8 @@ func (s *Server) browserSession(ctx context.Context, ss *mcp.ServerSession) (*ve
 	}
 	if p.sess == nil {
 		sess, err := s.rt.NewSession(ctx, veetbrowser.SessionOptions{Version: s.version.Name, Budget: s.opts.Budget,
-			Grant: s.opts.Grant, Destinations: s.opts.Destinations, UploadRoot: s.opts.UploadRoot, Approver: elicitingApprover{}})
+			Grant: s.opts.Grant, Destinations: s.opts.Destinations, UploadRoot: s.opts.UploadRoot, Approver: elicitingApprover{},
+			Surface: "mcp"})
 		if err != nil {
 			return nil, err
 		}

@@ -10,7 +10,30 @@ const (
 	MaxAcquired  = WindowSize + 1 // handles acquired, one lookahead
 	MaxOffset    = 65536          // largest candidate offset a window may start at
 	MaxNameUnits = 1024           // UTF-16 units of a name kept canonically
-	ScanNodes    = 262144         // nodes one observation's control scan visits, skipping included
+	// ScanNodes bounds the nodes one control scan visits, skipping to its
+	// offset included: the candidate bounds alone would let a page of prose
+	// cost time linear in its size. It bounds one observation, not the
+	// page: a scan that stops at it retains the last node it visited, and a
+	// cursor resumes the walk there.
+	ScanNodes = 262144
+	// RetainedRevisions is how many revisions keep their controls' nodes in
+	// the page; older ones are released.
+	RetainedRevisions = 2
+)
+
+// Bounds of names, as the collector computes them.
+const (
+	NameNodes   = 256 // nodes read for a name from content, aria-labelledby targets included
+	MaxLabelIDs = 16  // aria-labelledby ids, and <label> elements, read for one name
+	// GeneratedScan bounds the characters of a ::before or ::after content
+	// value parsed for a name.
+	GeneratedScan = 16 * (MaxNameUnits + 1)
+)
+
+// Bounds of the page's identity, in UTF-16 units.
+const (
+	MaxTitleUnits = 1024
+	MaxURLUnits   = 8192
 )
 
 // Trust marks everything collected from a page: it is evidence, never
@@ -46,6 +69,13 @@ type Observation struct {
 
 // MaxDialogMessage bounds a dialog's message, in UTF-16 units.
 const MaxDialogMessage = 512
+
+// Bounds of choosing an option of a <select> with trusted keys.
+const (
+	MaxSelectKeys     = 100   // arrow, Home and End presses one choice may take
+	MaxSelectOptions  = 65536 // options looked at
+	MaxTypeAheadUnits = 64    // longest label chosen by typing it instead
+)
 
 // Dialog is a pending alert, confirm, prompt or beforeunload dialog.
 type Dialog struct {
@@ -112,6 +142,7 @@ const (
 	TextNodes        = 8192
 	TextUnits        = 262144
 	TextBytes        = 256 * 1024
+	TextPartOverhead = 3 // a text part's share of TextBytes besides its characters: two quotes and a comma
 	DraftEditorNodes = 256
 	DraftEditorUnits = 4096
 	RegionCoverageV1 = 1

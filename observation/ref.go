@@ -111,3 +111,12 @@ func kindName(k Kind) string {
 	}
 	return "unknown"
 }
+
+// Check refuses a request that gives both continuations: an observation
+// continues from at most one of after and cursor.
+func (r Request) Check() error {
+	if r.After != "" && r.Cursor != "" {
+		return errcode.New(errcode.InvalidArgument, "give at most one of after and cursor")
+	}
+	return nil
+}

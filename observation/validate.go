@@ -2,7 +2,6 @@ package observation
 
 import (
 	"fmt"
-	"unicode/utf8"
 
 	"github.com/veetbot/veetbrowser/errcode"
 )
@@ -37,31 +36,9 @@ func Validate(o *Observation) error {
 		refs[g.Ref] = true
 	}
 	if o.TextCoverage != nil {
-		total := o.TextCoverage.OmittedBytes
-		for _, p := range o.Text {
-			total += TextPartCost(p.Text)
-		}
-		if total > TextBytes {
+		if total := o.TextCost(); total > TextBytes {
 			return fail("captured text of %d bytes with omissions, more than %d", total, TextBytes)
 		}
 	}
 	return nil
-}
-
-// TextPartCost is a text part's share of the text byte bound: its JSON
-// string (quotes, backslashes and control characters escaped) and a
-// separator. The collector counts the same way.
-func TextPartCost(s string) int {
-	n := 3
-	for _, r := range s {
-		switch {
-		case r == '"' || r == '\\' || r == '\b' || r == '\f' || r == '\n' || r == '\r' || r == '\t':
-			n += 2
-		case r < 0x20:
-			n += 6
-		default:
-			n += utf8.RuneLen(r)
-		}
-	}
-	return n
 }

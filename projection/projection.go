@@ -512,41 +512,8 @@ func size(v any) int {
 	return len(b)
 }
 
-// clip shortens s so that its JSON string encoding is at most max bytes,
-// cutting only between runes.
+// clip shortens s so that its JSON string encoding, as encoding/json
+// writes it, is at most max bytes, cutting only between runes.
 func clip(s string, max int) (string, bool) {
-	if encodedLen(s) <= max {
-		return s, false
-	}
-	n := 2 // quotes
-	for i, r := range s {
-		w := runeEncodedLen(r)
-		if n+w > max {
-			return s[:i], true
-		}
-		n += w
-	}
-	return s, false
-}
-
-func encodedLen(s string) int {
-	n := 2
-	for _, r := range s {
-		n += runeEncodedLen(r)
-	}
-	return n
-}
-
-// runeEncodedLen is the size of r inside a string by encoding/json, which
-// escapes control characters, quotes, backslashes, <, >, &, U+2028/9 and
-// invalid UTF-8.
-func runeEncodedLen(r rune) int {
-	switch {
-	case r == '"' || r == '\\' || r == '\n' || r == '\r' || r == '\t' || r == '\b' || r == '\f':
-		return 2
-	case r < 0x20 || r == '<' || r == '>' || r == '&' || r == 0x2028 || r == 0x2029 || r == utf8.RuneError:
-		return 6
-	default:
-		return utf8.RuneLen(r)
-	}
+	return observation.CutEscaped(s, max-len(`""`), observation.GoEscaping)
 }

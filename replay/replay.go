@@ -114,11 +114,17 @@ func Session(ctx context.Context, st store.Store, id string, opts Options) (*Rep
 			rep.AllFit = false
 		}
 		if rep.AsRecorded {
+			// A view that echoed the agent's draft is compared in the form
+			// the stored observation (draft withheld) gives.
+			want := c.View
+			if c.Projection.Withheld != nil {
+				want = c.Projection.Withheld
+			}
 			sum := sha256.Sum256(view)
-			out.Matches = derr == nil && len(view) == c.View.Bytes && bytes.Equal(sum[:], c.View.SHA256)
+			out.Matches = derr == nil && len(view) == want.Bytes && bytes.Equal(sum[:], want.SHA256)
 			if !out.Matches && rep.First == nil {
-				rep.First = &Difference{Seq: c.Seq, Tool: c.Tool, RecordedBytes: c.View.Bytes, Bytes: len(view),
-					RecordedSHA256: hex.EncodeToString(c.View.SHA256), SHA256: hex.EncodeToString(sum[:]), Code: out.Code}
+				rep.First = &Difference{Seq: c.Seq, Tool: c.Tool, RecordedBytes: want.Bytes, Bytes: len(view),
+					RecordedSHA256: hex.EncodeToString(want.SHA256), SHA256: hex.EncodeToString(sum[:]), Code: out.Code}
 			}
 		}
 		rep.Views = append(rep.Views, out)

@@ -23,6 +23,9 @@ type Result struct {
 	Expected   []string       `json:"expected"`
 	Observed   []string       `json:"observed"`
 	Error      string         `json:"error,omitempty"` // the stable code of a failed run
+	// Session is the scenario's session in the artifact store, for
+	// veetbrowser replay.
+	Session string `json:"session,omitempty"`
 	// Detail explains a failure for a developer; it may quote the page and
 	// is never part of the report.
 	Detail string `json:"-"`
@@ -90,11 +93,13 @@ func runOne(ctx context.Context, rt *veetbrowser.Runtime, budget int, site *site
 	}
 	sctx, cancel := context.WithTimeout(ctx, 5*time.Minute)
 	defer cancel()
-	s, err := rt.NewSession(sctx, veetbrowser.SessionOptions{Budget: budget, Approver: approver(sc.approve), UploadRoot: root})
+	s, err := rt.NewSession(sctx, veetbrowser.SessionOptions{Budget: budget, Approver: approver(sc.approve), UploadRoot: root,
+		Surface: "suite"})
 	if err != nil {
 		res.Error, res.Detail = string(errcode.Of(err)), err.Error()
 		return res
 	}
+	res.Session = s.ID()
 	defer s.Close(context.WithoutCancel(ctx))
 	a := newAgent(s)
 	runErr := sc.run(sctx, a, base+"/"+sc.id+"/")

@@ -2,28 +2,59 @@ package suite
 
 import (
 	"context"
+	"database/sql"
+	"path/filepath"
+	"sync"
 	"testing"
+	"time"
+
+	"github.com/jackc/pgx/v5"
+	_ "modernc.org/sqlite"
 
 	veetbrowser "github.com/veetbot/veetbrowser"
 	"github.com/veetbot/veetbrowser/browser/chromium"
 	"github.com/veetbot/veetbrowser/internal/browsertest"
+	"github.com/veetbot/veetbrowser/internal/pgtest"
+	"github.com/veetbot/veetbrowser/replay"
+	"github.com/veetbot/veetbrowser/store"
 )
 
 var shared = browsertest.Shared[*chromium.Provider]{Launch: func() (*chromium.Provider, error) {
 	return chromium.Launch(context.Background(), chromium.Options{})
 }}
 
-func TestMain(m *testing.M) { browsertest.Main(m, &shared) }
+func TestMain(m *testing.M) { browsertest.Main(m, &shared, browsertest.Cleanup(pgtest.Stop)) }
 
 // TestSuite runs every scenario at 1 KiB and 8 KiB and fails on any failed
-// scenario: the server's record is the judge.
+// scenario: the server's record is the judge. Every call is recorded in
+// SQLite and in PostgreSQL at once, and every session replays from both,
+// byte-identical; the 8 KiB sessions re-projected at 1 KiB fit; a record
+// altered in either store is found.
 func TestSuite(t *testing.T) {
+	ctx := context.Background()
+	sqlitePath := filepath.Join(t.TempDir(), "artifacts.db")
+	lite, err := store.Open(ctx, sqlitePath)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer lite.Close()
+	dsn := pgtest.Database(t)
+	pg, err := store.Open(ctx, dsn)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer pg.Close()
+	both := &tee{a: lite, b: pg, seqs: map[teeKey]int64{}}
+	stores := map[string]store.Store{"sqlite": lite, "postgres": pg}
+
+	var large []string // sessions recorded at 8 KiB
+	var all []string
 	for _, budget := range []int{1024, 8192} {
-		rt, err := veetbrowser.New(shared.Get(t), veetbrowser.Options{Budget: budget})
+		rt, err := veetbrowser.New(shared.Get(t), veetbrowser.Options{Budget: budget, Store: both})
 		if err != nil {
 			t.Fatal(err)
 		}
-		report, err := Run(context.Background(), rt, budget)
+		report, err := Run(ctx, rt, budget)
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -35,6 +66,136 @@ func TestSuite(t *testing.T) {
 			if r.Outcome != "pass" {
 				t.Errorf("budget %d %s failed: %s (%s); expected %q, observed %q", budget, r.ID, r.Error, r.Detail, r.Expected, r.Observed)
 			}
+			if r.Session == "" {
+				t.Fatalf("budget %d %s: no recorded session", budget, r.ID)
+			}
+			all = append(all, r.Session)
+			if budget == 8192 {
+				large = append(large, r.Session)
+			}
+		}
+	}
+
+	for name, st := range stores {
+		views := 0
+		for _, id := range all {
+			rep, err := replay.Session(ctx, st, id, replay.Options{})
+			if err != nil {
+				t.Fatalf("%s: replaying %s: %v", name, id, err)
+			}
+			if !rep.Identical() || len(rep.Views) == 0 {
+				t.Errorf("%s: session %s: %d views, first difference %+v", name, id, len(rep.Views), rep.First)
+			}
+			views += len(rep.Views)
+		}
+		t.Logf("%s: %d sessions, %d views replayed byte-identical", name, len(all), views)
+		for _, id := range large {
+			rep, err := replay.Session(ctx, st, id, replay.Options{Budget: 1024})
+			if err != nil {
+				t.Fatal(err)
+			}
+			for _, v := range rep.Views {
+				if !v.Fits || v.Bytes > 1024 {
+					t.Errorf("%s: session %s call %d at 1 KiB: %d bytes, fits %v, %s", name, id, v.Seq, v.Bytes, v.Fits, v.Code)
+				}
+			}
+		}
+	}
+
+	// Alter one record in each store: replay finds it.
+	target := large[0]
+	db, err := sql.Open("sqlite", "file:"+sqlitePath+"?_pragma=busy_timeout(10000)")
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer db.Close()
+	if _, err := db.Exec(`UPDATE calls SET view_sha256 = zeroblob(32) WHERE session_id = ? AND seq = 1`, target); err != nil {
+		t.Fatal(err)
+	}
+	conn, err := pgx.Connect(ctx, dsn)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer conn.Close(ctx)
+	if _, err := conn.Exec(ctx, `UPDATE veetbrowser_calls SET observation = replace(observation::text, '"title":"', '"title":"x')::json
+		WHERE session_id = $1 AND seq = 1`, target); err != nil {
+		t.Fatal(err)
+	}
+	for name, st := range stores {
+		rep, err := replay.Session(ctx, st, target, replay.Options{})
+		if err != nil {
+			t.Fatal(err)
+		}
+		if rep.Identical() || rep.First == nil || rep.First.Seq != 1 {
+			t.Errorf("%s: an altered record replays as identical: %+v", name, rep.First)
 		}
 	}
 }
+
+// tee records into two stores at once, so that one suite run fills both.
+// It reads from the first.
+type tee struct {
+	a, b store.Store
+	mu   sync.Mutex
+	seqs map[teeKey]int64 // the first store's intent → the second's
+}
+
+type teeKey struct {
+	session string
+	seq     int64
+}
+
+func (t *tee) CreateSession(ctx context.Context, s store.Session) error {
+	if err := t.a.CreateSession(ctx, s); err != nil {
+		return err
+	}
+	return t.b.CreateSession(ctx, s)
+}
+
+func (t *tee) Intent(ctx context.Context, c store.Call) (int64, error) {
+	seq, err := t.a.Intent(ctx, c)
+	if err != nil {
+		return 0, err
+	}
+	other, err := t.b.Intent(ctx, c)
+	if err != nil {
+		return 0, err
+	}
+	t.mu.Lock()
+	t.seqs[teeKey{c.SessionID, seq}] = other
+	t.mu.Unlock()
+	return seq, nil
+}
+
+func (t *tee) Complete(ctx context.Context, id string, seq int64, r store.Result) error {
+	if err := t.a.Complete(ctx, id, seq, r); err != nil {
+		return err
+	}
+	t.mu.Lock()
+	other := t.seqs[teeKey{id, seq}]
+	t.mu.Unlock()
+	return t.b.Complete(ctx, id, other, r)
+}
+
+func (t *tee) Record(ctx context.Context, c store.Call) (int64, error) {
+	seq, err := t.a.Record(ctx, c)
+	if err != nil {
+		return 0, err
+	}
+	_, err = t.b.Record(ctx, c)
+	return seq, err
+}
+
+func (t *tee) Session(ctx context.Context, id string) (store.Session, error) {
+	return t.a.Session(ctx, id)
+}
+func (t *tee) Calls(ctx context.Context, id string, fn func(store.Call) error) error {
+	return t.a.Calls(ctx, id, fn)
+}
+func (t *tee) Sessions(ctx context.Context, o store.ListOptions) ([]store.Summary, error) {
+	return t.a.Sessions(ctx, o)
+}
+func (t *tee) Prune(ctx context.Context, d time.Duration, n int64) (store.Pruned, error) {
+	return t.a.Prune(ctx, d, n)
+}
+func (t *tee) Close() error { return nil }

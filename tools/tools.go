@@ -14,6 +14,7 @@ import (
 
 	"github.com/veetbot/veetbrowser/browser"
 	"github.com/veetbot/veetbrowser/errcode"
+	"github.com/veetbot/veetbrowser/observation"
 )
 
 // Version is one registered browser tool version and the features it adds.
@@ -241,10 +242,7 @@ func ParseObserve(v Version, raw json.RawMessage) (ObserveArgs, error) {
 	if !v.Continuation && (a.After != "" || a.Cursor != "") {
 		return a, errcode.New(errcode.ExpansionUnsupported, "browser_observe %s has no continuation; start a new session for after/cursor", v.Name)
 	}
-	if a.After != "" && a.Cursor != "" {
-		return a, errcode.New(errcode.InvalidArgument, "give at most one of after and cursor")
-	}
-	return a, nil
+	return a, observation.Request{After: a.After, Cursor: a.Cursor}.Check()
 }
 
 // MaxArgumentBytes bounds the JSON arguments of one tool call. The largest

@@ -2,7 +2,6 @@ package chromium
 
 import (
 	"context"
-	"encoding/json"
 	"errors"
 	"fmt"
 	"time"
@@ -20,44 +19,6 @@ import (
 	"github.com/veetbot/veetbrowser/policy"
 )
 
-// prepared is the collector's answer to prepare: live facts and a point.
-type prepared struct {
-	Error string  `json:"error"`
-	X     float64 `json:"x"`
-	Y     float64 `json:"y"`
-	Facts struct {
-		Role     string `json:"role"`
-		Name     string `json:"name"`
-		NameCut  bool   `json:"name_cut"`
-		Form     string `json:"form"`
-		InForm   bool   `json:"in_form"`
-		Submit   bool   `json:"submit"`
-		File     bool   `json:"file"`
-		Editable bool   `json:"editable"`
-		Checked  bool   `json:"checked"`
-		Origin   string `json:"origin"`
-	} `json:"facts"`
-}
-
-type target struct {
-	Revision string `json:"revision"`
-	Index    uint64 `json:"index"`
-	Doc      string `json:"doc"`
-	Pointer  bool   `json:"pointer,omitempty"`
-	Focus    bool   `json:"focus,omitempty"`
-	Editable bool   `json:"editable,omitempty"` // type: the control must take text
-	Label    string `json:"label,omitempty"`
-	// arm: the guard's kind and the point a pointer action hits
-	Kind string  `json:"kind,omitempty"`
-	X    float64 `json:"x,omitempty"`
-	Y    float64 `json:"y,omitempty"`
-}
-
-func (t target) call(fn string) string {
-	b, _ := json.Marshal(t)
-	return "globalThis.__veetbrowser." + fn + "(" + string(b) + ")"
-}
-
 // Act implements browser.Session.
 func (s *Session) Act(ctx context.Context, a browser.Action, authorize browser.Authorize) (*browser.ActResult, error) {
 	if err := s.acquire(ctx); err != nil {
@@ -74,16 +35,19 @@ func (s *Session) Act(ctx context.Context, a browser.Action, authorize browser.A
 	if err != nil {
 		return nil, err
 	}
-	tg, err := s.target(a.Ref)
+	ct, err := s.control(a.Ref)
 	if err != nil {
 		return nil, err
 	}
-	tg.Pointer = a.Kind == browser.ActClick || a.Kind == browser.ActCheck || a.Kind == browser.ActUncheck
-	tg.Focus = a.Kind == browser.ActType || a.Kind == browser.ActPress || a.Kind == browser.ActSelect
-	tg.Editable = a.Kind == browser.ActType
+	req := collect.GuardRequest{
+		Target:   ct,
+		Pointer:  a.Kind == browser.ActClick || a.Kind == browser.ActCheck || a.Kind == browser.ActUncheck,
+		Focus:    a.Kind == browser.ActType || a.Kind == browser.ActPress || a.Kind == browser.ActSelect,
+		Editable: a.Kind == browser.ActType,
+	}
 	// Read-only guards and facts first: nothing touches the page before the
 	// action is authorized.
-	insp, err := s.inspect(ctx, tg, fnInspect)
+	insp, err := s.guards(ctx, collect.Inspect(req), collect.DecodeInspect)
 	if err != nil {
 		return nil, err
 	}
@@ -101,7 +65,7 @@ func (s *Session) Act(ctx context.Context, a browser.Action, authorize browser.A
 	}
 	// Authorization may have waited for a person: the guards run again, and
 	// the facts the user approved must still be the control's facts.
-	prep, err := s.inspect(ctx, tg, fnPrepare)
+	prep, err := s.guards(ctx, collect.Prepare(req), collect.DecodePrepare)
 	if err != nil {
 		return nil, err
 	}
@@ -113,18 +77,18 @@ func (s *Session) Act(ctx context.Context, a browser.Action, authorize browser.A
 	}
 
 	before := s.tab.mark()
-	if err := s.dispatch(ctx, a, tg, prep, permit); err != nil {
+	if err := s.dispatch(ctx, a, req, prep, permit); err != nil {
 		return nil, err
 	}
 	if a.Kind == browser.ActType && prep.Facts.Editable {
-		s.bindDraftLocked(ctx, tg, a.Text)
+		s.bindDraftLocked(ctx, ct, a.Text)
 	}
 	return s.afterDispatchLocked(ctx, before)
 }
 
 // actionFacts are the facts the policy judges an action by: the control's
 // live label facts, and whether this action submits its form.
-func actionFacts(a browser.Action, p *prepared) policy.Facts {
+func actionFacts(a browser.Action, p *collect.GuardResult) policy.Facts {
 	f := policy.Facts{Origin: p.Facts.Origin, Role: p.Facts.Role, Name: p.Facts.Name, NameCut: p.Facts.NameCut, Form: p.Facts.Form}
 	switch a.Kind {
 	case browser.ActClick:
@@ -142,10 +106,14 @@ func actionFacts(a browser.Action, p *prepared) policy.Facts {
 // bindDraftLocked keeps the text the agent typed into a rich-text editor as
 // the draft receipt, weakly bound to the editor. Typing into the same
 // editor again extends the known value.
-func (s *Session) bindDraftLocked(ctx context.Context, tg target, text string) {
-	raw, err := s.tab.evaluate(ctx, tg.call("bindDraft"))
-	var r struct{ OK, Same bool }
-	if err != nil || json.Unmarshal(raw, &r) != nil || !r.OK {
+func (s *Session) bindDraftLocked(ctx context.Context, ct collect.Target, text string) {
+	raw, err := s.tab.evaluate(ctx, collect.BindDraft(ct))
+	if err != nil {
+		s.draft = nil
+		return
+	}
+	r, err := collect.DecodeBindDraft(raw)
+	if err != nil || !r.OK {
 		s.draft = nil
 		return
 	}
@@ -172,52 +140,47 @@ func actionClass(a browser.Action) (string, error) {
 	return "", errcode.New(errcode.InvalidArgument, "unknown action kind %s (click, type, press, select, check, uncheck, dialog)", errcode.Quote(a.Kind))
 }
 
-// target resolves a control ref of the newest revision.
-func (s *Session) target(ref string) (target, error) {
-	rev, index, err := s.keys.Parse(observation.KindControl, ref)
+// control resolves a control ref of the newest revision to the control the
+// page retained for it.
+func (s *Session) control(ref string) (collect.Target, error) {
+	rev, index, err := s.refKeys.Parse(observation.KindControl, ref)
 	if err != nil {
-		return target{}, err
+		return collect.Target{}, err
 	}
 	if err := s.current(rev); err != nil {
-		return target{}, err
+		return collect.Target{}, err
 	}
-	return target{Revision: s.revisionToken(rev), Index: index, Doc: s.doc}, nil
+	return collect.Target{Revision: s.revisionToken(rev), Index: index, Doc: s.doc}, nil
 }
 
-// The in-page guard steps of an action: inspect only reads (before
-// authorization); prepare scrolls, hit-tests and focuses (after it).
-const (
-	fnInspect = "inspect"
-	fnPrepare = "prepare"
-)
-
-// inspect runs the live guards of step fn in the page and returns the
-// control's facts (and, after prepare, the point a pointer action hits).
-func (s *Session) inspect(ctx context.Context, tg target, fn string) (*prepared, error) {
-	raw, err := s.tab.evaluate(ctx, tg.call(fn))
+// guards runs the live guards of one step in the page (collect.Inspect
+// before authorization, collect.Prepare after it) and returns the control's
+// facts and, after Prepare, the point a pointer action hits.
+func (s *Session) guards(ctx context.Context, expr string, decode func([]byte) (*collect.GuardResult, error)) (*collect.GuardResult, error) {
+	raw, err := s.tab.evaluate(ctx, expr)
 	if err != nil {
 		return nil, err
 	}
-	var p prepared
-	if err := json.Unmarshal(raw, &p); err != nil {
+	r, err := decode(raw)
+	if err != nil {
 		return nil, errcode.Wrap(errcode.CaptureFailed, err, "the control could not be inspected")
 	}
-	switch p.Error {
+	switch r.Error {
 	case "":
-		return &p, nil
-	case "document_changed":
+		return r, nil
+	case collect.DocumentChanged:
 		return nil, errcode.New(errcode.DocumentChanged, "the page loaded a new document; observe again")
-	case "stale", "detached":
+	case collect.Stale, collect.Detached:
 		return nil, errcode.New(errcode.StaleReference, "the control is no longer on the page; observe again")
-	case "hidden":
+	case collect.Hidden:
 		return nil, errcode.New(errcode.NotActionable, "the control is not visible; observe again")
-	case "disabled":
+	case collect.Disabled:
 		return nil, errcode.New(errcode.NotActionable, "the control is disabled")
-	case "covered":
+	case collect.Covered:
 		return nil, errcode.New(errcode.NotActionable, "another element covers the control; close it or observe again")
-	case "unfocusable":
+	case collect.Unfocusable:
 		return nil, errcode.New(errcode.NotActionable, "the control cannot take keyboard input")
-	case "not_editable":
+	case collect.NotEditable:
 		return nil, errcode.New(errcode.NotActionable, "the control does not take text; type works on text fields and editors")
 	}
 	return nil, errcode.New(errcode.NotActionable, "the control cannot be acted on")
@@ -225,13 +188,14 @@ func (s *Session) inspect(ctx context.Context, tg target, fn string) (*prepared,
 
 // dispatch sends trusted input. Any failure once input may have reached the
 // page is action_uncertain, and nothing is retried.
-func (s *Session) dispatch(ctx context.Context, a browser.Action, tg target, p *prepared, permit policy.Permit) error {
+func (s *Session) dispatch(ctx context.Context, a browser.Action, req collect.GuardRequest, p *collect.GuardResult, permit policy.Permit) error {
 	octx, end, err := s.tab.begin(ctx)
 	if err != nil {
 		return err
 	}
 	defer end()
 	tgt := s.tab.target
+	option := collect.OptionRequest{Target: req.Target, Label: a.Option}
 	var steps []func() error
 	mouse := func(typ input.DispatchMouseEventType) func() error {
 		return func() error {
@@ -255,7 +219,7 @@ func (s *Session) dispatch(ctx context.Context, a browser.Action, tg target, p *
 			steps = append(steps, keySteps(octx, tgt, "Enter")...)
 		}
 	case browser.ActPress:
-		if _, ok := keys[a.Key]; !ok && len([]rune(a.Key)) != 1 {
+		if _, ok := namedKeys[a.Key]; !ok && len([]rune(a.Key)) != 1 {
 			return errcode.New(errcode.InvalidArgument, "unknown key %s", errcode.Quote(a.Key))
 		}
 		steps = keySteps(octx, tgt, a.Key)
@@ -263,28 +227,27 @@ func (s *Session) dispatch(ctx context.Context, a browser.Action, tg target, p *
 		// Trusted keys on the focused select choose the option: the
 		// page plans them, the keyboard guard watches them, and the choice
 		// is verified afterwards.
-		tg.Label = a.Option
-		raw, err := s.tab.evaluate(octx, tg.call("selectPlan"))
+		raw, err := s.tab.evaluate(octx, collect.SelectPlan(option))
 		if err != nil {
 			return err
 		}
-		var plan struct {
-			Error string
-			Keys  []string
-			Type  string
+		plan, err := collect.DecodeSelectPlan(raw)
+		if err != nil {
+			return errcode.Wrap(errcode.CaptureFailed, err, "the option could not be looked up")
 		}
-		json.Unmarshal(raw, &plan)
 		switch plan.Error {
 		case "":
-		case "multiple":
+		case collect.Detached:
+			return errcode.New(errcode.StaleReference, "the control is no longer on the page; observe again")
+		case collect.Multiple:
 			return errcode.New(errcode.NotActionable, "choosing in a multiple-choice list is not supported: the runtime sets choices only with trusted keys, and a multiple list needs modifier clicks")
-		case "disabled":
+		case collect.Disabled:
 			return errcode.New(errcode.NotActionable, "the option labelled %s is disabled", errcode.Quote(a.Option))
-		case "too_far":
-			return errcode.New(errcode.NotActionable, "the option labelled %s is more than 100 keys away and its label is not unique to type; the runtime chooses only with trusted keys", errcode.Quote(a.Option))
-		case "not_select":
+		case collect.TooFar:
+			return errcode.New(errcode.NotActionable, "the option labelled %s is more than %d keys away and its label is not unique to type; the runtime chooses only with trusted keys", errcode.Quote(a.Option), observation.MaxSelectKeys)
+		case collect.NotSelect:
 			return errcode.New(errcode.NotActionable, "the control is not a list of options")
-		default:
+		default: // collect.NoOption
 			return errcode.New(errcode.NotActionable, "no enabled option labelled %s", errcode.Quote(a.Option))
 		}
 		for _, k := range plan.Keys {
@@ -293,17 +256,18 @@ func (s *Session) dispatch(ctx context.Context, a browser.Action, tg target, p *
 		for _, r := range plan.Type {
 			steps = append(steps, keySteps(octx, tgt, string(r))...)
 		}
-		tg.Focus = len(steps) > 0 // the keyboard guard watches the keys, if any
+		req.Focus = len(steps) > 0 // the keyboard guard watches the keys, if any
 	}
 	// The guard is armed right before the input and checked right after it.
+	guard := collect.ArmRequest{Target: req.Target}
 	switch {
-	case tg.Pointer:
-		tg.Kind, tg.X, tg.Y = "pointer", p.X, p.Y
-	case tg.Focus:
-		tg.Kind = "keyboard"
+	case req.Pointer:
+		guard.Kind, guard.X, guard.Y = collect.GuardPointer, p.X, p.Y
+	case req.Focus:
+		guard.Kind = collect.GuardKeyboard
 	}
-	if tg.Kind != "" {
-		if err := s.arm(octx, tg); err != nil {
+	if guard.Kind != "" {
+		if err := s.arm(octx, guard); err != nil {
 			return err
 		}
 		steps = append(steps, func() error { return s.disarm(octx) })
@@ -311,15 +275,19 @@ func (s *Session) dispatch(ctx context.Context, a browser.Action, tg target, p *
 	// The last guard passed: the approval is consumed now, right before
 	// the input, and only now.
 	if err := permit.Spend(); err != nil {
-		if tg.Kind != "" {
+		if guard.Kind != "" {
 			s.disarm(octx)
 		}
 		return err
 	}
 	if a.Kind == browser.ActSelect {
 		steps = append(steps, func() error {
-			raw, err := s.tab.evaluate(octx, tg.call("selectedIs"))
-			if err != nil || string(raw) != "true" {
+			raw, err := s.tab.evaluate(octx, collect.SelectedIs(option))
+			chosen := false
+			if err == nil {
+				chosen, err = collect.DecodeSelectedIs(raw)
+			}
+			if err != nil || !chosen {
 				return errcode.New(errcode.ActionUncertain, "the option could not be confirmed as chosen; observe before trying again")
 			}
 			return nil
@@ -347,36 +315,39 @@ func (s *Session) dispatch(ctx context.Context, a browser.Action, tg target, p *
 }
 
 // arm runs the last guard check before input and arms the in-page guard.
-func (s *Session) arm(ctx context.Context, tg target) error {
-	raw, err := s.tab.evaluate(ctx, tg.call("arm"))
+func (s *Session) arm(ctx context.Context, req collect.ArmRequest) error {
+	raw, err := s.tab.evaluate(ctx, collect.Arm(req))
 	if err != nil {
 		return err
 	}
-	var r struct{ Error string }
-	json.Unmarshal(raw, &r)
-	switch r.Error {
+	refusal, err := collect.DecodeArm(raw)
+	if err != nil {
+		return errcode.Wrap(errcode.CaptureFailed, err, "the control could not be checked before the input")
+	}
+	switch refusal {
 	case "":
 		return nil
-	case "covered":
+	case collect.Covered:
 		return errcode.New(errcode.NotActionable, "another element covers the control; close it or observe again")
-	case "unfocusable":
+	case collect.Unfocusable:
 		return errcode.New(errcode.NotActionable, "the control lost the keyboard focus before the input; observe again")
+	default: // collect.Detached
+		return errcode.New(errcode.StaleReference, "the control is no longer on the page; observe again")
 	}
-	return errcode.New(errcode.StaleReference, "the control is no longer on the page; observe again")
 }
 
 // disarm ends the guard and reports what it saw. Input the guard stopped
 // never reached the page; input it did not see confirmed on the control
 // (a frame took it, say) may have gone elsewhere.
 func (s *Session) disarm(ctx context.Context) error {
-	raw, err := s.tab.evaluate(ctx, "globalThis.__veetbrowser.disarm()")
+	raw, err := s.tab.evaluate(ctx, collect.Disarm())
 	if err != nil {
 		// The input navigated away or opened a dialog: it was delivered.
 		return nil
 	}
-	var g struct{ Hits, Confirmed, Blocked int }
-	if json.Unmarshal(raw, &g) != nil {
-		return nil
+	g, err := collect.DecodeDisarm(raw)
+	if err != nil {
+		return errcode.Wrap(errcode.ActionUncertain, err, "the input could not be confirmed on the control; observe before trying again")
 	}
 	switch {
 	case g.Blocked > 0 && g.Hits == 0:
@@ -425,7 +396,7 @@ func (s *Session) answerDialogLocked(ctx context.Context, a browser.Action, auth
 	// words (accepting "Delete everything?" is consequential), on the
 	// origin of the page it blocks: a frame's dialog blocks its page.
 	if a.Accept {
-		msg, _ := truncateUTF16(d.Message, observation.MaxDialogMessage)
+		msg, _ := observation.CutUTF16(d.Message, observation.MaxDialogMessage)
 		facts := policy.Facts{Origin: s.origin, Role: "dialog", Name: msg}
 		p, err := authorize(ctx, policy.ClassDialog, facts)
 		if err != nil {
@@ -469,12 +440,12 @@ func (s *Session) Upload(ctx context.Context, ref string, stage browser.Stage, a
 }
 
 func (s *Session) uploadLocked(ctx context.Context, ref string, stage browser.Stage, authorize browser.Authorize) (*browser.ActResult, error) {
-	tg, err := s.target(ref)
+	ct, err := s.control(ref)
 	if err != nil {
 		return nil, err
 	}
 	// Setting files needs no scroll or focus: the read-only guards suffice.
-	prep, err := s.inspect(ctx, tg, fnInspect)
+	prep, err := s.guards(ctx, collect.Inspect(collect.GuardRequest{Target: ct}), collect.DecodeInspect)
 	if err != nil {
 		return nil, err
 	}
@@ -487,7 +458,7 @@ func (s *Session) uploadLocked(ctx context.Context, ref string, stage browser.St
 		return nil, err
 	}
 	before := s.tab.mark()
-	if err := s.setFiles(ctx, tg, stage, permit); err != nil {
+	if err := s.setFiles(ctx, ct, stage, permit); err != nil {
 		return nil, err
 	}
 	return s.afterDispatchLocked(ctx, before)
@@ -497,7 +468,7 @@ func (s *Session) uploadLocked(ctx context.Context, ref string, stage browser.St
 // has stage prepare the files once the node is known to be there, spends
 // the permit, sets the files, and releases the group. An upload refused
 // before the files are set keeps its approval.
-func (s *Session) setFiles(ctx context.Context, tg target, stage browser.Stage, permit policy.Permit) error {
+func (s *Session) setFiles(ctx context.Context, ct collect.Target, stage browser.Stage, permit policy.Permit) error {
 	octx, end, err := s.tab.begin(ctx)
 	if err != nil {
 		return err
@@ -511,7 +482,7 @@ func (s *Session) setFiles(ctx context.Context, tg target, stage browser.Stage, 
 	}
 	defer cdp.Call(context.WithoutCancel(octx), s.tab.target, runtime.ReleaseObjectGroup, runtime.ReleaseObjectGroupParams{ObjectGroup: group})
 	res, err := cdp.Call(octx, s.tab.target, runtime.Evaluate, runtime.EvaluateParams{
-		Expression: tg.call("node"), UniqueContextID: world, ObjectGroup: group,
+		Expression: collect.Node(ct), UniqueContextID: world, ObjectGroup: group,
 	})
 	if err != nil || res.ExceptionDetails != nil || res.Result.ObjectID == "" {
 		return errcode.Wrap(errcode.StaleReference, fmt.Errorf("resolving the file input: %v", err), "the control is no longer on the page; observe again")
@@ -522,7 +493,7 @@ func (s *Session) setFiles(ctx context.Context, tg target, stage browser.Stage, 
 	if err != nil {
 		return classify(octx, err, errcode.StaleReference, "the control is no longer on the page; observe again")
 	}
-	files, err := stage(octx, browser.UploadTarget{Document: tg.Doc, Control: fmt.Sprintf("%s/%d", tg.Doc, node.Node.BackendNodeID)})
+	files, err := stage(octx, browser.UploadTarget{Document: ct.Doc, Control: fmt.Sprintf("%s/%d", ct.Doc, node.Node.BackendNodeID)})
 	if err != nil {
 		return classify(octx, err, errcode.UploadRefused, "the upload could not be prepared")
 	}

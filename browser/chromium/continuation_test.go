@@ -158,7 +158,7 @@ func TestHandlesAreReleasedAcrossExpansions(t *testing.T) {
 	expand(200)
 	after := usedHeap()
 	// Only the newest revisions' nodes are retained: at most two windows.
-	raw, err := s.tab.evaluate(ctx, "globalThis.__veetbrowser.retainedNodes()")
+	raw, err := s.tab.evaluate(ctx, collect.RetainedNodes())
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -200,7 +200,7 @@ func BenchmarkExpansion(b *testing.B) {
 				if err != nil {
 					b.Fatal(err)
 				}
-				cursor := s.keys.Mint(observation.KindCursor, s.revision, cursorIndex(off, collect.ResumeStart))
+				cursor := s.refKeys.Mint(observation.KindCursor, s.revision, cursorIndex(off, collect.ResumeStart))
 				_ = obs
 				b.StartTimer()
 				if _, err := s.Observe(ctx, observation.Request{Cursor: cursor}); err != nil {

@@ -29,9 +29,12 @@ import (
 // collector's own bounds keep a healthy observation of the largest page far
 // below that. A slow network is not a hung renderer: a navigation waiting on
 // a server is probed again every hangAfter and runs on to its own deadline.
+//
+// The numbers leave room for a loaded machine: a starved but healthy
+// renderer answers the probe late, and a false alarm would lose the page.
 const (
-	hangAfter = 7 * time.Second
-	hangProbe = 3 * time.Second
+	hangAfter = 10 * time.Second
+	hangProbe = 5 * time.Second
 	hangBound = hangAfter + hangProbe
 	// crashWait bounds the wait for the crash a hung renderer was sent.
 	crashWait = 5 * time.Second
@@ -59,8 +62,9 @@ func (t *tab) watch(step context.Context) {
 }
 
 // answers asks the renderer a trivial question. Any answer, an error
-// included, is a sign of life. A renderer that is gone, or one held by a
-// JavaScript dialog (which waits for the agent, not forever), is not hung.
+// included, is a sign of life. A renderer that is gone, one held by a
+// JavaScript dialog (which waits for the agent, not forever), or one whose
+// page is navigating is not hung.
 func (t *tab) answers(step context.Context) bool {
 	if t.excusedSilence() {
 		return true
@@ -71,10 +75,16 @@ func (t *tab) answers(step context.Context) bool {
 	return ctx.Err() == nil || err == nil || t.excusedSilence()
 }
 
+// DevTools holds the commands for a renderer while a navigation of its
+// main frame is on its way, until the new document commits: silence then
+// is not a hang, for as long as a navigation may take.
+const navigationExcuse = 30 * time.Second
+
 func (t *tab) excusedSilence() bool {
 	t.mu.Lock()
 	defer t.mu.Unlock()
-	return t.crashed || t.dialog != nil
+	navigating := t.pending != "" && time.Since(t.pendingAt) < navigationExcuse
+	return t.crashed || t.dialog != nil || navigating
 }
 
 // stopHung crashes the hung renderer; the crash handling reports errHung to

@@ -37,6 +37,11 @@ type hostile struct {
 var hostilePages = []hostile{
 	{"while(true) at load", `<button>never</button><script>while (true) {}</script>`, wantHung},
 	{"while(true) started by a timer", `<button>soon stuck</button><script>setTimeout(() => { while (true) {} }, 1500)</script>`, wantHung},
+	{"100,000 nested open shadow roots", `<div id="r"></div><script>
+let host = document.getElementById('r');
+for (let i = 0; i < 100000; i++) { const d = document.createElement('div'); host.attachShadow({mode: 'open'}).append(d); host = d; }
+host.textContent = 'deep';
+</script>`, wantHung},
 	{"alert() loop on load", `<button>nagged</button><script>for (;;) alert('again')</script>`, wantAlertLoop},
 	{"100 window.open calls", `<button>opener</button><script>for (let i = 0; i < 100; i++) window.open('/spin?' + i)</script>`, wantPopupsClosed},
 	{"100 window.open calls on a click", `<button onclick="for (let i = 0; i < 100; i++) window.open('/spin?' + i)">open popups</button>`, wantPopupsClosed},
@@ -105,11 +110,10 @@ func TestHostilePages(t *testing.T) {
 			defer s.Close(context.Background())
 			h.check(t, s, base+strconv.Itoa(i))
 			// The session works again: a fresh navigation and observation.
-			obs, err := s.Navigate(ctx, base+"fine")
-			if err != nil {
+			if _, err := s.Navigate(ctx, base+"fine"); err != nil {
 				t.Fatalf("navigating after the hostile page: %v", err)
 			}
-			if obs, err = s.Observe(ctx, observation.Request{}); err != nil || len(obs.Controls) != 1 || obs.Controls[0].Name != "fine again" {
+			if obs, err := s.Observe(ctx, observation.Request{}); err != nil || len(obs.Controls) != 1 || obs.Controls[0].Name != "fine again" {
 				t.Fatalf("observing after the hostile page: %v %q %+v", err, names(obs), obs)
 			}
 		})

@@ -7,15 +7,15 @@ import (
 	"github.com/chromedp/cdproto/input"
 )
 
-// key is what Chromium needs to synthesize a trusted key press.
-type key struct {
+// namedKey is what Chromium needs to synthesize a trusted press of a named key.
+type namedKey struct {
 	code string
 	vk   int64
 	text string
 }
 
-// keys are the named keys press accepts; any single character is accepted too.
-var keys = map[string]key{
+// namedKeys are the named keys press accepts; any single character is accepted too.
+var namedKeys = map[string]namedKey{
 	"Enter":      {"Enter", 13, "\r"},
 	"Tab":        {"Tab", 9, ""},
 	"Escape":     {"Escape", 27, ""},
@@ -34,9 +34,9 @@ var keys = map[string]key{
 
 // keySteps returns the keyDown and keyUp of one key.
 func keySteps(ctx context.Context, tgt cdp.Session, name string) []func() error {
-	k, ok := keys[name]
+	k, ok := namedKeys[name]
 	if !ok {
-		k = key{text: name}
+		k = namedKey{text: name}
 	}
 	down := input.DispatchKeyEventParams{Type: input.DispatchKeyEventTypeKeyDown, Key: name, Code: k.code,
 		WindowsVirtualKeyCode: k.vk, NativeVirtualKeyCode: k.vk, Text: k.text, UnmodifiedText: k.text}

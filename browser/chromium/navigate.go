@@ -39,7 +39,7 @@ type navigated struct {
 // itself dismissed it, is navigation_cancelled: the page and its draft stay.
 // A hop the navigation guard refused is its refusal: the page stays.
 func (t *tab) navigate(ctx context.Context, url string) (navigated, error) {
-	defer t.leave()()
+	defer t.leave(url)()
 	octx, end, err := t.begin(ctx)
 	if err != nil {
 		// A crashed renderer is replaced by a new one when the tab navigates.

@@ -48,10 +48,13 @@ type tab struct {
 	dialog    *page.EventJavascriptDialogOpening // pending, nil if none
 	dismissed bool                               // the runtime dismissed a beforeunload dialog
 	leaving   bool                               // the runtime is navigating away from the current document
+	leavingTo string                             // the URL the runtime is navigating to
 	navSeq    uint64                             // main-frame navigations started
 	startedAt map[cdp.LoaderID]uint64            // navSeq of the newest navigations, by their loader
 	own       cdp.LoaderID                       // the runtime's navigation, until its document commits
 	competing map[cdp.LoaderID]bool              // page navigations that started while the runtime's was on its way
+	pending   cdp.LoaderID                       // the newest main-frame navigation while it is on its way
+	pendingAt time.Time                          // when pending started
 	loader    cdp.LoaderID                       // newest main-frame loader
 	inflight  map[*int]context.CancelCauseFunc
 	refusals  uint64 // top-level navigation hops the navigation guard refused
@@ -195,6 +198,7 @@ func (t *tab) onEvent(ev any) {
 			t.own = "" // committed: what the page does next is its own
 		}
 		if ev.Name == "init" {
+			t.pending = ""
 			t.loader = ev.LoaderID
 		}
 	case *page.EventFrameStartedNavigating:
@@ -202,6 +206,9 @@ func (t *tab) onEvent(ev any) {
 			ev.NavigationType == page.FrameStartedNavigatingNavigationTypeHistorySameDocument
 		if ev.FrameID != t.mainFrame || same {
 			return // only a new main document changes what was observed
+		}
+		if t.leaving && t.own == "" && ev.URL == t.leavingTo && ev.NavigationType == page.FrameStartedNavigatingNavigationTypeDifferentDocument {
+			t.own = ev.LoaderID // the runtime's own navigation, known before its answer
 		}
 		if t.own != "" && ev.LoaderID != t.own {
 			// The page started a navigation of its own (a reload loop)
@@ -211,12 +218,18 @@ func (t *tab) onEvent(ev any) {
 			return
 		}
 		t.navSeq++
+		t.pending, t.pendingAt = ev.LoaderID, time.Now()
 		if len(t.startedAt) > 8 {
 			clear(t.startedAt)
 		}
 		t.startedAt[ev.LoaderID] = t.navSeq
 	case *inspector.EventTargetCrashed:
 		t.markCrashedLocked()
+	case *network.EventLoadingFailed:
+		if cdp.LoaderID(ev.RequestID) == t.pending {
+			t.pending = "" // the navigation failed without a document
+		}
+		return
 	case *cdptarget.EventTargetCreated:
 		t.notePopupLocked(ev.TargetInfo)
 		return
@@ -289,9 +302,9 @@ func (t *tab) handleDialogs() {
 // the dialog and may only open the next one as it is answered (an alert
 // loop), which no navigation could get past. Call it before the
 // navigation's page step begins, which then starts a new renderer.
-func (t *tab) leave() func() {
+func (t *tab) leave(url string) func() {
 	t.mu.Lock()
-	t.leaving = true
+	t.leaving, t.leavingTo = true, url
 	held := t.dialog != nil && t.dialog.Type != page.DialogTypeBeforeunload && !t.crashed
 	t.mu.Unlock()
 	if held {
@@ -307,16 +320,19 @@ func (t *tab) leave() func() {
 }
 
 // claim records loader, the answer to the runtime's Page.navigate, as the
-// runtime's navigation until its document commits, and returns the navSeq
-// at which it started (guess if that is not known). A page that navigates
-// itself all the time can start a navigation right before the runtime's,
-// or while it is on its way; the first is not counted as the runtime's,
-// the second is stopped (see competingRequest).
+// runtime's navigation until its document commits (onEvent already knows
+// it by its URL when it starts), and returns the navSeq at which it started
+// (guess if that is not known). A page that navigates itself all the time
+// can start a navigation right before the runtime's, or while it is on its
+// way; the first is not counted as the runtime's, the second is stopped
+// (see competingRequest).
 func (t *tab) claim(loader cdp.LoaderID, guess uint64) uint64 {
 	t.mu.Lock()
 	defer t.mu.Unlock()
 	if _, committed := t.lifecycle[loader]; !committed {
+		// The browser's answer is the last word on which one is ours.
 		t.own = loader
+		delete(t.competing, loader)
 	}
 	if n, ok := t.startedAt[loader]; ok {
 		return n
@@ -501,8 +517,6 @@ func (t *tab) mark() navMark {
 // open a dialog before the page is taken as settled.
 const settleWindow = 300 * time.Millisecond
 
-// settle waits briefly for the consequences of an input event: a main-frame
-// navigation (then waits for its document) or a dialog.
 // settled is what an input event led to.
 type settled struct {
 	started, done bool  // a main-frame navigation started; its document loaded
@@ -517,6 +531,9 @@ func (t *tab) blockingDialogLocked() bool {
 	return t.dialog != nil && t.dialog.Type != page.DialogTypeBeforeunload
 }
 
+// settle waits briefly for the consequences of an input event: a main-frame
+// navigation (then waits for its document), a dialog, or a navigation the
+// guard refused.
 func (t *tab) settle(ctx context.Context, before navMark) settled {
 	wctx, cancel := context.WithTimeout(ctx, settleWindow)
 	time.AfterFunc(settleWindow, t.wake)

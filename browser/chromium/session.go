@@ -25,7 +25,7 @@ type Session struct {
 	// fixed at creation
 	provider *Provider
 	tab      *tab
-	keys     *observation.Keys
+	refKeys  *observation.Keys   // signs and checks this session's refs and cursors
 	lock     *semaphore.Weighted // the operation lock: a mutex whose acquire a context can cancel
 
 	closed atomic.Bool // set by Close, even when an operation is stuck
@@ -40,7 +40,7 @@ type Session struct {
 var _ browser.Session = (*Session)(nil)
 
 func newSession(ctx context.Context, p *Provider, browserCtx context.Context, opts browser.SessionOptions) (*Session, error) {
-	s := &Session{provider: p, keys: observation.NewKeys(), lock: semaphore.NewWeighted(1)}
+	s := &Session{provider: p, refKeys: observation.NewKeys(), lock: semaphore.NewWeighted(1)}
 	// Startup holds the lock too: nothing can reach a half-made page.
 	s.lock.Acquire(context.Background(), 1)
 	defer s.lock.Release(1)
@@ -100,7 +100,7 @@ func (s *Session) Navigate(ctx context.Context, rawURL string) (*observation.Obs
 }
 
 func (s *Session) revisionToken(n uint64) string {
-	return s.keys.Mint(observation.KindRevision, n, 0)
+	return s.refKeys.Mint(observation.KindRevision, n, 0)
 }
 
 func (s *Session) observeLocked(ctx context.Context, req observation.Request) (*observation.Observation, error) {
@@ -109,11 +109,12 @@ func (s *Session) observeLocked(ctx context.Context, req observation.Request) (*
 		Window:     observation.WindowSize,
 		MaxOffset:  observation.MaxOffset,
 	}
+	if err := req.Check(); err != nil {
+		return nil, err
+	}
 	switch {
-	case req.After != "" && req.Cursor != "":
-		return nil, errcode.New(errcode.InvalidArgument, "give at most one of after and cursor")
 	case req.After != "":
-		rev, index, err := s.keys.Parse(observation.KindControl, req.After)
+		rev, index, err := s.refKeys.Parse(observation.KindControl, req.After)
 		if err != nil {
 			return nil, err
 		}
@@ -123,7 +124,7 @@ func (s *Session) observeLocked(ctx context.Context, req observation.Request) (*
 		params.After = &collect.Anchor{Revision: s.revisionToken(rev), Index: int(index)}
 		params.Doc = s.doc
 	case req.Cursor != "":
-		rev, index, err := s.keys.Parse(observation.KindCursor, req.Cursor)
+		rev, index, err := s.refKeys.Parse(observation.KindCursor, req.Cursor)
 		if err != nil {
 			return nil, err
 		}
@@ -168,10 +169,10 @@ func (s *Session) observeLocked(ctx context.Context, req observation.Request) (*
 	obs := s.build(next, res)
 	dropDraft := false
 	if s.draft != nil {
-		obs.Draft = &observation.Draft{State: res.Draft}
-		if res.Draft != "match" {
+		obs.Draft = &observation.Draft{State: string(res.Draft)}
+		if res.Draft != collect.DraftMatch {
 			dropDraft = true // changed, hidden, credential, oversized or gone
-		} else if textCost(obs)+observation.TextPartCost(s.draft.Value) <= observation.TextBytes {
+		} else if obs.TextCost()+observation.TextPartCost(s.draft.Value) <= observation.TextBytes {
 			// The receipt echoes only what the agent itself submitted, and
 			// only within the text ceiling: a full page keeps the label alone.
 			obs.Text = append(obs.Text, observation.TextPart{Text: s.draft.Value, Source: observation.TextSourceDraft})
@@ -198,7 +199,7 @@ func (s *Session) current(rev uint64) error {
 
 // continuationError is the refusal of a continuation whose anchor, or the
 // point a cursor resumes from, is no longer where it was retained.
-func continuationError(code string, cursor bool) error {
+func continuationError(code collect.Refusal, cursor bool) error {
 	what := "the anchor control"
 	if cursor {
 		what = "the place the cursor resumes from"
@@ -210,7 +211,7 @@ func continuationError(code string, cursor bool) error {
 		return errcode.New(errcode.StaleReference, "%s was removed from the page; observe again", what)
 	case collect.AnchorMoved:
 		return errcode.New(errcode.StaleReference, "%s moved; observe again", what)
-	default:
+	default: // collect.AnchorUnknown
 		return errcode.New(errcode.StaleReference, "%s is no longer known; observe again", what)
 	}
 }
@@ -252,7 +253,7 @@ func (s *Session) build(rev uint64, res *collect.Result) *observation.Observatio
 	}
 	for i, c := range res.Controls {
 		obs.Controls[i] = observation.Control{
-			Ref:           s.keys.Mint(observation.KindControl, rev, uint64(i)),
+			Ref:           s.refKeys.Mint(observation.KindControl, rev, uint64(i)),
 			Role:          c.Role,
 			Name:          c.Name,
 			NameTruncated: c.NameTruncated,
@@ -261,7 +262,7 @@ func (s *Session) build(rev uint64, res *collect.Result) *observation.Observatio
 	}
 	obs.Regions = res.Regions
 	for i := range obs.Regions {
-		obs.Regions[i].Ref = s.keys.Mint(observation.KindRegion, rev, uint64(i))
+		obs.Regions[i].Ref = s.refKeys.Mint(observation.KindRegion, rev, uint64(i))
 	}
 	rc, tc := res.RegionCoverage, res.TextCoverage
 	obs.RegionCoverage, obs.TextCoverage = &rc, &tc
@@ -279,7 +280,7 @@ func (s *Session) build(rev uint64, res *collect.Result) *observation.Observatio
 	// Only the offset bound is terminal: a window the node bound ended
 	// continues from where its walk stopped.
 	if cov.More && cov.Limit != observation.LimitOffset {
-		obs.ControlCoverage.Cursor = s.keys.Mint(observation.KindCursor, rev, cursorIndex(cov.Offset+cov.Scanned, cov.From))
+		obs.ControlCoverage.Cursor = s.refKeys.Mint(observation.KindCursor, rev, cursorIndex(cov.Offset+cov.Scanned, cov.From))
 	}
 	return obs
 }
@@ -287,7 +288,7 @@ func (s *Session) build(rev uint64, res *collect.Result) *observation.Observatio
 // dialogObservation is the observation of a page blocked by a dialog: the
 // dialog and nothing else, since the page cannot be read while it is open.
 func (s *Session) dialogObservation(rev uint64, d *page.EventJavascriptDialogOpening) *observation.Observation {
-	msg, cut := truncateUTF16(d.Message, observation.MaxDialogMessage)
+	msg, cut := observation.CutUTF16(d.Message, observation.MaxDialogMessage)
 	return &observation.Observation{
 		Revision: s.revisionToken(rev),
 		URL:      stripUserinfo(d.URL),
@@ -301,22 +302,6 @@ func (s *Session) dialogObservation(rev uint64, d *page.EventJavascriptDialogOpe
 		TextCoverage:   &observation.TextCoverage{Version: observation.TextCoverageV1, Scope: observation.TextScope},
 		Dialog:         &observation.Dialog{Type: string(d.Type), Message: msg, MessageTruncated: cut},
 	}
-}
-
-// truncateUTF16 keeps at most max UTF-16 units of s, never splitting a rune.
-func truncateUTF16(s string, max int) (string, bool) {
-	n := 0
-	for i, r := range s {
-		w := 1
-		if r >= 0x10000 {
-			w = 2
-		}
-		if n+w > max {
-			return s[:i], true
-		}
-		n += w
-	}
-	return s, false
 }
 
 func stripUserinfo(raw string) string {
@@ -346,13 +331,4 @@ func (s *Session) Close(ctx context.Context) error {
 	s.tab.close()
 	s.provider.forget(s)
 	return nil
-}
-
-// textCost is the observation's text share of the text byte bound.
-func textCost(o *observation.Observation) int {
-	n := o.TextCoverage.OmittedBytes
-	for _, p := range o.Text {
-		n += observation.TextPartCost(p.Text)
-	}
-	return n
 }

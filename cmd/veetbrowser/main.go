@@ -1,11 +1,16 @@
 // Command veetbrowser is the CLI of the browser runtime for AI agents.
 //
-//	veetbrowser observe [URL] [--canonical] [--budget BYTES] [--browser PATH] [--cdp WS_URL]
-//	veetbrowser mcp [--http ADDR] [--budget BYTES] [--browser PATH] [--tool-version V]
-//	veetbrowser suite [--budget BYTES] [--json]
+//	veetbrowser observe [URL] [--canonical] [--budget BYTES] [--browser PATH] [--cdp WS_URL] [--store SPEC]
+//	veetbrowser mcp [--http ADDR] [--budget BYTES] [--browser PATH] [--tool-version V] [--store SPEC]
+//	veetbrowser suite [--budget BYTES] [--json] [--store SPEC]
+//	veetbrowser replay [--store SPEC] [--budget BYTES] [--tool-version V] [SESSION]
+//	veetbrowser sessions [--store SPEC] [--limit N]
 //	veetbrowser version
 //
 // observe with no URL serves the built-in demo site on loopback and observes it.
+// Every call is recorded in the artifact store (--store, default
+// $VEETBROWSER_STORE, else a SQLite file under $XDG_DATA_HOME/veetbrowser);
+// replay re-derives a recorded session's model views from it.
 package main
 
 import (
@@ -55,6 +60,10 @@ func run(ctx context.Context, args []string, stdout, stderr io.Writer) int {
 		cmd = &MCPCommand{Stderr: stderr, Log: log}
 	case "suite":
 		cmd = &SuiteCommand{Stdout: stdout, Log: log}
+	case "replay":
+		cmd = &ReplayCommand{Stdout: stdout}
+	case "sessions":
+		cmd = &SessionsCommand{Stdout: stdout}
 	case "version":
 		cmd = &VersionCommand{Stdout: stdout}
 	case "help", "-h", "--help":
@@ -86,7 +95,15 @@ commands:
   observe [URL]   observe a page (no URL: the built-in demo site) and print the model view
   mcp             serve the browser tools over MCP (stdio, or streamable HTTP with --http)
   suite           run the synthetic component task suite [--budget BYTES] [--json]
+  replay [ID]     re-derive a recorded session's model views (no ID: the newest) and
+                  check they are byte-identical [--budget BYTES] [--tool-version V]
+  sessions        list the recorded sessions, newest first
   version         print the version and the browser tool versions
+
+observe, mcp and suite record every call in the artifact store: --store SPEC (a
+SQLite file, a postgres:// URL, or none; default $`+EnvStore+`, else a SQLite
+file under $XDG_DATA_HOME/veetbrowser), pruned at start with --retain DURATION
+and --retain-bytes N (whole sessions only).
 `)
 }
 
@@ -146,18 +163,24 @@ func (b *browserFlags) register(fs *flag.FlagSet, log cliLog) {
 	}
 }
 
-// runtime opens the chosen browser and a runtime over it; close releases
-// both.
-func (b *browserFlags) runtime(ctx context.Context, budget int) (rt *veetbrowser.Runtime, close func(), err error) {
-	p, err := b.provider(ctx)
+// runtime opens the artifact store, the chosen browser and a runtime over
+// them; close releases all three.
+func (b *browserFlags) runtime(ctx context.Context, budget int, sf *storeFlags) (rt *veetbrowser.Runtime, close func(), err error) {
+	st, err := sf.open(ctx)
 	if err != nil {
 		return nil, nil, err
 	}
-	if rt, err = veetbrowser.New(p, veetbrowser.Options{Budget: budget}); err != nil {
-		p.Close()
+	p, err := b.provider(ctx)
+	if err != nil {
+		st.Close()
 		return nil, nil, err
 	}
-	return rt, func() { p.Close() }, nil
+	if rt, err = veetbrowser.New(p, veetbrowser.Options{Budget: budget, Store: st}); err != nil {
+		p.Close()
+		st.Close()
+		return nil, nil, err
+	}
+	return rt, func() { p.Close(); st.Close() }, nil
 }
 
 func (b *browserFlags) provider(ctx context.Context) (*chromium.Provider, error) {

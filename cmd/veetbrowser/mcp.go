@@ -48,6 +48,9 @@ holds at most --max-sessions live sessions (429 too_many_sessions past it);
 a session ends on HTTP DELETE, or after --idle-timeout without a request, and
 its page is closed then. Tool arguments are limited to %d bytes.
 
+Every tool call is recorded in the artifact store (--store) before its
+result is returned; veetbrowser replay re-derives the model views from it.
+
 flags:
 `
 
@@ -72,6 +75,8 @@ func (c *MCPCommand) Run(ctx context.Context, args []string) error {
 	fs.Var(&callerOrigins, "http-allow-origin", "HTTP: web origin (scheme://host[:port]) whose pages may call the server (repeatable; default: none)")
 	var bf browserFlags
 	bf.register(fs, c.Log)
+	var sf storeFlags
+	sf.register(fs, true)
 	if pos, err := parseFlags(fs, args); err != nil || len(pos) > 0 {
 		if err == flag.ErrHelp {
 			return err
@@ -84,7 +89,7 @@ func (c *MCPCommand) Run(ctx context.Context, args []string) error {
 	if *maxSessions < 1 || *idle <= 0 {
 		return errcode.New(errcode.InvalidArgument, "--max-sessions must be at least 1 and --idle-timeout positive")
 	}
-	rt, closeBrowser, err := bf.runtime(ctx, *budget)
+	rt, closeBrowser, err := bf.runtime(ctx, *budget, &sf)
 	if err != nil {
 		return err
 	}

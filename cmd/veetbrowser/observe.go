@@ -26,6 +26,8 @@ func (c *ObserveCommand) Run(ctx context.Context, args []string) error {
 	version := fs.String("tool-version", "", "browser tool version (default: the newest)")
 	var bf browserFlags
 	bf.register(fs, c.Log)
+	var sf storeFlags
+	sf.register(fs, true)
 	pos, err := parseFlags(fs, args)
 	if err != nil {
 		if err == flag.ErrHelp {
@@ -48,12 +50,12 @@ func (c *ObserveCommand) Run(ctx context.Context, args []string) error {
 		url = u
 	}
 
-	rt, closeBrowser, err := bf.runtime(ctx, *budget)
+	rt, closeBrowser, err := bf.runtime(ctx, *budget, &sf)
 	if err != nil {
 		return err
 	}
 	defer closeBrowser()
-	sess, err := rt.NewSession(ctx, veetbrowser.SessionOptions{Version: *version})
+	sess, err := rt.NewSession(ctx, veetbrowser.SessionOptions{Version: *version, Surface: "cli"})
 	if err != nil {
 		return err
 	}

@@ -25,13 +25,15 @@ func (c *SuiteCommand) Run(ctx context.Context, args []string) error {
 	asJSON := fs.Bool("json", false, "print the report as JSON")
 	var bf browserFlags
 	bf.register(fs, c.Log)
+	var sf storeFlags
+	sf.register(fs, true)
 	if pos, err := parseFlags(fs, args); err != nil || len(pos) > 0 {
 		if err == flag.ErrHelp {
 			return err
 		}
-		return errcode.New(errcode.InvalidArgument, "usage: veetbrowser suite [--budget BYTES] [--json] [--browser PATH]")
+		return errcode.New(errcode.InvalidArgument, "usage: veetbrowser suite [--budget BYTES] [--json] [--browser PATH] [--store SPEC]")
 	}
-	rt, closeBrowser, err := bf.runtime(ctx, *budget)
+	rt, closeBrowser, err := bf.runtime(ctx, *budget, &sf)
 	if err != nil {
 		return err
 	}

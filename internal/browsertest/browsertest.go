@@ -46,23 +46,43 @@ func (s *Shared[T]) close() error {
 	return s.browser.Close()
 }
 
-// closer is a Shared of any type.
+// closer is a Shared of any type, or a Cleanup.
 type closer interface{ close() error }
 
-// Main runs the tests with a private TMPDIR, closes the shared browsers, and
-// fails the binary if anything is left in that TMPDIR (a browser's profile,
-// HOME or any other temp file).
+// Cleanup is something else Main ends after the tests, before it looks for
+// leaked temp files: e.g. pgtest.Stop.
+type Cleanup func() error
+
+func (c Cleanup) close() error { return c() }
+
+// Main runs the tests with a private TMPDIR and a private XDG_DATA_HOME
+// (where a runtime's default artifact store goes: never the user's),
+// closes the shared browsers, and fails the binary if anything is left in
+// that TMPDIR (a browser's profile, HOME or any other temp file).
 func Main(m *testing.M, shared ...closer) {
 	tmp, err := os.MkdirTemp("", "browsertest-")
 	if err != nil {
 		fmt.Fprintln(os.Stderr, err)
 		os.Exit(1)
 	}
+	data, err := os.MkdirTemp("", "browsertest-data-")
+	if err != nil {
+		fmt.Fprintln(os.Stderr, err)
+		os.Exit(1)
+	}
+	// Traversable, not listable: a helper server that runs as another
+	// user (PostgreSQL, when the tests run as root) reaches its own
+	// directory in here.
+	if err := os.Chmod(tmp, 0o711); err != nil {
+		fmt.Fprintln(os.Stderr, err)
+		os.Exit(1)
+	}
 	os.Setenv("TMPDIR", tmp)
+	os.Setenv("XDG_DATA_HOME", data)
 	code := m.Run()
 	for _, s := range shared {
 		if err := s.close(); err != nil {
-			fmt.Fprintln(os.Stderr, "closing the browser:", err)
+			fmt.Fprintln(os.Stderr, "after the tests:", err)
 			code = 1
 		}
 	}
@@ -72,6 +92,7 @@ func Main(m *testing.M, shared ...closer) {
 		code = 1
 	}
 	os.RemoveAll(tmp)
+	os.RemoveAll(data)
 	os.Exit(code)
 }
 

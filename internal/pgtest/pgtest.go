@@ -49,13 +49,20 @@ var (
 // Main runs the tests, then stops the private cluster if one was started.
 func Main(m *testing.M) {
 	code := m.Run()
-	if cluster != nil {
-		if err := cluster.stop(); err != nil {
-			fmt.Fprintln(os.Stderr, "pgtest: stopping the cluster:", err)
-			code = 1
-		}
+	if err := Stop(); err != nil {
+		fmt.Fprintln(os.Stderr, "pgtest: stopping the cluster:", err)
+		code = 1
 	}
 	os.Exit(code)
+}
+
+// Stop stops the private cluster if one was started: for a test main that
+// runs the tests itself (Main does it).
+func Stop() error {
+	if cluster == nil {
+		return nil
+	}
+	return cluster.stop()
 }
 
 // Database creates an empty database for tb, dropped when tb ends, and

@@ -17,7 +17,7 @@ import (
 
 // Unavailable is the code of every failure to read or write the artifact
 // store: a call whose record cannot be written must not report success.
-const Unavailable errcode.Code = "artifact_unavailable"
+const Unavailable = errcode.ArtifactUnavailable
 
 // Call statuses. A write's intent is recorded before its input is
 // dispatched; a crash before Complete leaves the status at StatusIntent.
@@ -83,8 +83,8 @@ type Result struct {
 
 // View identifies the model view that was returned.
 type View struct {
-	SHA256 []byte // 32 bytes
-	Bytes  int
+	SHA256 []byte `json:"sha256"` // 32 bytes
+	Bytes  int    `json:"bytes"`
 }
 
 // Projection is what a model view was made from, besides the canonical
@@ -99,6 +99,11 @@ type Projection struct {
 	// Action: the postconditions of the act or upload that led to the
 	// observation, as the view shows them.
 	Action *projection.Outcome `json:"action,omitempty"`
+	// Withheld: the view echoed the agent's own draft, which is typed text
+	// and is withheld from the stored observation. This is the digest and
+	// size of the view re-derived from the observation as stored, which
+	// replay compares with instead of View.
+	Withheld *View `json:"withheld,omitempty"`
 }
 
 // Summary is a session in a listing.

@@ -1,0 +1,358 @@
+package collect
+
+import (
+	"bytes"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"io"
+	"slices"
+
+	"github.com/veetbot/veetbrowser/observation"
+	"github.com/veetbot/veetbrowser/policy"
+)
+
+// The calls Go makes into the collector's world. Each call has one function
+// that builds its expression from a typed request and, when it answers
+// with data, one decoder that admits only the answer's documented shape:
+// a refusal outside the call's own list, an unknown field or a value of the
+// wrong kind is an error, never a guess.
+
+// The functions the collector exposes on globalThis.__veetbrowser.
+const (
+	fnObserve       = "observe"
+	fnInspect       = "inspect"
+	fnPrepare       = "prepare"
+	fnArm           = "arm"
+	fnDisarm        = "disarm"
+	fnSelectPlan    = "selectPlan"
+	fnSelectedIs    = "selectedIs"
+	fnBindDraft     = "bindDraft"
+	fnNode          = "node"
+	fnRetainedNodes = "retainedNodes"
+)
+
+// call is the expression that calls the collector's fn with arg, or with no
+// argument when arg is nil.
+func call(fn string, arg any) string {
+	args := ""
+	if arg != nil {
+		b, err := json.Marshal(arg)
+		if err != nil {
+			panic(err) // requests hold only strings, numbers and booleans
+		}
+		args = string(b)
+	}
+	return "globalThis.__veetbrowser." + fn + "(" + args + ")"
+}
+
+// Refusal is the page's reason for not doing what a call asked.
+type Refusal string
+
+// Refusals of observe's continuations, and of the action guards.
+const (
+	DocumentChanged Refusal = "document_changed" // the request's document is gone
+	AnchorUnknown   Refusal = "anchor_unknown"   // the anchor's revision is no longer retained
+	AnchorDetached  Refusal = "anchor_detached"  // the anchor left the document
+	AnchorMoved     Refusal = "anchor_moved"     // the anchor changed parent or left the traversal
+
+	Stale       Refusal = "stale"        // the revision no longer retains the control
+	Detached    Refusal = "detached"     // the control left the document
+	Hidden      Refusal = "hidden"       // the control is not visible
+	Disabled    Refusal = "disabled"     // the control, or the option to choose, is disabled
+	NotEditable Refusal = "not_editable" // a type action's control takes no text
+	Covered     Refusal = "covered"      // the point a pointer action hits is another element's
+	Unfocusable Refusal = "unfocusable"  // the keyboard focus is not in the control
+
+	NotSelect Refusal = "not_select" // the control is not a <select>
+	Multiple  Refusal = "multiple"   // a multiple-choice list, which trusted keys cannot set
+	NoOption  Refusal = "no_option"  // no option has the label
+	TooFar    Refusal = "too_far"    // too many keys away, and the label is not unique to type
+)
+
+// The refusals each call may answer with.
+var (
+	observeRefusals = []Refusal{DocumentChanged, AnchorUnknown, AnchorDetached, AnchorMoved}
+	inspectRefusals = []Refusal{DocumentChanged, Stale, Detached, Hidden, Disabled, NotEditable}
+	prepareRefusals = []Refusal{DocumentChanged, Stale, Detached, Hidden, Disabled, NotEditable, Covered, Unfocusable}
+	armRefusals     = []Refusal{Detached, Covered, Unfocusable}
+	selectRefusals  = []Refusal{Detached, NotSelect, Multiple, NoOption, Disabled, TooFar}
+)
+
+func checkRefusal(r Refusal, allowed []Refusal) error {
+	if r != "" && !slices.Contains(allowed, r) {
+		return fmt.Errorf("unknown refusal %q", r)
+	}
+	return nil
+}
+
+// DraftVerdict is the live equality check of the draft receipt.
+type DraftVerdict string
+
+const (
+	DraftNone       DraftVerdict = ""           // no check was asked for
+	DraftMatch      DraftVerdict = "match"      // the editor still holds the known value
+	DraftChanged    DraftVerdict = "changed"    // it holds something else
+	DraftHidden     DraftVerdict = "hidden"     // it is not visible
+	DraftCredential DraftVerdict = "credential" // it takes a password or the like
+	DraftOversized  DraftVerdict = "oversized"  // it is larger than the check reads
+	DraftGone       DraftVerdict = "gone"       // it left the document
+)
+
+var draftVerdicts = []DraftVerdict{DraftNone, DraftMatch, DraftChanged, DraftHidden, DraftCredential, DraftOversized, DraftGone}
+
+// Target is a control a revision retained in the page: the revision token
+// the observation bound it to and its index, in the document it was
+// observed in.
+type Target struct {
+	Revision string `json:"revision"`
+	Index    uint64 `json:"index"`
+	Doc      string `json:"doc"`
+}
+
+// GuardRequest asks for the live guards of an action on a control: one
+// that hits a point (Pointer), takes the keyboard focus (Focus) or must
+// take text (Editable).
+type GuardRequest struct {
+	Target
+	Pointer  bool `json:"pointer,omitempty"`
+	Focus    bool `json:"focus,omitempty"`
+	Editable bool `json:"editable,omitempty"`
+}
+
+// Inspect runs the read-only guards and reads the control's label facts;
+// it changes nothing in the page, so it may run before authorization.
+func Inspect(r GuardRequest) string { return call(fnInspect, r) }
+
+// Prepare runs the guards again once the action is authorized, and what
+// needs the page touched: scrolling into view, the hit test of a pointer
+// action's point, the focus of a keyboard action.
+func Prepare(r GuardRequest) string { return call(fnPrepare, r) }
+
+// Facts are a control's live label facts and what the action may do with it.
+type Facts struct {
+	Role     string `json:"role"`
+	Name     string `json:"name"`
+	NameCut  bool   `json:"name_cut"`
+	Form     string `json:"form"`    // the form's accessible name
+	InForm   bool   `json:"in_form"` // the control belongs to a form
+	Submit   bool   `json:"submit"`  // activating it submits its form
+	File     bool   `json:"file"`
+	Editable bool   `json:"editable"` // a rich-text editor, which may hold a draft
+	Checked  bool   `json:"checked"`
+	Origin   string `json:"origin"`
+}
+
+// GuardResult is the answer of Inspect or Prepare: a refusal, or the facts
+// and (after Prepare) the point a pointer action hits. Facts come with a
+// refusal too when the control was found.
+type GuardResult struct {
+	Error Refusal `json:"error"`
+	X     float64 `json:"x"`
+	Y     float64 `json:"y"`
+	Facts *Facts  `json:"facts"`
+}
+
+// DecodeInspect decodes the answer of Inspect.
+func DecodeInspect(raw []byte) (*GuardResult, error) { return decodeGuard(raw, inspectRefusals) }
+
+// DecodePrepare decodes the answer of Prepare.
+func DecodePrepare(raw []byte) (*GuardResult, error) { return decodeGuard(raw, prepareRefusals) }
+
+func decodeGuard(raw []byte, allowed []Refusal) (*GuardResult, error) {
+	var r GuardResult
+	if err := decodeStrict(raw, &r); err != nil {
+		return nil, err
+	}
+	if err := checkRefusal(r.Error, allowed); err != nil {
+		return nil, err
+	}
+	if r.Error == "" && r.Facts == nil {
+		return nil, errors.New("guard answer without facts")
+	}
+	if f := r.Facts; f != nil && (observation.UTF16Len(f.Name) > policy.MaxFactName || observation.UTF16Len(f.Form) > policy.MaxFactName) {
+		return nil, errors.New("guard answer with a name over its bound")
+	}
+	return &r, nil
+}
+
+// GuardKind is what the input guard watches while it is armed.
+type GuardKind string
+
+const (
+	GuardPointer  GuardKind = "pointer"  // mouse input at a point
+	GuardKeyboard GuardKind = "keyboard" // key input at the focus
+)
+
+// ArmRequest arms the input guard for a control, after a last check that
+// a pointer action's point (X, Y) still hits it or that it still has the
+// keyboard focus.
+type ArmRequest struct {
+	Target
+	Kind GuardKind `json:"kind"`
+	X    float64   `json:"x"`
+	Y    float64   `json:"y"`
+}
+
+// Arm is the expression that arms the guard.
+func Arm(r ArmRequest) string { return call(fnArm, r) }
+
+// DecodeArm decodes the answer of Arm: the refusal, or "" when the guard
+// is armed.
+func DecodeArm(raw []byte) (Refusal, error) {
+	var r struct {
+		Error Refusal `json:"error"`
+		OK    bool    `json:"ok"`
+	}
+	if err := decodeStrict(raw, &r); err != nil {
+		return "", err
+	}
+	if err := checkRefusal(r.Error, armRefusals); err != nil {
+		return "", err
+	}
+	if r.OK == (r.Error != "") {
+		return "", errors.New("arm answer neither armed nor refused")
+	}
+	return r.Error, nil
+}
+
+// Disarm is the expression that ends the guard and reports what it saw.
+func Disarm() string { return call(fnDisarm, nil) }
+
+// DisarmResult is what the guard saw while it was armed: trusted input
+// events on the control (Hits), those that prove delivery (Confirmed: a
+// click, a keydown or a beforeinput), and those it stopped because they
+// were aimed elsewhere (Blocked).
+type DisarmResult struct {
+	Hits      int `json:"hits"`
+	Confirmed int `json:"confirmed"`
+	Blocked   int `json:"blocked"`
+}
+
+// DecodeDisarm decodes the answer of Disarm.
+func DecodeDisarm(raw []byte) (DisarmResult, error) {
+	var r DisarmResult
+	if err := decodeStrict(raw, &r); err != nil {
+		return DisarmResult{}, err
+	}
+	if r.Hits < 0 || r.Blocked < 0 || r.Confirmed < 0 || r.Confirmed > r.Hits {
+		return DisarmResult{}, fmt.Errorf("disarm answer with impossible counts %+v", r)
+	}
+	return r, nil
+}
+
+// OptionRequest names the option of a <select> control by its visible label.
+type OptionRequest struct {
+	Target
+	Label string `json:"label"`
+}
+
+// SelectPlan is the expression that plans the trusted keys choosing the option.
+func SelectPlan(r OptionRequest) string { return call(fnSelectPlan, r) }
+
+// Plan is the answer of SelectPlan: a refusal, the keys to press (none
+// when the option is already chosen), or the label to type instead.
+type Plan struct {
+	Error Refusal  `json:"error"`
+	Keys  []string `json:"keys"`
+	Type  string   `json:"type"`
+}
+
+// selectKeys are the only keys a plan may press.
+var selectKeys = []string{"ArrowUp", "ArrowDown", "Home", "End"}
+
+// DecodeSelectPlan decodes the answer of SelectPlan.
+func DecodeSelectPlan(raw []byte) (*Plan, error) {
+	var p Plan
+	if err := decodeStrict(raw, &p); err != nil {
+		return nil, err
+	}
+	if err := checkRefusal(p.Error, selectRefusals); err != nil {
+		return nil, err
+	}
+	answers := 0
+	for _, given := range []bool{p.Error != "", p.Keys != nil, p.Type != ""} {
+		if given {
+			answers++
+		}
+	}
+	switch {
+	case answers != 1:
+		return nil, errors.New("select plan answer with not exactly one of a refusal, keys and a label")
+	case len(p.Keys) > observation.MaxSelectKeys+1:
+		// Home or End, then at most MaxSelectKeys arrows.
+		return nil, fmt.Errorf("select plan of %d keys", len(p.Keys))
+	case observation.UTF16Len(p.Type) > observation.MaxTypeAheadUnits:
+		return nil, errors.New("select plan types a label over its bound")
+	}
+	for _, k := range p.Keys {
+		if !slices.Contains(selectKeys, k) {
+			return nil, fmt.Errorf("select plan presses %q", k)
+		}
+	}
+	return &p, nil
+}
+
+// SelectedIs is the expression that says whether the option is now chosen.
+func SelectedIs(r OptionRequest) string { return call(fnSelectedIs, r) }
+
+// DecodeSelectedIs decodes the answer of SelectedIs.
+func DecodeSelectedIs(raw []byte) (bool, error) {
+	var chosen *bool
+	if err := json.Unmarshal(raw, &chosen); err != nil {
+		return false, fmt.Errorf("decoding the answer of selectedIs: %w", err)
+	}
+	if chosen == nil {
+		return false, errors.New("selectedIs answered null")
+	}
+	return *chosen, nil
+}
+
+// BindDraft is the expression that binds the draft receipt to an editor.
+func BindDraft(t Target) string { return call(fnBindDraft, t) }
+
+// BindResult is the answer of BindDraft: whether the receipt is bound, and
+// whether it was already bound to that editor (the agent typed into it
+// again).
+type BindResult struct {
+	OK   bool `json:"ok"`
+	Same bool `json:"same"`
+}
+
+// DecodeBindDraft decodes the answer of BindDraft.
+func DecodeBindDraft(raw []byte) (BindResult, error) {
+	var r BindResult
+	if err := decodeStrict(raw, &r); err != nil {
+		return BindResult{}, err
+	}
+	if r.Same && !r.OK {
+		return BindResult{}, errors.New("bind answer both unbound and the same")
+	}
+	return r, nil
+}
+
+// Node is the expression whose value is the control itself, for the CDP
+// calls that need a handle to it; it has no JSON answer.
+func Node(t Target) string { return call(fnNode, t) }
+
+// RetainedNodes is the expression that counts the nodes the page retains
+// for the runtime, a number: a diagnostic for tests.
+func RetainedNodes() string { return call(fnRetainedNodes, nil) }
+
+// decodeStrict decodes one JSON object into v, refusing any other value,
+// unknown fields and trailing data.
+func decodeStrict(raw []byte, v any) error {
+	trimmed := bytes.TrimSpace(raw)
+	if len(trimmed) == 0 || trimmed[0] != '{' {
+		return fmt.Errorf("collector answer is not an object: %.40q", raw)
+	}
+	dec := json.NewDecoder(bytes.NewReader(trimmed))
+	dec.DisallowUnknownFields()
+	if err := dec.Decode(v); err != nil {
+		return fmt.Errorf("decoding the collector's answer: %w", err)
+	}
+	if _, err := dec.Token(); err != io.EOF {
+		return errors.New("collector answer has trailing data")
+	}
+	return nil
+}

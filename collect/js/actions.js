@@ -1,0 +1,180 @@
+// actions.js: the live guards and the page side of actions (SPEC §6).
+
+// formName names a control's form for approval facts by its accessible
+// name only (aria-labelledby, aria-label, title), never by attribute
+// prose such as its id, name or action URL; an unnamed form is ''.
+function formName(form) {
+  if (!form) return '';
+  const n = labelledBy(form) || clean(form.getAttribute('aria-label') || '') || clean(form.getAttribute('title') || '');
+  return cut(n, nameCap)[0];
+}
+
+function submitsForm(el) {
+  const t = (el.getAttribute('type') || '').toLowerCase();
+  if (el.localName === 'button') return !!el.form && (t === '' || t === 'submit');
+  if (el.localName === 'input') return !!el.form && (t === 'submit' || t === 'image');
+  return false;
+}
+
+// inspect runs the read-only live guards of an action on a retained
+// control and returns its independent label facts. It changes nothing in
+// the page (no scroll, no focus, no event): authorization comes first.
+// It never reads a value.
+function inspect(p) {
+  if (p.doc && p.doc !== docId) return {error: 'document_changed'};
+  const el = retainedNode(p);
+  if (!el) return {error: 'stale'};
+  if (!el.isConnected) return {error: 'detached'};
+  const role = controlRole(el) || '';
+  let name, nameCut, form, formLabel;
+  nameCap = B.MaxFactName;
+  try {
+    [name, nameCut] = cut(accessibleName(el, role), B.MaxFactName);
+    form = el.form || el.closest('form');
+    formLabel = formName(form);
+  } finally {
+    nameCap = B.MaxNameUnits;
+  }
+  const st = states(el, role, deepActiveElement());
+  const facts = {role, name, name_cut: nameCut, form: formLabel, in_form: !!form, submit: submitsForm(el),
+    file: el.localName === 'input' && (el.getAttribute('type') || '').toLowerCase() === 'file',
+    editable: el.isContentEditable === true && el.localName !== 'input' && el.localName !== 'textarea',
+    checked: st.checked, origin: location.origin};
+  if (!visibilityChecker()(el)) return {error: 'hidden', facts};
+  if (st.disabled) return {error: 'disabled', facts};
+  if (p.editable && !(el.isContentEditable || ((el.localName === 'input' || el.localName === 'textarea') && !el.readOnly))) {
+    return {error: 'not_editable', facts};
+  }
+  return {facts};
+}
+
+// prepare runs, once the action is authorized, the guards again and what
+// needs the page touched: the control is scrolled into view, hit-tested
+// at the point a pointer action will click, or focused for keyboard input
+// with the caret at its end.
+function prepare(p) {
+  const r = inspect(p);
+  if (r.error) return r;
+  const el = retainedNode(p);
+  const facts = r.facts;
+  el.scrollIntoView({block: 'center', inline: 'center', behavior: 'instant'});
+  if (!visibilityChecker()(el)) return {error: 'hidden', facts};
+  const rect = el.getClientRects()[0] || el.getBoundingClientRect();
+  const x = rect.left + rect.width / 2;
+  const y = rect.top + rect.height / 2;
+  if (p.pointer) {
+    const hit = hitTarget(x, y);
+    if (!hit || !within(hit, el)) return {error: 'covered', facts};
+  }
+  if (p.focus) {
+    el.focus({preventScroll: true});
+    if ((el.localName === 'input' || el.localName === 'textarea') && typeof el.setSelectionRange === 'function') {
+      try { el.setSelectionRange(el.value.length, el.value.length); } catch (e) { /* types without a caret */ }
+    }
+    if (!within(deepActiveElement(), el)) return {error: 'unfocusable', facts};
+  }
+  return {facts, x, y};
+}
+
+// The input guard: while an action is armed, a trusted input event whose
+// target is not the armed control is stopped before any page listener
+// sees it (this world's capture listeners on window are registered before
+// the page's scripts run). A page that moves or refocuses between the
+// guard check and the dispatch cannot have the input land elsewhere. The
+// confirming event (a click; a keydown or beforeinput) proves delivery.
+const guard = {node: null, kind: '', hits: 0, confirmed: 0, blocked: 0};
+const GUARDED = {
+  pointer: ['pointerdown', 'mousedown', 'pointerup', 'mouseup', 'click', 'auxclick', 'dblclick', 'contextmenu'],
+  keyboard: ['keydown', 'keypress', 'keyup', 'beforeinput'],
+};
+const CONFIRMING = new Set(['click', 'keydown', 'beforeinput']);
+for (const kind of Object.keys(GUARDED)) {
+  for (const type of GUARDED[kind]) {
+    window.addEventListener(type, (ev) => {
+      if (!guard.node || guard.kind !== kind || !ev.isTrusted) return;
+      if (ev.composedPath().includes(guard.node)) {
+        guard.hits++;
+        if (CONFIRMING.has(type)) guard.confirmed++;
+        return;
+      }
+      guard.blocked++;
+      ev.stopImmediatePropagation();
+      ev.preventDefault();
+    }, true);
+  }
+}
+
+// arm checks, at the last moment before dispatch, that the point still
+// hits the control (pointer) or that focus is still inside it (keyboard),
+// then arms the guard for it.
+function arm(p) {
+  const el = retainedNode(p);
+  if (!el || !el.isConnected) return {error: 'detached'};
+  if (p.kind === 'pointer') {
+    const hit = hitTarget(p.x, p.y);
+    if (!hit || !within(hit, el)) return {error: 'covered'};
+  } else if (!within(deepActiveElement(), el)) {
+    return {error: 'unfocusable'};
+  }
+  Object.assign(guard, {node: el, kind: p.kind, hits: 0, confirmed: 0, blocked: 0});
+  return {ok: true};
+}
+
+function disarm() {
+  const r = {hits: guard.hits, confirmed: guard.confirmed, blocked: guard.blocked};
+  guard.node = null;
+  return r;
+}
+
+// selectPlan finds the option of a single-choice <select> whose visible
+// label is label and plans the trusted keys that choose it: arrows from
+// the current choice, or Home/End and arrows from the nearer end, within
+// B.MaxSelectKeys; past that, typing its label when no other enabled
+// option's label starts with it (the browser's type-ahead). No path sets a
+// choice from script. Multiple-choice lists are refused.
+function selectPlan(p) {
+  const el = retainedNode(p);
+  if (!el || !el.isConnected) return {error: 'detached'};
+  if (el.localName !== 'select') return {error: 'not_select'};
+  if (el.multiple) return {error: 'multiple'};
+  const opts = el.options;
+  const n = Math.min(opts.length, B.MaxSelectOptions);
+  const labelOf = (o) => clean(o.label || o.textContent || '');
+  const enabled = (o) => !o.disabled && !(o.parentElement && o.parentElement.localName === 'optgroup' && o.parentElement.disabled);
+  let target = -1;
+  for (let i = 0; i < n && target < 0; i++) if (labelOf(opts[i]) === p.label) target = i;
+  if (target < 0) return {error: 'no_option'};
+  if (!enabled(opts[target])) return {error: 'disabled'};
+  let before = 0; // enabled options before the target
+  let after = 0; // and after it
+  for (let i = 0; i < n; i++) {
+    if (i !== target && enabled(opts[i])) i < target ? before++ : after++;
+  }
+  const plans = [['Home', before], ['End', after]].map(([k, m]) => [k].concat(Array(m).fill(k === 'Home' ? 'ArrowDown' : 'ArrowUp')));
+  const from = el.selectedIndex;
+  if (from >= 0 && from < n) {
+    const step = target > from ? 1 : -1;
+    let moves = 0;
+    for (let i = from + step; i !== target + step; i += step) if (enabled(opts[i])) moves++;
+    plans.push(Array(moves).fill(step > 0 ? 'ArrowDown' : 'ArrowUp'));
+  }
+  plans.sort((a, b) => a.length - b.length);
+  if (plans[0].length <= B.MaxSelectKeys) return {keys: plans[0]};
+  const prefix = p.label.toLowerCase();
+  let matches = 0;
+  for (let i = 0; i < n && matches < 2; i++) {
+    if (enabled(opts[i]) && labelOf(opts[i]).toLowerCase().startsWith(prefix)) matches++;
+  }
+  if (matches === 1 && p.label.length <= B.MaxTypeAheadUnits) return {type: p.label};
+  return {error: 'too_far'};
+}
+
+// selectedIs reports whether the select's choice is now label.
+function selectedIs(p) {
+  const el = retainedNode(p);
+  const o = el && el.selectedIndex >= 0 ? el.options[el.selectedIndex] : null;
+  return !!o && clean(o.label || o.textContent || '') === p.label;
+}
+
+// node returns a retained control itself, for CDP calls that need a handle.
+const node = retainedNode;

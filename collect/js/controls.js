@@ -1,0 +1,188 @@
+// controls.js: the actionable controls of a page (ADR-0157): their roles,
+// states, the candidate scan and the nodes each revision retains.
+
+const ROLES = new Set([
+  'button', 'link', 'textbox', 'searchbox', 'combobox', 'listbox', 'checkbox', 'radio',
+  'switch', 'slider', 'spinbutton', 'tab', 'menuitem', 'menuitemcheckbox', 'menuitemradio',
+  'option', 'treeitem',
+]);
+const TEXT_INPUTS = new Set(['', 'text', 'email', 'tel', 'url', 'password', 'date', 'time',
+  'datetime-local', 'month', 'week', 'color']);
+
+// Retained nodes by revision, the last B.RetainedRevisions of them: the only
+// strong references the runtime keeps. Older entries are dropped, which
+// releases their nodes.
+const retained = new Map();
+
+// retain binds a scan's controls, and the points its anchors and cursors
+// resume from, to a revision.
+function retain(revision, c) {
+  retained.set(revision, {nodes: c.nodes, parents: c.parents, origin: c.origin || null, stop: c.stop || null});
+  while (retained.size > B.RetainedRevisions) retained.delete(retained.keys().next().value);
+}
+
+// retainedNode is the control a revision retained at an index, or null.
+function retainedNode(p) {
+  const entry = retained.get(p.revision);
+  return (entry && entry.nodes[p.index]) || null;
+}
+
+function controlRole(el) {
+  const explicit = el.getAttribute('role');
+  if (explicit) {
+    for (const r of explicit.trim().toLowerCase().split(/\s+/)) {
+      if (ROLES.has(r)) return r;
+    }
+  }
+  switch (el.localName) {
+    case 'button':
+      return 'button';
+    case 'a':
+    case 'area':
+      return el.hasAttribute('href') ? 'link' : null;
+    case 'select':
+      return el.multiple || el.size > 1 ? 'listbox' : 'combobox';
+    case 'textarea':
+      return 'textbox';
+    case 'summary': {
+      const p = el.parentElement;
+      return p && p.localName === 'details' && p.querySelector(':scope > summary') === el ? 'button' : null;
+    }
+    case 'input': {
+      const t = (el.getAttribute('type') || '').toLowerCase();
+      switch (t) {
+        case 'hidden': return null;
+        case 'button': case 'submit': case 'reset': case 'image': case 'file': return 'button';
+        case 'checkbox': return el.hasAttribute('switch') ? 'switch' : 'checkbox';
+        case 'radio': return 'radio';
+        case 'range': return 'slider';
+        case 'number': return 'spinbutton';
+        case 'search': return el.hasAttribute('list') ? 'combobox' : 'searchbox';
+        default:
+          if (el.hasAttribute('list') && TEXT_INPUTS.has(t)) return 'combobox';
+          return 'textbox';
+      }
+    }
+  }
+  // An editing host (not every editable descendant) is a textbox. The
+  // attribute test comes first: isContentEditable needs style.
+  const ce = el.getAttribute('contenteditable');
+  if (ce !== null && ce !== 'false' && el.isContentEditable) {
+    const p = el.parentElement;
+    if (!p || !p.isContentEditable) return 'textbox';
+  }
+  return null;
+}
+
+function ariaTrue(el, attr) {
+  return el.getAttribute(attr) === 'true';
+}
+
+function states(el, role, focused) {
+  const tag = el.localName;
+  const native = tag === 'input' && (role === 'checkbox' || role === 'radio' || role === 'switch');
+  return {
+    disabled: el.matches(':disabled') || ariaTrue(el, 'aria-disabled'),
+    checked: native ? el.checked === true : ariaTrue(el, 'aria-checked'),
+    selected: ariaTrue(el, 'aria-selected') || (tag === 'option' && el.selected === true),
+    expanded: ariaTrue(el, 'aria-expanded') || (tag === 'summary' && !!el.parentElement && el.parentElement.open === true),
+    pressed: ariaTrue(el, 'aria-pressed'),
+    required: el.required === true || ariaTrue(el, 'aria-required'),
+    readonly: el.readOnly === true || ariaTrue(el, 'aria-readonly'),
+    focused: el === focused,
+  };
+}
+
+// collectControls acquires at most window+1 candidates (one lookahead)
+// starting at a candidate offset or right after an anchor, and only then
+// runs visibility and metadata work on the window.
+//
+// A scan walks from the document's start or, when it continues a scan that
+// began at a retained point, from that point (its origin). Anchors and
+// cursors of a revision resume from the revision's origin with the
+// candidate position counted there, so offsets stay those of the whole
+// traversal; a cursor of a scan the node bound stopped resumes right after
+// the last node it visited. Only the offset bound is terminal.
+function collectControls(p, revision) {
+  const maxVisible = Math.min(p.max_visible || B.MaxControls, B.MaxControls);
+  const windowSize = Math.min(p.window || B.WindowSize, B.WindowSize);
+  const maxOffset = Math.min(p.max_offset === undefined ? B.MaxOffset : p.max_offset, B.MaxOffset);
+  let start = p.offset || 0;
+  let anchor = null;
+  let origin = null; // the retained point the walk resumes after; null: the document's start
+  if (p.after) {
+    const entry = retained.get(p.after.revision);
+    if (!entry) return {error: 'anchor_unknown'};
+    anchor = entry.nodes[p.after.index];
+    if (!anchor) return {error: 'anchor_unknown'};
+    if (!anchor.isConnected) return {error: 'anchor_detached'};
+    if (flatParent(anchor) !== entry.parents[p.after.index]) return {error: 'anchor_moved'};
+    origin = entry.origin;
+    start = -1;
+  } else if (p.resume) {
+    const entry = retained.get(p.resume.revision);
+    origin = entry && (p.resume.from === 'stop' ? entry.stop : entry.origin);
+    if (!origin) return {error: 'anchor_unknown'};
+    start = Math.max(start, origin.position);
+  }
+  const terminal = {controls: [], nodes: [], parents: [], coverage: {offset: start, scanned: 0, more: true, limit: 'offset'}};
+  if (start > maxOffset) return terminal;
+
+  let stack = [document.documentElement];
+  let position = 0;
+  if (origin) {
+    const r = resumeStack(origin);
+    if (r.error) return {error: r.error};
+    stack = r.stack;
+    position = origin.position;
+  }
+  const acquired = [];
+  const scan = walk(null, {stack, max: B.ScanNodes, shadow: true}, (n) => {
+    if (n.nodeType !== 1) return SKIP;
+    if (!controlRole(n)) return;
+    if (start < 0) {
+      if (n === anchor) start = position + 1;
+      position++;
+      // An anchor further than any window could reach has moved.
+      return position > maxOffset + windowSize + 1 ? STOP : undefined;
+    }
+    if (position >= start) acquired.push(n);
+    position++;
+    return acquired.length > windowSize ? STOP : undefined;
+  });
+  if (start < 0) return {error: 'anchor_moved'};
+  terminal.coverage.offset = start;
+  if (start > maxOffset) return terminal;
+
+  const visible = visibilityChecker();
+  const focused = deepActiveElement();
+  const controls = [];
+  const nodes = [];
+  const parents = [];
+  let scanned = 0;
+  const limit = Math.min(acquired.length, windowSize);
+  while (scanned < limit && controls.length < maxVisible) {
+    const el = acquired[scanned];
+    scanned++;
+    if (!visible(el)) continue;
+    const role = controlRole(el);
+    const [name, truncated] = cut(accessibleName(el, role), B.MaxNameUnits);
+    controls.push({role, name, name_truncated: truncated, position: start + scanned - 1,
+      states: states(el, role, focused)});
+    nodes.push(el);
+    parents.push(flatParent(el));
+  }
+  // The node bound leaves unknown content: more, resumed by a cursor from
+  // the last node visited (every candidate before it was counted).
+  const stopped = scan.bound && scanned === acquired.length;
+  const more = acquired.length > scanned || stopped;
+  let lim = '';
+  if (more) lim = controls.length >= maxVisible ? 'controls' : acquired.length > scanned ? 'window' : 'nodes';
+  if (more && start + scanned > maxOffset) lim = 'offset';
+  // from says where the next window's walk starts: '' the document's
+  // start, 'origin' this scan's origin, 'stop' where the node bound ended it.
+  const from = stopped ? 'stop' : origin ? 'origin' : '';
+  const stop = stopped ? {node: scan.last, parent: walkParent(scan.last), position} : null;
+  return {controls, nodes, parents, origin, stop,
+    coverage: {offset: start, scanned, more, limit: lim, acquired: acquired.length, from}};
+}

@@ -1,0 +1,273 @@
+// visibility.js: what a visible box and visibly rendered text are (SPEC §5).
+
+// visibilityChecker is the one definition of hidden for every collector.
+// Its facts are memoized per element for one collection, and every
+// ancestor fact is computed top-down along the flat tree once, so shared
+// ancestors are inspected once and no check walks further up than the
+// nearest ancestor already known.
+//
+// The function it returns says whether an element is a visible box
+// (controls, regions, action guards); its showsText says whether the text
+// children of an element are visibly rendered (readable text, summaries).
+function visibilityChecker() {
+  const hiddenMemo = new Map(); // bit 1: hidden, inert or aria-hidden; bit 2: inside the blocking modal dialog
+  const clipMemo = new Map();
+  const textMemo = new Map();
+  const renderedMemo = new Map();
+  const sx = window.scrollX;
+  const sy = window.scrollY;
+  const modal = blockingModal();
+
+  // blockingModal is the modal dialog (showModal) that makes the rest of
+  // the document inert: the topmost one, whose backdrop covers the
+  // viewport, found by hit-testing its corner (bounded: one hit test and
+  // one ancestor climb), or null.
+  function blockingModal() {
+    let n = hitTarget(0, 0);
+    for (let steps = 0; n && steps < B.ScanNodes; steps++, n = flatParent(n)) {
+      if (n.localName === 'dialog' && n.matches(':modal')) return n;
+    }
+    return null;
+  }
+
+  // hiddenSubtree: the element or a flat-tree ancestor is hidden, inert or
+  // aria-hidden (CSS may override [hidden]'s display, the rule still
+  // holds; hidden="until-found" too), or a modal dialog makes it inert.
+  function hiddenSubtree(el) {
+    const chain = [];
+    let n = el;
+    let bits = 0;
+    while (n) {
+      const m = hiddenMemo.get(n);
+      if (m !== undefined) { bits = m; break; }
+      chain.push(n);
+      n = flatParent(n);
+    }
+    for (let i = chain.length - 1; i >= 0; i--) {
+      const e = chain[i];
+      if (e.hasAttribute('hidden') || e.hasAttribute('inert') || e.getAttribute('aria-hidden') === 'true') bits |= 1;
+      if (e === modal) bits |= 2;
+      hiddenMemo.set(e, bits);
+    }
+    return (bits & 1) !== 0 || (modal !== null && (bits & 2) === 0);
+  }
+
+  // clipOf returns the viewport rectangle that overflow:hidden/clip
+  // ancestors leave to el's descendants, null for no clip, or 'none' when
+  // something clips everything (a collapsed ancestor included). Scroll
+  // containers do not clip: their content is reachable by scrolling.
+  function clipOf(el) {
+    const chain = [];
+    let n = el;
+    let acc;
+    while (n) {
+      if (clipMemo.has(n)) { acc = clipMemo.get(n); break; }
+      chain.push(n);
+      n = flatParent(n);
+    }
+    if (acc === undefined) acc = null;
+    for (let i = chain.length - 1; i >= 0; i--) {
+      const e = chain[i];
+      if (acc !== 'none') {
+        const st = getComputedStyle(e);
+        if (collapsed(st, e)) {
+          acc = 'none';
+        } else if (st.position === 'fixed') {
+          acc = null;
+        } else if (st.overflowX === 'hidden' || st.overflowX === 'clip' || st.overflowY === 'hidden' || st.overflowY === 'clip') {
+          const r = e.getBoundingClientRect();
+          const box = {l: r.left, t: r.top, r: r.right, b: r.bottom};
+          acc = acc ? intersect(acc, box) : box;
+          if (acc.r <= acc.l || acc.b <= acc.t) acc = 'none';
+        }
+      }
+      clipMemo.set(e, acc);
+    }
+    return acc;
+  }
+
+  // outside: the box lies entirely outside the clip its ancestors leave,
+  // or left of or above the document (the off-screen hiding idiom).
+  function outside(el, r) {
+    if (r.right + sx <= 0 || r.bottom + sy <= 0) return true;
+    const p = flatParent(el);
+    const clip = p ? clipOf(p) : null;
+    if (clip === 'none') return true;
+    return !!clip && (r.right <= clip.l || r.left >= clip.r || r.bottom <= clip.t || r.top >= clip.b);
+  }
+
+  function visible(el) {
+    if (!el.checkVisibility({opacityProperty: true, visibilityProperty: true, contentVisibilityAuto: true})) return false;
+    if (hiddenSubtree(el)) return false;
+    const r = el.getBoundingClientRect();
+    if (!(r.width > 0 && r.height > 0)) return false;
+    const style = getComputedStyle(el);
+    if (collapsed(style, el) || outside(el, r)) return false;
+    return !blankText(el, style);
+  }
+
+  // rendered: el is rendered and not made invisible by opacity,
+  // visibility or a content-visibility:hidden ancestor (a collapsed
+  // <details>, hidden="until-found"). display:contents has no box of its
+  // own: it shows what its flat parent shows.
+  function rendered(el, st) {
+    const chain = []; // display:contents elements, each shown if visible and its flat parent is
+    let n = el;
+    let v = true;
+    for (let s = st; n; s = n && getComputedStyle(n)) {
+      const m = renderedMemo.get(n);
+      if (m !== undefined) { v = m; break; }
+      if (s.display !== 'contents') {
+        v = n.checkVisibility({opacityProperty: true, visibilityProperty: true});
+        renderedMemo.set(n, v);
+        break;
+      }
+      chain.push([n, s.visibility === 'visible']);
+      n = flatParent(n);
+    }
+    for (let i = chain.length - 1; i >= 0; i--) {
+      v = v && chain[i][1];
+      renderedMemo.set(chain[i][0], v);
+    }
+    return v;
+  }
+
+  // showsText: the text children of el are visibly rendered. Beyond
+  // rendered and not hidden: not a zero font size, not collapsed or
+  // clipped away, and actually laid out (a closed <details> lays out only
+  // its summary; the light children of a shadow host that no slot takes,
+  // closed roots included, and fallback content are not laid out).
+  function showsText(el) {
+    let v = textMemo.get(el);
+    if (v !== undefined) return v;
+    const st = getComputedStyle(el);
+    v = st.display !== '' && st.fontSize !== '0px' && rendered(el, st) && !hiddenSubtree(el) &&
+      !(el.localName === 'details' && !el.open) && clipOf(el) !== 'none';
+    if (v && st.display !== 'contents') {
+      const r = el.getBoundingClientRect();
+      const positioned = st.position === 'absolute' || st.position === 'fixed';
+      // A box outside its clip hides its text; a static box of zero size
+      // still shows text overflowing it, so only positioned boxes count
+      // as off the document.
+      if (positioned || r.width > 0 || r.height > 0) v = !outside(el, r);
+    }
+    if (v) v = laidOutText(el);
+    textMemo.set(el, v);
+    return v;
+  }
+
+  // laidOutText: the first non-blank text child of el has a layout box.
+  // A host's text children are all slotted or none (only the default slot
+  // takes text), so one child answers for all; other elements' text is
+  // laid out whenever they are.
+  function laidOutText(el) {
+    let c = el.firstChild;
+    for (let i = 0; c && i < B.NameNodes; i++, c = c.nextSibling) {
+      if (c.nodeType === 3 && /\S/.test(c.data)) {
+        const range = document.createRange();
+        range.selectNodeContents(c);
+        return range.getClientRects().length > 0;
+      }
+    }
+    return true;
+  }
+
+  visible.showsText = showsText;
+  return visible;
+}
+
+function intersect(a, b) {
+  return {l: Math.max(a.l, b.l), t: Math.max(a.t, b.t), r: Math.min(a.r, b.r), b: Math.min(a.b, b.b)};
+}
+
+// collapsed: the element and everything in it paint nothing: a clip
+// rect or clip-path of zero area, or a transform that flattens it
+// (scale(0) on either axis).
+function collapsed(st, el) {
+  const v = cssArgs(st.clip, 'rect');
+  if (v && v.length === 4 && (v[1] - v[3] <= 0 || v[2] - v[0] <= 0)) return true;
+  const t = st.transform;
+  const m = cssArgs(t, 'matrix');
+  if (m && m.length === 6 && m[0] * m[3] - m[1] * m[2] === 0) return true;
+  const m3 = cssArgs(t, 'matrix3d');
+  if (m3 && m3.length === 16 && m3[0] * m3[5] - m3[1] * m3[4] === 0) return true;
+  const sc = st.scale;
+  if (sc && sc !== 'none' && sc.split(/\s+/).slice(0, 2).some((x) => parseFloat(x) === 0)) return true;
+  return degenerateClipPath(st.clipPath, el);
+}
+
+// cssArgs is the list of numbers of a computed value written fn(a, b, …)
+// (or fn(a b …)): the clip rect and transform matrices; null for any other
+// value.
+function cssArgs(value, fn) {
+  if (!value || !value.startsWith(fn + '(')) return null;
+  return value.slice(fn.length + 1, -1).split(/[ ,]+/).map(parseFloat);
+}
+
+// degenerateClipPath: a basic-shape clip-path that leaves no area:
+// circle(0), ellipse with a zero radius, an inset whose sides meet, a
+// polygon of zero area. Lengths other than px and % are not resolved:
+// such shapes count as visible.
+function degenerateClipPath(cp, el) {
+  if (!cp || cp === 'none') return false;
+  const m = /^(circle|ellipse|inset|polygon)\((.*)\)/.exec(cp);
+  if (!m) return false;
+  let w = 0;
+  let h = 0;
+  if (m[1] === 'inset' || m[2].includes('%')) {
+    const r = el.getBoundingClientRect();
+    w = r.width;
+    h = r.height;
+  }
+  const len = (s, basis) => {
+    if (/^-?[\d.]+px$/.test(s)) return parseFloat(s);
+    if (/^-?[\d.]+%$/.test(s)) return parseFloat(s) * basis / 100;
+    return s === '0' ? 0 : NaN;
+  };
+  const args = m[2].split(' at ')[0].trim();
+  switch (m[1]) {
+    case 'circle':
+      return len(args.split(/\s+/)[0], Math.hypot(w, h) / Math.SQRT2) === 0;
+    case 'ellipse': {
+      const [rx, ry] = args.split(/\s+/);
+      return len(rx, w) === 0 || len(ry, h) === 0;
+    }
+    case 'inset': {
+      const v = args.split(' round ')[0].trim().split(/\s+/);
+      const [t, r = t, b = t, l = r] = v;
+      return len(t, h) + len(b, h) >= h || len(l, w) + len(r, w) >= w;
+    }
+    case 'polygon': {
+      const pts = args.replace(/^(nonzero|evenodd)\s*,\s*/, '').split(',').map((pt) => {
+        const [x, y] = pt.trim().split(/\s+/);
+        return [len(x, w), len(y, h)];
+      });
+      let area = 0;
+      for (let i = 0; i < pts.length; i++) {
+        const [x1, y1] = pts[i];
+        const [x2, y2] = pts[(i + 1) % pts.length];
+        area += x1 * y2 - x2 * y1;
+      }
+      return area === 0;
+    }
+  }
+  return false;
+}
+
+// blankText: a control drawn with a zero font size shows no label, unless
+// it draws something besides its own text: a native check box, radio,
+// slider, colour well or image, a background image, or, among its first
+// B.NameNodes nodes, a replaced element or an element that sets a font
+// size again (the idiom that zeroes a container's spacing).
+const BLANK_EXEMPT_INPUTS = new Set(['checkbox', 'radio', 'range', 'color', 'image']);
+const REPLACED = new Set(['img', 'svg', 'picture', 'video', 'canvas', 'object', 'embed', 'iframe']);
+function blankText(el, st) {
+  if (st.fontSize !== '0px' || st.backgroundImage !== 'none') return false;
+  if (REPLACED.has(el.localName)) return false;
+  if (el.localName === 'input' && BLANK_EXEMPT_INPUTS.has((el.getAttribute('type') || '').toLowerCase())) return false;
+  const drawn = walk(el.firstChild, {max: B.NameNodes}, (n) => {
+    if (n.nodeType !== 1) return SKIP;
+    if (REPLACED.has(n.localName) || getComputedStyle(n).fontSize !== '0px') return STOP;
+  });
+  return !drawn.stopped;
+}
