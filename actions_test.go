@@ -15,7 +15,6 @@ import (
 	"github.com/veetbot/veetbrowser/errcode"
 	"github.com/veetbot/veetbrowser/internal/browsertest"
 	"github.com/veetbot/veetbrowser/policy"
-	"github.com/veetbot/veetbrowser/tools"
 )
 
 func wantCode(t *testing.T, err error, code errcode.Code) {
@@ -60,6 +59,7 @@ func (p *publishSite) count() int {
 }
 
 func TestPublishNeedsTheRightSingleUseApproval(t *testing.T) {
+	t.Parallel()
 	site := &publishSite{}
 	url := browsertest.ServeHandler(t, site)
 	s := session(t, SessionOptions{})
@@ -70,7 +70,7 @@ func TestPublishNeedsTheRightSingleUseApproval(t *testing.T) {
 	}
 	origin := res.Observation.Origin
 	click := func(name string) (*Result, error) {
-		r, err := s.Observe(ctx, tools.ObserveArgs{})
+		r, err := s.Observe(ctx, ObserveOptions{})
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -100,6 +100,7 @@ func TestPublishNeedsTheRightSingleUseApproval(t *testing.T) {
 }
 
 func TestForeignOriginsAreRefused(t *testing.T) {
+	t.Parallel()
 	var foreignHits atomic.Int64
 	foreign := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
 		foreignHits.Add(1)
@@ -126,7 +127,7 @@ func TestForeignOriginsAreRefused(t *testing.T) {
 	// before its request leaves, and the page stays.
 	_, err = s.Act(ctx, browser.Action{Kind: browser.ActClick, Ref: ref(t, res, "Away")})
 	wantCode(t, err, errcode.ForeignOrigin)
-	res, err = s.Observe(ctx, tools.ObserveArgs{})
+	res, err = s.Observe(ctx, ObserveOptions{})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -136,6 +137,7 @@ func TestForeignOriginsAreRefused(t *testing.T) {
 }
 
 func TestUploadsStayInsideTheRoot(t *testing.T) {
+	t.Parallel()
 	base := t.TempDir()
 	root := filepath.Join(base, "root")
 	os.Mkdir(root, 0o700)
@@ -164,6 +166,7 @@ func TestUploadsStayInsideTheRoot(t *testing.T) {
 }
 
 func TestOnlyTheNewestExpansionsRefsAct(t *testing.T) {
+	t.Parallel()
 	s := session(t, SessionOptions{Budget: 1024})
 	ctx := browsertest.Context(t, time.Minute)
 	res, err := s.Navigate(ctx, browsertest.Serve(t, browsertest.Repeat(50, "<button>b%d</button>")))
@@ -172,7 +175,7 @@ func TestOnlyTheNewestExpansionsRefsAct(t *testing.T) {
 	}
 	old := ref(t, res, "b1")
 	next := view(t, res).Next
-	expanded, err := s.Observe(ctx, tools.ObserveArgs{After: next.After})
+	expanded, err := s.Observe(ctx, ObserveOptions{After: next.After})
 	if err != nil {
 		t.Fatal(err)
 	}

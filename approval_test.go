@@ -14,7 +14,6 @@ import (
 	"github.com/veetbot/veetbrowser/errcode"
 	"github.com/veetbot/veetbrowser/internal/browsertest"
 	"github.com/veetbot/veetbrowser/policy"
-	"github.com/veetbot/veetbrowser/tools"
 )
 
 // changingSite is a page whose Publish button the server can rename or
@@ -123,7 +122,7 @@ func (a *hookApprover) count() int {
 
 func publishRef(t *testing.T, s *Session, ctx context.Context, name string) string {
 	t.Helper()
-	res, err := s.Observe(ctx, tools.ObserveArgs{})
+	res, err := s.Observe(ctx, ObserveOptions{})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -204,7 +203,7 @@ func TestRefusedActionDoesNotTouchThePage(t *testing.T) {
 	wantCode(t, err, errcode.ApprovalRequired)
 	_, err = s.Act(ctx, browser.Action{Kind: browser.ActType, Ref: publishRef(t, s, ctx, "Message"), Text: "hi", Submit: true})
 	wantCode(t, err, errcode.ApprovalRequired)
-	res, err := s.Observe(ctx, tools.ObserveArgs{})
+	res, err := s.Observe(ctx, ObserveOptions{})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -244,7 +243,7 @@ func TestApprovalFactsAreWholeAndNamed(t *testing.T) {
 	for i := range 2 {
 		_, err := s.Act(ctx, browser.Action{Kind: browser.ActClick, Ref: res.Observation.Controls[i].Ref})
 		wantCode(t, err, errcode.ApprovalRequired)
-		res, err = s.Observe(ctx, tools.ObserveArgs{})
+		res, err = s.Observe(ctx, ObserveOptions{})
 		if err != nil {
 			t.Fatal(err)
 		}

@@ -12,6 +12,7 @@ import (
 // have and is not registered: a session asking for it is refused, and its
 // neighbours are not.
 func TestVersion140IsRefused(t *testing.T) {
+	t.Parallel()
 	rt, err := New(shared.Get(t), Options{})
 	if err != nil {
 		t.Fatal(err)

@@ -17,7 +17,7 @@ import (
 	"github.com/veetbot/veetbrowser/tools"
 )
 
-// Recording (SPEC §7): every call of a session is written to the runtime's
+// Recording (docs/artifacts.md): every call of a session is written to the runtime's
 // artifact store before its result is returned. Calls that change a page
 // (navigate, act, upload) are written ahead: an intent before anything is
 // dispatched, completed after. A read (observe) is written whole once it
@@ -285,7 +285,7 @@ type actRecord struct {
 }
 
 func (s *Session) actArgs(a browser.Action) any {
-	return actRecord{Kind: a.Kind, Ref: a.Ref, Text: s.redact(a.Text), Submit: a.Submit, Key: a.Key,
+	return actRecord{Kind: string(a.Kind), Ref: a.Ref, Text: s.redact(a.Text), Submit: a.Submit, Key: a.Key,
 		Option: s.redact(a.Option), Accept: a.Accept}
 }
 

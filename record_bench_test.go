@@ -12,7 +12,6 @@ import (
 	"github.com/veetbot/veetbrowser/demo"
 	"github.com/veetbot/veetbrowser/replay"
 	"github.com/veetbot/veetbrowser/store"
-	"github.com/veetbot/veetbrowser/tools"
 )
 
 // timedStore measures how long each Record takes: the cost recording adds
@@ -99,7 +98,7 @@ func BenchmarkObserveRecording(b *testing.B) {
 			b.ResetTimer()
 			for range b.N {
 				start := time.Now()
-				if _, err := s.Observe(ctx, tools.ObserveArgs{}); err != nil {
+				if _, err := s.Observe(ctx, veetbrowser.ObserveOptions{}); err != nil {
 					b.Fatal(err)
 				}
 				total = append(total, time.Since(start))

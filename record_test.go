@@ -111,7 +111,7 @@ func newRuntime(t *testing.T, st store.Store) *veetbrowser.Runtime {
 	if err != nil {
 		t.Fatal(err)
 	}
-	t.Cleanup(func() { rt.Close() })
+	t.Cleanup(func() { rt.Close(context.Background()) })
 	return rt
 }
 
@@ -220,10 +220,10 @@ func TestEveryCallIsRecordedPrivatelyAndReplays(t *testing.T) {
 			withUser := strings.Replace(base, "http://", "http://CANARY-USER:CANARY-SECRET@", 1)
 			steps := []step{
 				{tools.Navigate, "ok", func() (*veetbrowser.Result, error) { return s.Navigate(ctx, base) }},
-				{tools.Observe, "ok", func() (*veetbrowser.Result, error) { return s.Observe(ctx, tools.ObserveArgs{}) }},
+				{tools.Observe, "ok", func() (*veetbrowser.Result, error) { return s.Observe(ctx, veetbrowser.ObserveOptions{}) }},
 				{tools.Act, "ok", named("Search", browser.Action{Kind: browser.ActType, Text: "CANARY-TYPED"})},
 				{tools.Act, "ok", named("Composer", browser.Action{Kind: browser.ActType, Text: "CANARY-DRAFT"})},
-				{tools.Observe, "ok", func() (*veetbrowser.Result, error) { return s.Observe(ctx, tools.ObserveArgs{}) }},
+				{tools.Observe, "ok", func() (*veetbrowser.Result, error) { return s.Observe(ctx, veetbrowser.ObserveOptions{}) }},
 				{tools.Act, "ok", named("Count", browser.Action{Kind: browser.ActClick})},
 				{tools.Act, "approval_required", named("Publish", browser.Action{Kind: browser.ActClick})},
 				{tools.Upload, "ok", func() (*veetbrowser.Result, error) {
@@ -373,12 +373,12 @@ func TestStoreFailuresFailTheCall(t *testing.T) {
 	if n := settled(&site.clicks); n != 0 {
 		t.Fatalf("%d clicks dispatched without a recorded intent", n)
 	}
-	if _, err := s.Observe(ctx, tools.ObserveArgs{}); errcode.Of(err) != errcode.ArtifactUnavailable {
+	if _, err := s.Observe(ctx, veetbrowser.ObserveOptions{}); errcode.Of(err) != errcode.ArtifactUnavailable {
 		t.Fatalf("observe without its record: %v", err)
 	}
 
 	refuseWrites(t, path, "BEFORE UPDATE")
-	res, err = s.Observe(ctx, tools.ObserveArgs{})
+	res, err = s.Observe(ctx, veetbrowser.ObserveOptions{})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -421,7 +421,7 @@ func TestConcurrentSessionsRecordEveryCall(t *testing.T) {
 					res, err := s.Navigate(ctx, base)
 					for range observes {
 						if err == nil {
-							res, err = s.Observe(ctx, tools.ObserveArgs{})
+							res, err = s.Observe(ctx, veetbrowser.ObserveOptions{})
 						}
 					}
 					if err == nil {

@@ -23,7 +23,7 @@ func TestSessionOutlivesItsBrowser(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	defer p.Close()
+	defer p.Close(context.Background())
 	rt, err := New(p, Options{})
 	if err != nil {
 		t.Fatal(err)
@@ -94,7 +94,7 @@ func TestSessionOutlivesItsBrowser(t *testing.T) {
 	if err := s.Close(ctx); err != nil {
 		t.Fatal(err)
 	}
-	if err := p.Close(); err != nil {
+	if err := p.Close(ctx); err != nil {
 		t.Fatal(err)
 	}
 	for _, pid := range []int{old, fresh} {

@@ -13,7 +13,6 @@ import (
 	"github.com/veetbot/veetbrowser/browser"
 	"github.com/veetbot/veetbrowser/errcode"
 	"github.com/veetbot/veetbrowser/internal/browsertest"
-	"github.com/veetbot/veetbrowser/tools"
 )
 
 // uploadFixture is an upload root with files of the given sizes, each
@@ -142,7 +141,7 @@ func TestUploadChecksTheControlBeforeCopying(t *testing.T) {
 	_, err = s.Upload(ctx, ref(t, res, "File"), append(many, "1000.bin"))
 	wantCode(t, err, errcode.UploadRefused)
 	stale := ref(t, res, "File")
-	if _, err := s.Observe(ctx, tools.ObserveArgs{}); err != nil {
+	if _, err := s.Observe(ctx, ObserveOptions{}); err != nil {
 		t.Fatal(err)
 	}
 	_, err = s.Upload(ctx, stale, many)
@@ -197,7 +196,7 @@ func TestUploadCopiesArePerControl(t *testing.T) {
 			if ctx.Err() != nil {
 				t.Fatalf("%s: the page shows %v, want %q", button, r.Observation.Text, want)
 			}
-			if r, err = s.Observe(ctx, tools.ObserveArgs{}); err != nil {
+			if r, err = s.Observe(ctx, ObserveOptions{}); err != nil {
 				t.Fatal(err)
 			}
 		}

@@ -2,10 +2,25 @@
 // observations of real Chromium pages, continuation through live pages, and
 // model views that always fit a byte budget.
 //
-// A Runtime owns a browser Provider; each Session is one page pinned to one
-// browser tool version. Call is the single dispatch every surface (CLI, MCP,
-// hosted sidecar) goes through. Every call is recorded in the runtime's
-// artifact store (see record.go) before its result is returned.
+// The pieces: a browser.Provider opens pages; chromium.Launch starts a
+// private headless Chromium and chromium.Attach connects to a running one.
+// A Runtime opens Sessions on a provider it does not own: the caller closes
+// the provider, after the runtime. Each Session is one page, pinned for life
+// to one tool version (package tools), with the task's grant and approver
+// (package policy):
+//
+//   - Navigate loads a URL and observes the page;
+//   - Observe observes it again, or continues, with ObserveOptions, where
+//     the last view stopped;
+//   - Act and Upload pass live guards, the grant and approvals before any
+//     input reaches the page, then observe the result.
+//
+// Each returns a Result: the canonical observation, whole, and the model
+// view, JSON within the session's byte budget (package projection). Call
+// runs the same tools by name with JSON arguments; the CLI and the MCP
+// server go through it. Every call is recorded in the runtime's artifact
+// store (package store) before its result is returned; package replay
+// re-derives the recorded views.
 package veetbrowser
 
 import (
@@ -31,7 +46,7 @@ type Options struct {
 	// Budget is the default inline byte budget of model views; 0 means
 	// projection.DefaultBudget.
 	Budget int
-	// Store records every call of every session (SPEC §7). nil opens the
+	// Store records every call of every session (docs/artifacts.md). nil opens the
 	// default SQLite store (store.Open with ""), which the runtime then
 	// owns and Close closes; a store given here stays the caller's to
 	// close. Not recording is an explicit choice: store.Open(ctx, store.None).
@@ -68,8 +83,10 @@ func New(provider browser.Provider, opts Options) (*Runtime, error) {
 func (r *Runtime) Store() store.Store { return r.store }
 
 // Close closes the artifact store if the runtime opened it itself. It does
-// not close the provider or the sessions.
-func (r *Runtime) Close() error {
+// not close the provider or the sessions. Closing a store does not wait on
+// the network, so ctx is not consulted yet; it is there so that every Close
+// of the API reads alike.
+func (r *Runtime) Close(ctx context.Context) error {
 	if !r.ownStore {
 		return nil
 	}
@@ -175,7 +192,9 @@ func (s *Session) Tools() []tools.Tool { return tools.Tools(s.version) }
 type Result struct {
 	Observation *observation.Observation
 	Action      *browser.ActResult // postconditions of act and upload; nil otherwise
-	View        json.RawMessage
+	// View is the model view, byte for byte what the model is given:
+	// JSON that DecodeView reads into a projection.View.
+	View json.RawMessage
 
 	projected projection.Options // what View was projected with, for the record
 }
@@ -255,7 +274,7 @@ func (s *Session) judge(ctx context.Context, j *judgement) (policy.Permit, error
 }
 
 // Act performs one guarded action and observes the result.
-func (s *Session) Act(ctx context.Context, a browser.Action) (*Result, error) {
+func (s *Session) Act(ctx context.Context, a Action) (*Result, error) {
 	rec, err := s.intent(ctx, tools.Act, s.actArgs(a))
 	if err != nil {
 		return nil, err
@@ -305,14 +324,27 @@ func (s *Session) upload(ctx context.Context, rec *callRecord, ref string, paths
 	return s.result(res.Observation, res)
 }
 
-// Observe refreshes the page, continuing as args say.
-func (s *Session) Observe(ctx context.Context, args tools.ObserveArgs) (*Result, error) {
+// Observe observes the page again, continuing where opts say. Options the
+// session's tool version does not accept are refused as browser_observe's
+// arguments would be: invalid_argument, or expansion_unsupported for a
+// continuation before 1.2.0.
+func (s *Session) Observe(ctx context.Context, opts ObserveOptions) (*Result, error) {
+	args := opts.wire()
+	if err := args.Check(s.version); err != nil {
+		return nil, err
+	}
+	return s.observe(ctx, args)
+}
+
+// observe records args as the call's arguments: Call passes them as parsed,
+// so an offset sent as 0 is recorded as sent.
+func (s *Session) observe(ctx context.Context, args tools.ObserveArgs) (*Result, error) {
 	rec := s.read(tools.Observe, args)
 	obs, err := s.page.Observe(ctx, observation.Request{After: args.After, Cursor: args.Cursor})
 	if err != nil {
 		return rec.finish(ctx, nil, err)
 	}
-	res, err := s.project(obs, nil, args)
+	res, err := s.project(obs, nil, observeOptions(args))
 	return rec.finish(ctx, res, err)
 }
 
@@ -331,7 +363,7 @@ func (s *Session) Call(ctx context.Context, tool string, args json.RawMessage) (
 		if err != nil {
 			return nil, err
 		}
-		return s.Observe(ctx, a)
+		return s.observe(ctx, a)
 	case tools.Act:
 		a, err := tools.ParseAct(args)
 		if err != nil {
@@ -349,14 +381,14 @@ func (s *Session) Call(ctx context.Context, tool string, args json.RawMessage) (
 }
 
 func (s *Session) result(obs *observation.Observation, act *browser.ActResult) (*Result, error) {
-	return s.project(obs, act, tools.ObserveArgs{})
+	return s.project(obs, act, ObserveOptions{})
 }
 
 // project stamps the session's version on obs and projects it as that
 // version defines the model view.
-func (s *Session) project(obs *observation.Observation, act *browser.ActResult, args tools.ObserveArgs) (*Result, error) {
+func (s *Session) project(obs *observation.Observation, act *browser.ActResult, o ObserveOptions) (*Result, error) {
 	obs.Version = s.version.Name
-	opts := viewOptions(s.version, s.budget, args)
+	opts := viewOptions(s.version, s.budget, o)
 	if act != nil {
 		opts.Action = &projection.Outcome{Dispatched: act.Dispatched, NavigationStarted: act.NavigationStarted,
 			NavigationDone: act.NavigationDone, NavigationCancelled: act.NavigationCancelled, DialogOpened: act.DialogOpened}
@@ -404,14 +436,7 @@ func (s *Session) Close(ctx context.Context) error {
 }
 
 // viewOptions are the projection options that version v defines.
-func viewOptions(v tools.Version, budget int, args tools.ObserveArgs) projection.Options {
-	opts := projection.Options{Budget: budget, Coverage: v.Continuation, Regions: v.Regions,
-		TextCoverage: v.TextCoverage, Offsets: v.Offsets}
-	if args.ElementOffset != nil {
-		opts.ElementOffset = *args.ElementOffset
-	}
-	if args.TextOffset != nil {
-		opts.TextOffset = *args.TextOffset
-	}
-	return opts
+func viewOptions(v tools.Version, budget int, o ObserveOptions) projection.Options {
+	return projection.Options{Budget: budget, Coverage: v.Continuation, Regions: v.Regions,
+		TextCoverage: v.TextCoverage, Offsets: v.Offsets, ElementOffset: o.ElementOffset, TextOffset: o.TextOffset}
 }

@@ -12,7 +12,6 @@ import (
 	"github.com/veetbot/veetbrowser/internal/browsertest"
 	"github.com/veetbot/veetbrowser/internal/pgtest"
 	"github.com/veetbot/veetbrowser/projection"
-	"github.com/veetbot/veetbrowser/tools"
 )
 
 var shared = browsertest.Shared[*chromium.Provider]{Launch: func() (*chromium.Provider, error) {
@@ -27,7 +26,7 @@ func session(t testing.TB, opts SessionOptions) *Session {
 	if err != nil {
 		t.Fatal(err)
 	}
-	t.Cleanup(func() { rt.Close() })
+	t.Cleanup(func() { rt.Close(context.Background()) })
 	s, err := rt.NewSession(browsertest.Context(t, time.Minute), opts)
 	if err != nil {
 		t.Fatal(err)
@@ -76,6 +75,7 @@ func walk(t *testing.T, s *Session, url string) ([]string, int) {
 }
 
 func TestWalkTenThousandControlsThroughModelViews(t *testing.T) {
+	t.Parallel()
 	if testing.Short() {
 		t.Skip("10,000 controls")
 	}
@@ -96,6 +96,7 @@ func TestWalkTenThousandControlsThroughModelViews(t *testing.T) {
 }
 
 func TestHiddenWindowsStillAdvance(t *testing.T) {
+	t.Parallel()
 	url := browsertest.Serve(t, `<div hidden>`+browsertest.Repeat(9000, "<button>h%d</button>")+`</div><button>the one</button>`)
 	seen, calls := walk(t, session(t, SessionOptions{Budget: 1024}), url)
 	if strings.Join(seen, ",") != "the one" || calls != 3 {
@@ -104,6 +105,7 @@ func TestHiddenWindowsStillAdvance(t *testing.T) {
 }
 
 func TestAfterAPrefixResumesRightAfterIt(t *testing.T) {
+	t.Parallel()
 	s := session(t, SessionOptions{Budget: 1024})
 	ctx := browsertest.Context(t, time.Minute)
 	url := browsertest.Serve(t, browsertest.Repeat(100, "<button>button number %d</button>"))
@@ -119,7 +121,7 @@ func TestAfterAPrefixResumesRightAfterIt(t *testing.T) {
 	if v.Next.After != last.Ref {
 		t.Fatalf("next %+v is not after the last shown control %s", v.Next, last.Ref)
 	}
-	res, err = s.Observe(ctx, tools.ObserveArgs{After: last.Ref})
+	res, err = s.Observe(ctx, ObserveOptions{After: last.Ref})
 	if err != nil {
 		t.Fatal(err)
 	}

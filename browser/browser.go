@@ -1,7 +1,6 @@
 // Package browser defines what the runtime needs from a browser: a Provider
-// of Sessions, each one page with one operation lock. Implementations: the
-// chromium package (a launched Chromium, or one attached over CDP) and,
-// through the hosted sidecar, a remote one.
+// of Sessions, each one page with one operation lock. The implementation is
+// the chromium package: a launched Chromium, or one attached over CDP.
 package browser
 
 import (
@@ -19,8 +18,9 @@ import (
 type Provider interface {
 	NewSession(ctx context.Context, opts SessionOptions) (Session, error)
 	// Close ends every session and releases the browser; it is safe to call
-	// more than once.
-	Close() error
+	// more than once. ctx bounds closing the sessions; the browser is
+	// released even when ctx ends first.
+	Close(ctx context.Context) error
 }
 
 // SessionOptions configure one page.
@@ -75,26 +75,30 @@ type UploadTarget struct {
 // last guard, so an action stopped before its input keeps its approval.
 type Authorize func(ctx context.Context, class string, facts policy.Facts) (policy.Permit, error)
 
+// ActionKind names what an Action does; its values are the kind strings of
+// browser_act.
+type ActionKind string
+
 // Action kinds.
 const (
-	ActClick   = "click"
-	ActType    = "type"
-	ActPress   = "press"
-	ActSelect  = "select"
-	ActCheck   = "check"
-	ActUncheck = "uncheck"
-	ActDialog  = "dialog"
+	ActClick   ActionKind = "click"
+	ActType    ActionKind = "type"
+	ActPress   ActionKind = "press"
+	ActSelect  ActionKind = "select"
+	ActCheck   ActionKind = "check"
+	ActUncheck ActionKind = "uncheck"
+	ActDialog  ActionKind = "dialog"
 )
 
-// Action is one browser.act request.
+// Action is one browser_act request.
 type Action struct {
-	Kind   string `json:"kind"`
-	Ref    string `json:"ref,omitempty"`
-	Text   string `json:"text,omitempty"`   // type: text to insert; dialog: prompt text
-	Submit bool   `json:"submit,omitempty"` // type: press Enter after the text
-	Key    string `json:"key,omitempty"`    // press
-	Option string `json:"option,omitempty"` // select: the option's visible label
-	Accept bool   `json:"accept,omitempty"` // dialog: accept (true) or dismiss
+	Kind   ActionKind `json:"kind"`
+	Ref    string     `json:"ref,omitempty"`
+	Text   string     `json:"text,omitempty"`   // type: text to insert; dialog: prompt text
+	Submit bool       `json:"submit,omitempty"` // type: press Enter after the text
+	Key    string     `json:"key,omitempty"`    // press
+	Option string     `json:"option,omitempty"` // select: the option's visible label
+	Accept bool       `json:"accept,omitempty"` // dialog: accept (true) or dismiss
 }
 
 // ActResult reports an action's postconditions and the fresh observation.

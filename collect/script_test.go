@@ -195,7 +195,7 @@ type pageBrowser struct {
 	dir    string // its profile and HOME
 }
 
-func (b *pageBrowser) Close() error {
+func (b *pageBrowser) Close(context.Context) error {
 	b.cancel()
 	return os.RemoveAll(b.dir)
 }
@@ -241,7 +241,7 @@ var shared = browsertest.Shared[*pageBrowser]{Launch: func() (*pageBrowser, erro
 		allocCancel()
 	}}
 	if err := chromedp.Do(ctx); err != nil {
-		b.Close()
+		b.Close(ctx)
 		return nil, err
 	}
 	return b, nil

@@ -20,7 +20,7 @@ import (
 // Code is a stable, machine-readable failure class.
 type Code string
 
-// The codes of SPEC §9.
+// The codes a caller can see (docs/errors.md).
 const (
 	InvalidArgument      Code = "invalid_argument"
 	StaleReference       Code = "stale_reference"
@@ -38,8 +38,6 @@ const (
 	ApprovalRequired     Code = "approval_required"
 	ActionUncertain      Code = "action_uncertain"
 	UploadRefused        Code = "upload_refused"
-	LeaseRequired        Code = "lease_required"
-	LeaseExpired         Code = "lease_expired"
 	Unauthorized         Code = "unauthorized"
 	BrowserUnavailable   Code = "browser_unavailable"
 	Timeout              Code = "timeout"

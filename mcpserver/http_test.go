@@ -49,7 +49,7 @@ func (p *countingProvider) NewSession(ctx context.Context, opts browser.SessionO
 	return &countedSession{Session: s, p: p}, nil
 }
 
-func (p *countingProvider) Close() error { return nil } // the shared browser outlives the test
+func (p *countingProvider) Close(context.Context) error { return nil } // the shared browser outlives the test
 
 type countedSession struct {
 	browser.Session

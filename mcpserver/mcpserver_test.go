@@ -57,6 +57,7 @@ func call(t *testing.T, cs *mcp.ClientSession, name string, args any) (string, b
 }
 
 func TestToolsWalkAPageThroughContinuations(t *testing.T) {
+	t.Parallel()
 	cs := connect(t, Options{})
 	tools, err := cs.ListTools(browsertest.Context(t, time.Minute), nil)
 	if err != nil {
@@ -112,6 +113,7 @@ func TestToolsWalkAPageThroughContinuations(t *testing.T) {
 }
 
 func TestToolErrorsCarryStableCodes(t *testing.T) {
+	t.Parallel()
 	cs := connect(t, Options{})
 	for _, tc := range []struct {
 		tool string
@@ -132,6 +134,7 @@ func TestToolErrorsCarryStableCodes(t *testing.T) {
 }
 
 func TestPinnedOldVersionRefusesContinuation(t *testing.T) {
+	t.Parallel()
 	cs := connect(t, Options{Version: "1.0.0"})
 	tools, err := cs.ListTools(browsertest.Context(t, time.Minute), nil)
 	if err != nil {
@@ -153,6 +156,7 @@ func TestPinnedOldVersionRefusesContinuation(t *testing.T) {
 // value comes back only as a short cut prefix; null arguments and an empty
 // continuation are invalid_argument.
 func TestToolErrorsAreBounded(t *testing.T) {
+	t.Parallel()
 	cs := connect(t, Options{})
 	url := browsertest.Serve(t, `<input aria-label="q"><select aria-label="s"><option>a</option></select>`)
 	text, isErr := call(t, cs, "browser_navigate", map[string]any{"url": url})

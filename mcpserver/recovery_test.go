@@ -24,7 +24,7 @@ func TestServerSurvivesKilledBrowser(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	defer p.Close()
+	defer p.Close(context.Background())
 	rt, err := veetbrowser.New(p, veetbrowser.Options{})
 	if err != nil {
 		t.Fatal(err)
@@ -77,7 +77,7 @@ func TestServerSurvivesKilledBrowser(t *testing.T) {
 	if err := s.Close(ctx); err != nil {
 		t.Fatal(err)
 	}
-	if err := p.Close(); err != nil {
+	if err := p.Close(context.Background()); err != nil {
 		t.Fatal(err)
 	}
 	for _, pid := range []int{old, fresh} {

@@ -47,7 +47,7 @@ func TestHTTPSoak(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	defer p.Close()
+	defer p.Close(context.Background())
 	pages := &countingProvider{Provider: p}
 	rt, err := veetbrowser.New(pages, veetbrowser.Options{})
 	if err != nil {

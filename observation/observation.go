@@ -3,7 +3,7 @@
 // references that bind a control to one revision of one session.
 package observation
 
-// Bounds of ADR-0157 for controls.
+// Bounds for controls (docs/observation.md).
 const (
 	MaxControls  = 256            // visible controls per observation
 	WindowSize   = 4096           // candidates examined per observation
@@ -133,7 +133,7 @@ type Request struct {
 	Cursor string `json:"cursor,omitempty"`
 }
 
-// Bounds of ADR-0160 (regions) and ADR-0162 (readable text).
+// Bounds for regions and readable text (docs/regions-and-text.md).
 const (
 	MaxRegions       = 32
 	RegionScanNodes  = 8192

@@ -15,8 +15,8 @@ import (
 // on the addresses its host resolves to, whatever the task grant says.
 // Link-local and cloud-metadata destinations are refused in every mode
 // unless AllowLinkLocal; private and loopback ranges are refused only with
-// DenyPrivate (the hosted sidecar's default). The zero value is the local
-// runtime's policy.
+// DenyPrivate, for a runtime that serves callers other than the machine's
+// owner. The zero value is the local runtime's policy.
 type Destinations struct {
 	AllowLinkLocal bool // 169.254.0.0/16, fe80::/10 and the metadata host names
 	DenyPrivate    bool // loopback, private, shared (CGNAT), unique-local and unspecified addresses

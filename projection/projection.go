@@ -1,7 +1,7 @@
 // Package projection turns a canonical observation into the model view: valid
 // JSON that never exceeds the session's inline byte budget, deterministic for
 // a given observation and budget, and never cut inside a JSON token or a
-// UTF-8 sequence (SPEC §4).
+// UTF-8 sequence (docs/admission.md).
 //
 // Admission order: the essentials (version, revision, trust, coverage), the
 // first control that fits, the location and title context, then the

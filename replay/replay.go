@@ -1,5 +1,5 @@
 // Package replay re-derives the model views of a recorded session from its
-// records (SPEC §7): each call's canonical observation is projected again
+// records (docs/artifacts.md): each call's canonical observation is projected again
 // with the options its tool version defines, and the result is compared
 // with the digest of the view that was returned, byte for byte. Views can
 // also be re-projected under another budget or tool version, to see their
@@ -95,11 +95,17 @@ func Session(ctx context.Context, st store.Store, id string, opts Options) (*Rep
 			return errcode.Wrap(errcode.InvalidArgument, err, "call %d was projected under tool version %s, which this veetbrowser does not have", c.Seq, errcode.Quote(c.Projection.Version))
 		}
 		budget := c.Projection.Budget
-		args := tools.ObserveArgs{ElementOffset: c.Projection.ElementOffset, TextOffset: c.Projection.TextOffset}
+		var args veetbrowser.ObserveOptions
+		if c.Projection.ElementOffset != nil {
+			args.ElementOffset = *c.Projection.ElementOffset
+		}
+		if c.Projection.TextOffset != nil {
+			args.TextOffset = *c.Projection.TextOffset
+		}
 		if override != nil {
 			v = *override
 			if !v.Offsets {
-				args = tools.ObserveArgs{}
+				args = veetbrowser.ObserveOptions{}
 			}
 		}
 		if opts.Budget != 0 {
@@ -138,7 +144,7 @@ func Session(ctx context.Context, st store.Store, id string, opts Options) (*Rep
 
 // derive projects the call's canonical observation as a session of version
 // v with this budget would have.
-func derive(c store.Call, v tools.Version, budget int, args tools.ObserveArgs) ([]byte, error) {
+func derive(c store.Call, v tools.Version, budget int, args veetbrowser.ObserveOptions) ([]byte, error) {
 	var obs observation.Observation
 	if err := json.Unmarshal(c.Observation, &obs); err != nil {
 		return nil, errcode.Wrap(store.Unavailable, err, "call %d's observation cannot be read", c.Seq)

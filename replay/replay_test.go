@@ -23,7 +23,7 @@ import (
 // demo is the demo page's canonical observation (≈ 60 KB), whose views the
 // root package pins as golden files.
 func demo(t testing.TB) json.RawMessage {
-	raw, err := os.ReadFile("../testdata/demo-observation.json")
+	raw, err := os.ReadFile("../projection/testdata/demo-observation.json")
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -33,7 +33,7 @@ func demo(t testing.TB) json.RawMessage {
 // golden is the view a session of version v returned at budget, as the
 // golden file pins it.
 func golden(t testing.TB, v string, budget int) []byte {
-	raw, err := os.ReadFile(filepath.Join("..", "testdata", "golden", fmt.Sprintf("%s-%d.json", v, budget)))
+	raw, err := os.ReadFile(filepath.Join("..", "projection", "testdata", "golden", fmt.Sprintf("%s-%d.json", v, budget)))
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -109,7 +109,7 @@ func TestReplayActionView(t *testing.T) {
 	v, _ := tools.Lookup("1.5.0")
 	var obs observation.Observation
 	json.Unmarshal(demo(t), &obs)
-	opts := veetbrowser.ViewOptions(v, 4096, tools.ObserveArgs{})
+	opts := veetbrowser.ViewOptions(v, 4096, veetbrowser.ObserveOptions{})
 	plain, err := projection.Project(&obs, opts)
 	if err != nil {
 		t.Fatal(err)

@@ -1,4 +1,4 @@
-// Package store records every tool call durably (SPEC §7): the session, and
+// Package store records every tool call durably (docs/artifacts.md): the session, and
 // for each call its sanitized arguments, outcome, whole canonical
 // observation, action record, and the digest and projection inputs of the
 // model view that was returned, so that replay can re-derive every view.

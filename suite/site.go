@@ -1,4 +1,4 @@
-// Package suite is the synthetic component task suite (ADR-0157, SPEC §10):
+// Package suite is the synthetic component task suite (docs/ARCHITECTURE.md):
 // deterministic websites served on 127.0.0.1 whose server records every
 // effect, and a scripted agent that sees only model views. An outcome is
 // judged by the server's record, never by an observation.

@@ -1,4 +1,4 @@
-// Package tools is the versioned registry of browser tools (SPEC §2): one
+// Package tools is the versioned registry of browser tools (docs/ARCHITECTURE.md): one
 // implementation, and per version the tool names, descriptions, argument
 // schemas and strict argument parsing a session sees. A session is pinned to
 // the version it started with.
@@ -9,6 +9,7 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"reflect"
 	"strconv"
 	"strings"
 
@@ -154,7 +155,7 @@ func ParseAct(raw json.RawMessage) (browser.Action, error) {
 		return a, errcode.New(errcode.InvalidArgument, "kind is required")
 	}
 	if a.Kind != browser.ActDialog && a.Ref == "" {
-		return a, errcode.New(errcode.InvalidArgument, "ref is required for %s", errcode.Quote(a.Kind))
+		return a, errcode.New(errcode.InvalidArgument, "ref is required for %s", errcode.Quote(string(a.Kind)))
 	}
 	return a, nil
 }
@@ -231,18 +232,25 @@ func ParseObserve(v Version, raw json.RawMessage) (ObserveArgs, error) {
 	if w.Cursor != nil {
 		a.Cursor = *w.Cursor
 	}
+	return a, a.Check(v)
+}
+
+// Check reports whether version v accepts a: offsets only in a version with
+// offsets and within MaxOffsetArg, a continuation only in a version with
+// continuation, and at most one of after and cursor.
+func (a ObserveArgs) Check(v Version) error {
 	if !v.Offsets && (a.ElementOffset != nil || a.TextOffset != nil) {
-		return a, errcode.New(errcode.InvalidArgument, "browser_observe %s does not accept offsets; use after or cursor", v.Name)
+		return errcode.New(errcode.InvalidArgument, "browser_observe %s does not accept offsets; use after or cursor", v.Name)
 	}
 	for _, off := range []*int{a.ElementOffset, a.TextOffset} {
 		if off != nil && (*off < 0 || *off > MaxOffsetArg) {
-			return a, errcode.New(errcode.InvalidArgument, "offsets must be between 0 and %d", MaxOffsetArg)
+			return errcode.New(errcode.InvalidArgument, "offsets must be between 0 and %d", MaxOffsetArg)
 		}
 	}
 	if !v.Continuation && (a.After != "" || a.Cursor != "") {
-		return a, errcode.New(errcode.ExpansionUnsupported, "browser_observe %s has no continuation; start a new session for after/cursor", v.Name)
+		return errcode.New(errcode.ExpansionUnsupported, "browser_observe %s has no continuation; start a new session for after/cursor", v.Name)
 	}
-	return a, observation.Request{After: a.After, Cursor: a.Cursor}.Check()
+	return observation.Request{After: a.After, Cursor: a.Cursor}.Check()
 }
 
 // MaxArgumentBytes bounds the JSON arguments of one tool call. The largest
@@ -288,7 +296,16 @@ func publicDecodeError(err error) string {
 	}
 	var te *json.UnmarshalTypeError
 	if errors.As(err, &te) && te.Field != "" {
-		return fmt.Sprintf("%s must be a %s", errcode.Quote(te.Field), te.Type)
+		return fmt.Sprintf("%s must be a %s", errcode.Quote(te.Field), jsonType(te.Type))
 	}
 	return "expected a JSON object"
+}
+
+// jsonType names t as the caller knows it: a named string type, such as an
+// action kind, is a string on the wire, not a Go type.
+func jsonType(t reflect.Type) string {
+	if t.PkgPath() != "" && t.Kind() == reflect.String {
+		return "string"
+	}
+	return t.String()
 }

@@ -137,7 +137,7 @@ func actionClass(a browser.Action) (string, error) {
 		}
 		return policy.ClassInput, nil
 	}
-	return "", errcode.New(errcode.InvalidArgument, "unknown action kind %s (click, type, press, select, check, uncheck, dialog)", errcode.Quote(a.Kind))
+	return "", errcode.New(errcode.InvalidArgument, "unknown action kind %s (click, type, press, select, check, uncheck, dialog)", errcode.Quote(string(a.Kind)))
 }
 
 // control resolves a control ref of the newest revision to the control the

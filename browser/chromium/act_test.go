@@ -134,6 +134,7 @@ func writeDraft(t *testing.T, s *Session, url, text string) *browser.ActResult {
 }
 
 func TestBeforeunloadCancelsNavigationAndKeepsTheDraft(t *testing.T) {
+	t.Parallel()
 	ctx := browsertest.Context(t, time.Minute)
 	_, base := serveEffects(t, map[string]string{"/": composer, "/other": "<title>other</title>"})
 	s := openSession(t)
@@ -153,6 +154,7 @@ func TestBeforeunloadCancelsNavigationAndKeepsTheDraft(t *testing.T) {
 }
 
 func TestConcurrentOperationsWaitOutsideACancelledNavigation(t *testing.T) {
+	t.Parallel()
 	ctx := browsertest.Context(t, time.Minute)
 	_, base := serveEffects(t, map[string]string{"/": composer, "/other": "<title>other</title>"})
 	s := openSession(t)
@@ -196,6 +198,7 @@ func TestConcurrentOperationsWaitOutsideACancelledNavigation(t *testing.T) {
 }
 
 func TestGuardsRefuseWithoutTouchingThePage(t *testing.T) {
+	t.Parallel()
 	ctx := browsertest.Context(t, time.Minute)
 	site, base := serveEffects(t, map[string]string{"/": beacon + `
 <button data-effect="ok">OK</button>
@@ -248,6 +251,7 @@ func waitFor(t *testing.T, cond func() bool, state func() []string) {
 }
 
 func TestFormInputReachesTheServerExactly(t *testing.T) {
+	t.Parallel()
 	ctx := browsertest.Context(t, time.Minute)
 	site, base := serveEffects(t, map[string]string{"/": `
 <form method="post" action="/signup">
@@ -293,6 +297,7 @@ func TestFormInputReachesTheServerExactly(t *testing.T) {
 }
 
 func TestDialogsAreObservedAndAnswered(t *testing.T) {
+	t.Parallel()
 	ctx := browsertest.Context(t, time.Minute)
 	_, base := serveEffects(t, map[string]string{"/": `<button onclick="document.title = confirm('Delete 3 files?') ? 'yes' : 'no'">Ask</button>`})
 	s := openSession(t)
@@ -322,6 +327,7 @@ func TestDialogsAreObservedAndAnswered(t *testing.T) {
 }
 
 func TestUploadSetsFiles(t *testing.T) {
+	t.Parallel()
 	ctx := browsertest.Context(t, time.Minute)
 	_, base := serveEffects(t, map[string]string{"/": `<label>Attachment <input type="file"></label><button>Other</button>`})
 	s := openSession(t)
@@ -352,6 +358,7 @@ func writeFile(t *testing.T, path, content string) {
 // TestClickNeverLandsOnAnotherElement: a page that swaps two buttons every
 // few milliseconds can make a click fail, never land on the other button.
 func TestClickNeverLandsOnAnotherElement(t *testing.T) {
+	t.Parallel()
 	ctx := browsertest.Context(t, 2*time.Minute)
 	site, base := serveEffects(t, map[string]string{"/": beacon + `
 <div id="box" style="position:relative;height:40px"><button data-effect="target" style="position:absolute;top:0;width:120px;height:30px">Target</button><button data-effect="other" style="position:absolute;top:0;left:200px;width:120px;height:30px">Other</button></div>
@@ -393,6 +400,7 @@ setInterval(() => { flip = !flip; a.style.left = flip ? '200px' : '0'; b.style.l
 // TestTypingNeverLandsInAnotherField: a page that steals the focus every few
 // milliseconds can make typing fail, never put the text in another field.
 func TestTypingNeverLandsInAnotherField(t *testing.T) {
+	t.Parallel()
 	ctx := browsertest.Context(t, 2*time.Minute)
 	_, base := serveEffects(t, map[string]string{"/": `
 <input aria-label="Mine" id="mine"><input aria-label="Thief" id="thief">
@@ -427,6 +435,7 @@ func TestTypingNeverLandsInAnotherField(t *testing.T) {
 }
 
 func TestSameDocumentNavigationDoesNotStall(t *testing.T) {
+	t.Parallel()
 	ctx := browsertest.Context(t, time.Minute)
 	_, base := serveEffects(t, map[string]string{"/": `<a href="#below">Jump</a><div style="height:3000px"></div><h2 id="below">Below</h2>`})
 	s := openSession(t)
@@ -448,6 +457,7 @@ func TestSameDocumentNavigationDoesNotStall(t *testing.T) {
 }
 
 func TestSelectUsesTrustedKeys(t *testing.T) {
+	t.Parallel()
 	ctx := browsertest.Context(t, time.Minute)
 	_, base := serveEffects(t, map[string]string{"/": `
 <label>Letter <select id="s"><option>A</option><option disabled>B</option><option>C</option><option selected>D</option></select></label>
@@ -475,6 +485,7 @@ func TestSelectUsesTrustedKeys(t *testing.T) {
 // draft raises beforeunload; the runtime dismisses it, reports the
 // navigation cancelled at once, and the draft stays.
 func TestClickThatWouldLeaveADraftIsCancelled(t *testing.T) {
+	t.Parallel()
 	ctx := browsertest.Context(t, time.Minute)
 	_, base := serveEffects(t, map[string]string{"/": composer + `<a href="/other">Leave</a>`, "/other": "<title>other</title>"})
 	s := openSession(t)
@@ -494,6 +505,7 @@ func TestClickThatWouldLeaveADraftIsCancelled(t *testing.T) {
 // TestDialogMessageBound: a dialog's message keeps 512 UTF-16 units; one
 // more is cut and flagged.
 func TestDialogMessageBound(t *testing.T) {
+	t.Parallel()
 	ctx := browsertest.Context(t, time.Minute)
 	for _, n := range []int{observation.MaxDialogMessage, observation.MaxDialogMessage + 1} {
 		_, base := serveEffects(t, map[string]string{"/": fmt.Sprintf(`<button onclick="alert('m'.repeat(%d))">Alert</button>`, n)})

@@ -28,6 +28,7 @@ func mainWorld(t testing.TB, s *Session, script string) {
 }
 
 func TestAfterResumesInTheLiveTraversal(t *testing.T) {
+	t.Parallel()
 	ctx := browsertest.Context(t, time.Minute)
 	s, obs := openPage(t, `<div id="list">`+buttons(10, `class="b"`)+`</div>`)
 	anchor := obs.Controls[4] // b4
@@ -71,6 +72,7 @@ func TestAfterResumesInTheLiveTraversal(t *testing.T) {
 }
 
 func TestNavigationEndsContinuation(t *testing.T) {
+	t.Parallel()
 	ctx := browsertest.Context(t, time.Minute)
 	s, obs := openPage(t, buttons(300, ""))
 	if _, err := s.tab.navigate(ctx, browsertest.Serve(t, buttons(300, ""))); err != nil {
@@ -95,6 +97,7 @@ func TestNavigationEndsContinuation(t *testing.T) {
 // offsetPage has n hidden candidates and then visible buttons, so a cursor
 // chain reaches any offset quickly.
 func TestOffsetBoundEndsInTerminalCoverage(t *testing.T) {
+	t.Parallel()
 	if testing.Short() {
 		t.Skip("70,000 candidates")
 	}
@@ -214,6 +217,7 @@ func BenchmarkExpansion(b *testing.B) {
 // TestFailedObservationPublishesNothing: an observation cut short by its
 // context leaves the newest revision, and its references, as they were.
 func TestFailedObservationPublishesNothing(t *testing.T) {
+	t.Parallel()
 	ctx := browsertest.Context(t, time.Minute)
 	s, obs := openPage(t, buttons(300, "")+strings.Repeat("<p>prose</p>", 20000))
 	// The collection of this page takes far longer than 15 ms: the context

@@ -84,7 +84,7 @@ func TestHostilePages(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	t.Cleanup(func() { p.Close() }) // when the test fails before its own Close
+	t.Cleanup(func() { p.Close(context.Background()) }) // when the test fails before its own Close
 	pages := map[string]string{
 		"/fine": `<button>fine again</button>`,
 		// A popup that keeps fetching for as long as it lives.
@@ -122,7 +122,7 @@ func TestHostilePages(t *testing.T) {
 	if len(procs) == 0 {
 		t.Fatal("the browser has no helper processes")
 	}
-	if err := p.Close(); err != nil {
+	if err := p.Close(context.Background()); err != nil {
 		t.Fatal(err)
 	}
 	for _, pid := range procs {
@@ -323,5 +323,18 @@ func TestNavigationAwayFromAReloadLoopWins(t *testing.T) {
 		if obs, err = s.Observe(ctx, observation.Request{}); err != nil || names(obs)[0] != "away" {
 			t.Fatalf("navigation %d: the page did not stay: %v", i, err)
 		}
+	}
+}
+
+func TestHostileDepthFinishesFast(t *testing.T) {
+	t.Parallel()
+	// The test's context bounds the time: a hang fails it.
+	_, obs := openPage(t, strings.Repeat("<div>", 2500)+"deep text"+strings.Repeat("</div>", 2500)+
+		strings.Repeat("<span>", 20000)+"deeper"+strings.Repeat("</span>", 20000))
+	if !obs.TextCoverage.NodeLimitReached || !obs.RegionCoverage.NodeLimitReached {
+		t.Fatalf("deep page: text %+v regions %+v", obs.TextCoverage, obs.RegionCoverage)
+	}
+	if !strings.Contains(joined(obs), "deep text") {
+		t.Fatalf("text %q", joined(obs))
 	}
 }

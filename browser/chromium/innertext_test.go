@@ -17,6 +17,7 @@ func normalize(s string) string { return strings.Join(strings.Fields(spaces.Repl
 // varied structure. Where they differ, the difference must be an intended
 // one: the marker text is in innerText and not in ours.
 func TestTextAgainstInnerText(t *testing.T) {
+	t.Parallel()
 	for _, tc := range []struct {
 		name, html string
 		intended   string // why ours differs; "" when the two must agree

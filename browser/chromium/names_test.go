@@ -4,6 +4,7 @@ import (
 	"context"
 	"encoding/json"
 	"fmt"
+	"slices"
 	"strings"
 	"testing"
 	"time"
@@ -16,7 +17,7 @@ import (
 	"github.com/veetbot/veetbrowser/observation"
 )
 
-// nameCorpus has one visible control per naming case of SPEC §3.1, each
+// nameCorpus has one visible control per naming case (docs/observation.md), each
 // marked with data-c (its key). Every marked element is a control and every
 // control is marked, so the observation lists them in the order
 // corpusControls finds them (document order, shadow children first).
@@ -494,5 +495,93 @@ for (const [id, k] of [['t253', 253], ['t254', 254]]) {
 	}
 	if obs.Controls[4].NameTruncated || !obs.Controls[5].NameTruncated {
 		t.Errorf("generated content at and past the bound: truncated %v, %v", obs.Controls[4].NameTruncated, obs.Controls[5].NameTruncated)
+	}
+}
+
+// namePage has one control per naming source; ids give Chromium's own
+// accessible name to compare with.
+const namePage = `
+<span id="a">First</span><span id="b">Second</span>
+<button id="c1" aria-labelledby="a b">content ignored</button>
+<button id="c2" aria-label="Label wins">content ignored</button>
+<label for="c3">For label</label><input id="c3" value="NEVER">
+<label>Wrapping label <input id="c4" type="checkbox"></label>
+<button id="c5">Text <b>content</b></button>
+<button id="c6" title="Title only"></button>
+<button id="c7"><img src="data:image/gif;base64,R0lGODlhAQABAAAAACw=" alt="Alt text"></button>
+<input id="c8" placeholder="Placeholder only">
+<a id="c9" href="/x">Link  text
+  spread</a>
+<input id="c10" type="submit" value="Send it">
+<select id="c11" aria-label="Choice"><option>One</option></select>
+<div id="c12" role="switch" aria-checked="true" tabindex="0">Dark mode</div>
+<label for="c13">Outer</label><textarea id="c13" aria-labelledby="a">NEVER</textarea>
+`
+
+func TestNamesFollowChromium(t *testing.T) {
+	t.Parallel()
+	s, obs := openPage(t, namePage)
+	want := []string{"First Second", "Label wins", "For label", "Wrapping label", "Text content", "Title only",
+		"Alt text", "Placeholder only", "Link text spread", "Send it", "Choice", "Dark mode", "First"}
+	if got := names(obs); !slices.Equal(got, want) {
+		t.Fatalf("names:\n got %q\nwant %q", got, want)
+	}
+	// Chromium's accessibility tree is the reference.
+	ctx := browsertest.Context(t, time.Minute)
+	for i, c := range obs.Controls {
+		id := fmt.Sprintf("c%d", i+1)
+		ax := chromiumName(t, ctx, s, id)
+		if ax != c.Name {
+			t.Errorf("#%s: name %q, Chromium says %q", id, c.Name, ax)
+		}
+	}
+	roles := []string{"button", "button", "textbox", "checkbox", "button", "button", "button", "textbox", "link", "button", "combobox", "switch", "textbox"}
+	for i, c := range obs.Controls {
+		if c.Role != roles[i] {
+			t.Errorf("control %d %q: role %q, want %q", i, c.Name, c.Role, roles[i])
+		}
+	}
+	if !obs.Controls[11].Checked {
+		t.Error("switch with aria-checked=true is not checked")
+	}
+}
+
+// chromiumName asks Chromium's accessibility tree for the name of #id.
+func chromiumName(t *testing.T, ctx context.Context, s *Session, id string) string {
+	t.Helper()
+	res, err := cdp.Call(ctx, s.tab.target, runtime.Evaluate, runtime.EvaluateParams{Expression: "document.getElementById(" + fmt.Sprintf("%q", id) + ")"})
+	if err != nil || res.Result.ObjectID == "" {
+		t.Fatalf("resolving #%s: %v", id, err)
+	}
+	defer cdp.Call(ctx, s.tab.target, runtime.ReleaseObject, runtime.ReleaseObjectParams{ObjectID: res.Result.ObjectID})
+	tree, err := cdp.Call(ctx, s.tab.target, accessibility.GetPartialAXTree, accessibility.GetPartialAXTreeParams{ObjectID: res.Result.ObjectID, FetchRelatives: ptr(false)})
+	if err != nil || len(tree.Nodes) == 0 {
+		t.Fatalf("AX tree of #%s: %v", id, err)
+	}
+	n := tree.Nodes[0]
+	if n.Name == nil {
+		return ""
+	}
+	var name string
+	json.Unmarshal(n.Name.Value, &name)
+	return name
+}
+
+// TestNameBound: a canonical name keeps 1,024 UTF-16 units; one more is cut
+// and flagged, and an emoji straddling the bound is never split.
+func TestNameBound(t *testing.T) {
+	t.Parallel()
+	n := observation.MaxNameUnits
+	_, obs := openPage(t, "<button>"+strings.Repeat("a", n)+"</button><button>"+strings.Repeat("b", n+1)+
+		"</button><button>"+strings.Repeat("c", n-1)+"😀</button>")
+	c := obs.Controls
+	if len(c[0].Name) != n || c[0].NameTruncated {
+		t.Fatalf("name at the bound: %d units, truncated %v", len(c[0].Name), c[0].NameTruncated)
+	}
+	if len(c[1].Name) != n || !c[1].NameTruncated {
+		t.Fatalf("name one past the bound: %d units, truncated %v", len(c[1].Name), c[1].NameTruncated)
+	}
+	if c[2].Name != strings.Repeat("c", n-1) || !c[2].NameTruncated {
+		t.Fatalf("an emoji across the bound: %q…, truncated %v", c[2].Name[len(c[2].Name)-4:], c[2].NameTruncated)
 	}
 }

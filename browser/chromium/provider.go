@@ -24,12 +24,12 @@ import (
 	"github.com/veetbot/veetbrowser/internal/tempdir"
 )
 
-// Options configure Launch. The zero value launches the Chromium that
-// browser.FindChromium finds.
+// Options configure Launch and Attach. The zero value launches the Chromium
+// that browser.FindChromium finds.
 type Options struct {
-	ExecPath string       // browser binary; "" to search
+	ExecPath string       // Launch: the browser binary; "" to search
 	Logger   *slog.Logger // internal detail; nil discards
-	Output   io.Writer    // the browser's own stdout/stderr; nil discards
+	Output   io.Writer    // Launch: the browser's own stdout/stderr; nil discards
 }
 
 // Provider owns one browser and the sessions opened in it. A launched
@@ -73,8 +73,9 @@ func (inst *instance) gone() bool {
 
 var _ browser.Provider = (*Provider)(nil)
 
-// launchFlags are the switches SPEC §1 requires: headless, and none of the
-// browser's own calls home, so it talks only to the sites its agent visits.
+// launchFlags make the launched browser private and quiet: headless, and
+// none of the browser's own calls home, so it talks only to the sites its
+// agent visits (docs/ARCHITECTURE.md).
 func launchFlags() []chromedp.ExecAllocatorOption {
 	return []chromedp.ExecAllocatorOption{
 		chromedp.Headless,
@@ -201,8 +202,12 @@ func launchBrowser(ctx context.Context, exe string, output io.Writer) (*instance
 
 // Attach connects to a running browser's DevTools endpoint (ws://…). Close
 // closes the pages this provider opened and the connection, not the browser.
-// A nil logger discards the internal detail.
-func Attach(ctx context.Context, wsURL string, logger *slog.Logger) (*Provider, error) {
+// Only opts.Logger applies: an attached browser was started by someone else,
+// so ExecPath and Output are refused as invalid_argument rather than ignored.
+func Attach(ctx context.Context, wsURL string, opts Options) (*Provider, error) {
+	if opts.ExecPath != "" || opts.Output != nil {
+		return nil, errcode.New(errcode.InvalidArgument, "ExecPath and Output configure a launched browser; an attached one takes only a Logger")
+	}
 	base := context.WithoutCancel(ctx)
 	allocCtx, allocCancel := remote.NewAllocator(base, wsURL)
 	browserCtx, browserCancel := chromedp.NewContext(allocCtx)
@@ -214,7 +219,7 @@ func Attach(ctx context.Context, wsURL string, logger *slog.Logger) (*Provider, 
 		return nil, errcode.Wrap(errcode.BrowserUnavailable, err, "could not attach to the browser's DevTools endpoint")
 	}
 	var once sync.Once
-	p := newProvider(logger)
+	p := newProvider(opts.Logger)
 	p.adopt(&instance{
 		ctx:  browserCtx,
 		lost: chromedp.FromContext(browserCtx).Browser.LostConnection,
@@ -364,8 +369,10 @@ func (s *Session) Gone() bool {
 	}
 }
 
-// Close closes every session, then the browser, and removes its files.
-func (p *Provider) Close() error {
+// Close closes every session, then the browser, and removes its files. ctx
+// bounds closing each page (at most 5 s each); the browser is stopped and
+// its files removed even when ctx has ended.
+func (p *Provider) Close(ctx context.Context) error {
 	p.mu.Lock()
 	if p.closed {
 		p.mu.Unlock()
@@ -381,16 +388,16 @@ func (p *Provider) Close() error {
 	p.mu.Unlock()
 	var errs []error
 	for _, s := range sessions {
-		ctx, cancel := context.WithTimeout(context.Background(), 5*time.Second)
-		if err := s.Close(ctx); err != nil {
-			errcode.Log(ctx, p.log, "closing a page", err)
+		pageCtx, cancel := context.WithTimeout(ctx, 5*time.Second)
+		if err := s.Close(pageCtx); err != nil {
+			errcode.Log(context.WithoutCancel(ctx), p.log, "closing a page", err)
 			errs = append(errs, err)
 		}
 		cancel()
 	}
 	if inst != nil {
 		if err := inst.stop(inst.gone()); err != nil {
-			errcode.Log(context.Background(), p.log, "closing the browser", err)
+			errcode.Log(context.WithoutCancel(ctx), p.log, "closing the browser", err)
 			errs = append(errs, err)
 		}
 	}

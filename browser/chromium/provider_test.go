@@ -18,6 +18,7 @@ import (
 )
 
 func TestSessionsHaveTheirOwnLock(t *testing.T) {
+	t.Parallel()
 	url := browsertest.Serve(t, "<button>x</button>")
 	s1, s2 := openSession(t), openSession(t)
 	// Hold s1's operation lock as a running operation would.
@@ -94,11 +95,11 @@ func startDevTools(t *testing.T) (string, *exec.Cmd) {
 // TestAttachObservesThroughDevTools attaches to a browser over ws://.
 func TestAttachObservesThroughDevTools(t *testing.T) {
 	ws, cmd := startDevTools(t)
-	p, err := Attach(context.Background(), ws, nil)
+	p, err := Attach(context.Background(), ws, Options{})
 	if err != nil {
 		t.Fatal(err)
 	}
-	defer p.Close()
+	defer p.Close(context.Background())
 	ctx := browsertest.Context(t, time.Minute)
 	s, err := p.NewSession(ctx, browser.SessionOptions{})
 	if err != nil {
@@ -111,11 +112,61 @@ func TestAttachObservesThroughDevTools(t *testing.T) {
 	if len(obs.Controls) != 1 || obs.Controls[0].Name != "attached" {
 		t.Fatalf("attached observation: %+v", obs.Controls)
 	}
-	if err := p.Close(); err != nil {
+	if err := p.Close(context.Background()); err != nil {
 		t.Fatal(err)
 	}
 	// Closing the provider leaves the attached browser running.
 	if !processAlive(cmd.Process.Pid) {
 		t.Fatal("Close stopped a browser it did not launch")
 	}
+}
+
+func TestCloseLeavesNothingBehind(t *testing.T) {
+	before := tempDirs(t)
+	p, err := Launch(context.Background(), Options{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	pid := p.Process()
+	if pid == 0 {
+		t.Fatal("no browser process")
+	}
+	ctx := browsertest.Context(t, time.Minute)
+	s, err := p.NewSession(ctx, browser.SessionOptions{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if _, err := s.Navigate(ctx, browsertest.Serve(t, "<button>x</button>")); err != nil {
+		t.Fatal(err)
+	}
+	if err := p.Close(context.Background()); err != nil {
+		t.Fatal(err)
+	}
+	if processAlive(pid) {
+		t.Fatalf("browser process %d survived Close", pid)
+	}
+	for d := range tempDirs(t) {
+		if !before[d] {
+			t.Fatalf("temp dir %s survived Close", d)
+		}
+	}
+	if _, err := s.Observe(ctx, observation.Request{}); errcode.Of(err) != errcode.BrowserUnavailable {
+		t.Fatalf("observe after Close: %v", err)
+	}
+}
+
+func tempDirs(t *testing.T) map[string]bool {
+	matches, err := filepath.Glob(filepath.Join(os.TempDir(), "veetbrowser-*"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	m := make(map[string]bool)
+	for _, d := range matches {
+		m[d] = true
+	}
+	return m
+}
+
+func processAlive(pid int) bool {
+	return syscall.Kill(pid, 0) == nil
 }

@@ -26,7 +26,7 @@ func TestKilledBrowserIsReportedAndReplaced(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	defer p.Close()
+	defer p.Close(context.Background())
 	ctx := browsertest.Context(t, 2*time.Minute)
 	s, err := p.NewSession(ctx, browser.SessionOptions{})
 	if err != nil {
@@ -78,7 +78,7 @@ func TestKilledBrowserIsReportedAndReplaced(t *testing.T) {
 	if err := s.Close(ctx); err != nil {
 		t.Fatalf("closing the lost session: %v", err)
 	}
-	if err := p.Close(); err != nil {
+	if err := p.Close(context.Background()); err != nil {
 		t.Fatal(err)
 	}
 	for _, pid := range []int{old, fresh} {
@@ -100,11 +100,11 @@ func TestKilledBrowserIsReportedAndReplaced(t *testing.T) {
 // browser_unavailable.
 func TestAttachedBrowserGoneIsUnavailable(t *testing.T) {
 	ws, cmd := startDevTools(t)
-	p, err := Attach(context.Background(), ws, nil)
+	p, err := Attach(context.Background(), ws, Options{})
 	if err != nil {
 		t.Fatal(err)
 	}
-	defer p.Close()
+	defer p.Close(context.Background())
 	ctx := browsertest.Context(t, 2*time.Minute)
 	s, err := p.NewSession(ctx, browser.SessionOptions{})
 	if err != nil {
@@ -158,11 +158,32 @@ func TestLaunchRemovesTempDirsOfGoneOwners(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	defer p.Close()
+	defer p.Close(context.Background())
 	if _, err := os.Stat(stale); !os.IsNotExist(err) {
 		t.Errorf("the dir of a killed owner survived Launch: %v", err)
 	}
 	if _, err := os.Stat(live); err != nil {
 		t.Errorf("the dir of a live owner was removed: %v", err)
+	}
+}
+
+func TestCrashIsReportedAndTheSessionRecovers(t *testing.T) {
+	ctx := browsertest.Context(t, time.Minute)
+	s, _ := openPage(t, "<button>before</button>")
+	go s.tab.navigate(ctx, "chrome://crash")
+	// Observations succeed until the crash and then report it; the test's
+	// context bounds the wait, so a hang fails the test.
+	_, err := s.Observe(ctx, observation.Request{})
+	for errcode.Of(err) != errcode.PageCrashed && ctx.Err() == nil {
+		time.Sleep(100 * time.Millisecond)
+		_, err = s.Observe(ctx, observation.Request{})
+	}
+	wantCode(t, err, errcode.PageCrashed)
+	obs, err := s.Navigate(ctx, browsertest.Serve(t, "<button>after</button>"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if names(obs)[0] != "after" {
+		t.Fatalf("after recovery: %q", names(obs))
 	}
 }

@@ -19,7 +19,7 @@ import (
 const closeTimeout = 5 * time.Second
 
 // Session is one page of a Provider. Its operation lock serializes startup,
-// every page operation, result validation and close (ADR-0151), so no two
+// every page operation, result validation and close, so no two
 // operations ever share page state such as a beforeunload cancellation.
 type Session struct {
 	// fixed at creation
@@ -27,6 +27,9 @@ type Session struct {
 	tab      *tab
 	refKeys  *observation.Keys   // signs and checks this session's refs and cursors
 	lock     *semaphore.Weighted // the operation lock: a mutex whose acquire a context can cancel
+	// validate is admission (observation.Validate); a test can make it
+	// refuse, which no page can, to show what a refusal leaves behind.
+	validate func(*observation.Observation) error
 
 	closed atomic.Bool // set by Close, even when an operation is stuck
 
@@ -40,7 +43,7 @@ type Session struct {
 var _ browser.Session = (*Session)(nil)
 
 func newSession(ctx context.Context, p *Provider, browserCtx context.Context, opts browser.SessionOptions) (*Session, error) {
-	s := &Session{provider: p, refKeys: observation.NewKeys(), lock: semaphore.NewWeighted(1)}
+	s := &Session{provider: p, refKeys: observation.NewKeys(), lock: semaphore.NewWeighted(1), validate: observation.Validate}
 	// Startup holds the lock too: nothing can reach a half-made page.
 	s.lock.Acquire(context.Background(), 1)
 	defer s.lock.Release(1)
@@ -68,7 +71,7 @@ func (s *Session) acquire(ctx context.Context) error {
 }
 
 // Observe refreshes the page and returns a new revision, continuing after
-// req.After or from req.Cursor when one is given (ADR-0157).
+// req.After or from req.Cursor when one is given (docs/observation.md).
 func (s *Session) Observe(ctx context.Context, req observation.Request) (*observation.Observation, error) {
 	if err := s.acquire(ctx); err != nil {
 		return nil, err
@@ -179,7 +182,7 @@ func (s *Session) observeLocked(ctx context.Context, req observation.Request) (*
 			obs.Draft.Echoed = true
 		}
 	}
-	if err := observation.Validate(obs); err != nil {
+	if err := s.validate(obs); err != nil {
 		return nil, err // a rejected observation leaves the receipt as it was
 	}
 	if dropDraft {

@@ -1,15 +1,11 @@
 package chromium
 
 import (
-	"encoding/json"
 	"slices"
 	"strings"
 	"testing"
-	"time"
 	"unicode/utf8"
 
-	"github.com/veetbot/veetbrowser/browser"
-	"github.com/veetbot/veetbrowser/errcode"
 	"github.com/veetbot/veetbrowser/internal/browsertest"
 	"github.com/veetbot/veetbrowser/observation"
 )
@@ -27,6 +23,7 @@ func texts(obs *observation.Observation) []string {
 func joined(obs *observation.Observation) string { return strings.Join(texts(obs), "\n") }
 
 func TestTextExcludesEditableAndHiddenAndIncludesShadow(t *testing.T) {
+	t.Parallel()
 	_, obs := openPage(t, `
 <p>Visible prose</p>
 <input value="CANARY-INPUT"><textarea>CANARY-TEXTAREA</textarea>
@@ -58,6 +55,7 @@ func TestTextExcludesEditableAndHiddenAndIncludesShadow(t *testing.T) {
 }
 
 func TestTextBoundaries(t *testing.T) {
+	t.Parallel()
 	_, obs := openPage(t, `
 <div>Block one</div><div>Block two</div>
 <p>Line<br>break</p>
@@ -74,6 +72,7 @@ func TestTextBoundaries(t *testing.T) {
 }
 
 func TestTextNeverCallsInnerText(t *testing.T) {
+	t.Parallel()
 	_, obs := openPage(t, `<p>Readable</p>
 <script>
 for (const proto of [HTMLElement.prototype, Element.prototype, Node.prototype]) {
@@ -91,6 +90,7 @@ for (const proto of [HTMLElement.prototype, Element.prototype, Node.prototype]) 
 }
 
 func TestTextUnicodeAtTheBounds(t *testing.T) {
+	t.Parallel()
 	// Arabic, CJK and Hindi round-trip.
 	_, obs := openPage(t, `<p>مرحبا بالعالم</p><p>你好，世界</p><p>नमस्ते दुनिया</p><p>👩‍👩‍👧 family</p>`)
 	if got := texts(obs); !slices.Equal(got, []string{"مرحبا بالعالم", "你好，世界", "नमस्ते दुनिया", "👩‍👩‍👧 family"}) {
@@ -125,6 +125,7 @@ func TestTextUnicodeAtTheBounds(t *testing.T) {
 func boundPage(n int) string { return browsertest.Repeat(n, "<p>%d</p>") + "z" }
 
 func TestTextBoundsAtTheBoundAndOnePast(t *testing.T) {
+	t.Parallel()
 	// Nodes: 4,094 paragraphs make exactly 8,192 visits; 4,095 one more.
 	for _, n := range []int{4094, 4095} {
 		_, obs := openPage(t, boundPage(n))
@@ -159,159 +160,5 @@ func TestTextBoundsAtTheBoundAndOnePast(t *testing.T) {
 		if c.ByteLimitReached != (extra == 1) || c.OmittedBytes != 0 || len(joined(obs)) != observation.TextBytes-3 {
 			t.Fatalf("bound + %d bytes: %d returned, coverage %+v", extra, len(joined(obs)), c)
 		}
-	}
-}
-
-func TestHostileDepthFinishesFast(t *testing.T) {
-	// The test's context bounds the time: a hang fails it.
-	_, obs := openPage(t, strings.Repeat("<div>", 2500)+"deep text"+strings.Repeat("</div>", 2500)+
-		strings.Repeat("<span>", 20000)+"deeper"+strings.Repeat("</span>", 20000))
-	if !obs.TextCoverage.NodeLimitReached || !obs.RegionCoverage.NodeLimitReached {
-		t.Fatalf("deep page: text %+v regions %+v", obs.TextCoverage, obs.RegionCoverage)
-	}
-	if !strings.Contains(joined(obs), "deep text") {
-		t.Fatalf("text %q", joined(obs))
-	}
-}
-
-func TestCrashIsReportedAndTheSessionRecovers(t *testing.T) {
-	ctx := browsertest.Context(t, time.Minute)
-	s, _ := openPage(t, "<button>before</button>")
-	go s.tab.navigate(ctx, "chrome://crash")
-	// Observations succeed until the crash and then report it; the test's
-	// context bounds the wait, so a hang fails the test.
-	_, err := s.Observe(ctx, observation.Request{})
-	for errcode.Of(err) != errcode.PageCrashed && ctx.Err() == nil {
-		time.Sleep(100 * time.Millisecond)
-		_, err = s.Observe(ctx, observation.Request{})
-	}
-	wantCode(t, err, errcode.PageCrashed)
-	obs, err := s.Navigate(ctx, browsertest.Serve(t, "<button>after</button>"))
-	if err != nil {
-		t.Fatal(err)
-	}
-	if names(obs)[0] != "after" {
-		t.Fatalf("after recovery: %q", names(obs))
-	}
-}
-
-func TestRegionsPriorityOrderAndBounds(t *testing.T) {
-	_, obs := openPage(t, `
-<h1>Title</h1>
-<form aria-label="Search"><input name="q" value="CANARY-Q"><button>Go</button></form>
-<div role="status">Saved 2 minutes ago</div>
-<div role="alert">Connection lost</div>
-<dialog open><p>Discard draft?</p><button>Discard</button></dialog>
-<h2 hidden>Hidden heading</h2>
-<div role="alert" style="display:none">Hidden alert</div>
-<h2>Second <span contenteditable>CANARY-EDIT</span></h2>`)
-	var kinds []string
-	for _, g := range obs.Regions {
-		kinds = append(kinds, g.Kind+":"+g.Summary)
-	}
-	want := []string{"dialog:Discard draft? Discard", "alert:Connection lost", "status:Saved 2 minutes ago", "form:Go", "heading:Title", "heading:Second"}
-	if !slices.Equal(kinds, want) {
-		t.Fatalf("regions:\n got %q\nwant %q", kinds, want)
-	}
-	if obs.Regions[4].Level != 1 || obs.Regions[5].Level != 2 {
-		t.Fatal("heading levels lost")
-	}
-	b, _ := json.Marshal(obs.Regions)
-	if strings.Contains(string(b), "CANARY") {
-		t.Fatalf("a canary leaked into a summary: %s", b)
-	}
-
-	// 32 regions at the bound, 33 one past; summaries at 512 characters.
-	for _, n := range []int{observation.MaxRegions, observation.MaxRegions + 1} {
-		_, obs := openPage(t, browsertest.Repeat(n, "<h3>heading %d</h3>"))
-		if len(obs.Regions) != observation.MaxRegions || obs.RegionCoverage.Omitted != n-observation.MaxRegions {
-			t.Fatalf("%d headings: %d regions, coverage %+v", n, len(obs.Regions), obs.RegionCoverage)
-		}
-	}
-	for _, n := range []int{observation.SummaryUnits, observation.SummaryUnits + 1} {
-		_, obs := openPage(t, "<h1>"+strings.Repeat("w", n)+"</h1>")
-		g := obs.Regions[0]
-		if len(g.Summary) != observation.SummaryUnits || g.SummaryTruncated != (n > observation.SummaryUnits) {
-			t.Fatalf("%d-char heading: summary %d chars, truncated %v", n, len(g.Summary), g.SummaryTruncated)
-		}
-	}
-	for _, n := range []int{100, 300} { // descendant nodes: each span holds an element and a text node
-		_, obs := openPage(t, `<div role="status">`+strings.Repeat("<span>.</span>", n)+`</div>`)
-		if g := obs.Regions[0]; g.SummaryTruncated != (2*n > observation.SummaryNodes) {
-			t.Fatalf("%d spans: truncated %v", n, g.SummaryTruncated)
-		}
-	}
-	// The region scan stops at 8,192 nodes and says so.
-	for _, n := range []int{1000, 5000} {
-		_, obs := openPage(t, browsertest.Repeat(n, "<p>%d</p>")+"<h1>late</h1>")
-		c := obs.RegionCoverage
-		if c.NodeLimitReached != (n == 5000) || c.ScannedNodes > observation.RegionScanNodes || (n == 5000) == (len(obs.Regions) == 1) {
-			t.Fatalf("%d paragraphs: %d regions, coverage %+v", n, len(obs.Regions), c)
-		}
-	}
-}
-
-func TestRegionRefsAreEvidenceOnly(t *testing.T) {
-	ctx := browsertest.Context(t, time.Minute)
-	s, obs := openPage(t, `<h1>Heading</h1><button>Go</button>`)
-	region := obs.Regions[0].Ref
-	if region == obs.Controls[0].Ref || region == obs.Revision {
-		t.Fatal("a region ref aliases another ref")
-	}
-	_, err := s.Act(ctx, browser.Action{Kind: browser.ActClick, Ref: region}, allowAll)
-	wantCode(t, err, errcode.InvalidArgument)
-	_, err = s.Observe(ctx, observation.Request{After: region})
-	wantCode(t, err, errcode.InvalidArgument)
-}
-
-func TestDraftReceipt(t *testing.T) {
-	ctx := browsertest.Context(t, time.Minute)
-	s, obs := openPage(t, `<div contenteditable="true" aria-label="Composer" id="ed"></div><p>Other text</p>`)
-	res, err := s.Act(ctx, browser.Action{Kind: browser.ActType, Ref: find(t, obs, "Composer").Ref, Text: "Hello world"}, allowAll)
-	if err != nil {
-		t.Fatal(err)
-	}
-	draftOf := func(o *observation.Observation) (string, string) {
-		text := ""
-		for _, p := range o.Text {
-			if p.Source == observation.TextSourceDraft {
-				text = p.Text
-			}
-		}
-		if o.Draft == nil {
-			return "", text
-		}
-		return o.Draft.State, text
-	}
-	if state, text := draftOf(res.Observation); state != "match" || text != "Hello world" {
-		t.Fatalf("after typing: %q %q", state, text)
-	}
-	if strings.Contains(joined(res.Observation), "Hello") {
-		t.Fatal("editable text entered the page text")
-	}
-	for _, tc := range []struct{ name, script, state string }{
-		{"changed", `document.getElementById('ed').append(' and more')`, "changed"},
-		{"hidden", `document.getElementById('ed').style.display = 'none'`, "hidden"},
-		{"credential", `document.getElementById('ed').setAttribute('autocomplete', 'current-password')`, "credential"},
-		{"oversized", `document.getElementById('ed').append(...Array.from({length: 300}, () => document.createElement('span')))`, "oversized"},
-	} {
-		t.Run(tc.name, func(t *testing.T) {
-			s, obs := openPage(t, `<div contenteditable="true" aria-label="Composer" id="ed"></div>`)
-			if _, err := s.Act(ctx, browser.Action{Kind: browser.ActType, Ref: find(t, obs, "Composer").Ref, Text: "Hi"}, allowAll); err != nil {
-				t.Fatal(err)
-			}
-			mainWorld(t, s, tc.script)
-			o, err := s.Observe(ctx, observation.Request{})
-			if err != nil {
-				t.Fatal(err)
-			}
-			if state, text := draftOf(o); state != tc.state || text != "" {
-				t.Fatalf("state %q text %q, want %q and no echo", state, text, tc.state)
-			}
-			// An invalidated receipt is gone for good.
-			if o, _ = s.Observe(ctx, observation.Request{}); o.Draft != nil {
-				t.Fatalf("receipt survived invalidation: %+v", o.Draft)
-			}
-		})
 	}
 }

@@ -1,8 +1,8 @@
 // Command veetbrowser is the CLI of the browser runtime for AI agents.
 //
-//	veetbrowser observe [URL] [--canonical] [--budget BYTES] [--browser PATH] [--cdp WS_URL] [--store SPEC]
-//	veetbrowser mcp [--http ADDR] [--budget BYTES] [--browser PATH] [--tool-version V] [--store SPEC]
-//	veetbrowser suite [--budget BYTES] [--json] [--store SPEC]
+//	veetbrowser observe [URL] [--canonical] [--budget BYTES] [--tool-version V] [--browser PATH] [--cdp WS_URL] [--log-level LEVEL] [--store SPEC] [--retain DURATION] [--retain-bytes N]
+//	veetbrowser mcp (--allow-origin ORIGIN... | --allow-any-origin) [--allow-link-local] [--http ADDR] [--http-allow-origin ORIGIN...] [--max-sessions N] [--idle-timeout DURATION] [--budget BYTES] [--tool-version V] [--upload-root DIR] [--browser PATH] [--cdp WS_URL] [--log-level LEVEL] [--store SPEC] [--retain DURATION] [--retain-bytes N]
+//	veetbrowser suite [--budget BYTES] [--json] [--browser PATH] [--cdp WS_URL] [--log-level LEVEL] [--store SPEC] [--retain DURATION] [--retain-bytes N]
 //	veetbrowser replay [--store SPEC] [--budget BYTES] [--tool-version V] [SESSION]
 //	veetbrowser sessions [--store SPEC] [--limit N]
 //	veetbrowser version
@@ -88,15 +88,24 @@ func run(ctx context.Context, args []string, stdout, stderr io.Writer) int {
 	return 0
 }
 
+// The usage line of each subcommand lists every flag it takes.
+const (
+	observeUsageLine  = "veetbrowser observe [URL] [--canonical] [--budget BYTES] [--tool-version V] [--browser PATH] [--cdp WS_URL] [--log-level LEVEL] [--store SPEC] [--retain DURATION] [--retain-bytes N]"
+	mcpUsageLine      = "veetbrowser mcp (--allow-origin ORIGIN... | --allow-any-origin) [--allow-link-local] [--http ADDR] [--http-allow-origin ORIGIN...] [--max-sessions N] [--idle-timeout DURATION] [--budget BYTES] [--tool-version V] [--upload-root DIR] [--browser PATH] [--cdp WS_URL] [--log-level LEVEL] [--store SPEC] [--retain DURATION] [--retain-bytes N]"
+	suiteUsageLine    = "veetbrowser suite [--budget BYTES] [--json] [--browser PATH] [--cdp WS_URL] [--log-level LEVEL] [--store SPEC] [--retain DURATION] [--retain-bytes N]"
+	replayUsageLine   = "veetbrowser replay [--store SPEC] [--budget BYTES] [--tool-version V] [SESSION]"
+	sessionsUsageLine = "veetbrowser sessions [--store SPEC] [--limit N]"
+)
+
 func usage(w io.Writer) {
 	fmt.Fprint(w, `usage: veetbrowser <command> [arguments]
 
 commands:
   observe [URL]   observe a page (no URL: the built-in demo site) and print the model view
   mcp             serve the browser tools over MCP (stdio, or streamable HTTP with --http)
-  suite           run the synthetic component task suite [--budget BYTES] [--json]
+  suite           run the synthetic component task suite
   replay [ID]     re-derive a recorded session's model views (no ID: the newest) and
-                  check they are byte-identical [--budget BYTES] [--tool-version V]
+                  check they are byte-identical
   sessions        list the recorded sessions, newest first
   version         print the version and the browser tool versions
 
@@ -104,12 +113,32 @@ observe, mcp and suite record every call in the artifact store: --store SPEC (a
 SQLite file, a postgres:// URL, or none; default $`+EnvStore+`, else a SQLite
 file under $XDG_DATA_HOME/veetbrowser), pruned at start with --retain DURATION
 and --retain-bytes N (whole sessions only).
+
+flags:
+  `+observeUsageLine+`
+  `+mcpUsageLine+`
+  `+suiteUsageLine+`
+  `+replayUsageLine+`
+  `+sessionsUsageLine+`
 `)
 }
 
 // writeError prints the public form of err as JSON: {"error":{"code","message"}}.
 func writeError(w io.Writer, err error) {
 	json.NewEncoder(w).Encode(mcpserver.NewErrorBody(err))
+}
+
+// parseUsage parses args with parseFlags and refuses a bad flag, or more
+// than maxPositional positional arguments, with the command's usage line.
+func parseUsage(fs *flag.FlagSet, args []string, maxPositional int, usageLine string) ([]string, error) {
+	pos, err := parseFlags(fs, args)
+	if err == flag.ErrHelp {
+		return nil, err
+	}
+	if err != nil || len(pos) > maxPositional {
+		return nil, errcode.New(errcode.InvalidArgument, "usage: %s", usageLine)
+	}
+	return pos, nil
 }
 
 // parseFlags parses flags that may stand before or after positional
@@ -175,12 +204,15 @@ func (b *browserFlags) runtime(ctx context.Context, budget int, sf *storeFlags) 
 		st.Close()
 		return nil, nil, err
 	}
+	// Closing runs to its end even after the command's context is
+	// cancelled: the browser's processes and files must go.
+	closeCtx := context.WithoutCancel(ctx)
 	if rt, err = veetbrowser.New(p, veetbrowser.Options{Budget: budget, Store: st}); err != nil {
-		p.Close()
+		p.Close(closeCtx)
 		st.Close()
 		return nil, nil, err
 	}
-	return rt, func() { p.Close(); st.Close() }, nil
+	return rt, func() { p.Close(closeCtx); st.Close() }, nil
 }
 
 func (b *browserFlags) provider(ctx context.Context) (*chromium.Provider, error) {
@@ -188,7 +220,7 @@ func (b *browserFlags) provider(ctx context.Context) (*chromium.Provider, error)
 		if !strings.HasPrefix(b.cdp, "ws://") && !strings.HasPrefix(b.cdp, "wss://") {
 			return nil, errcode.New(errcode.InvalidArgument, "--cdp wants a ws:// or wss:// DevTools URL")
 		}
-		return chromium.Attach(ctx, b.cdp, b.log.Logger)
+		return chromium.Attach(ctx, b.cdp, chromium.Options{Logger: b.log.Logger})
 	}
 	return chromium.Launch(ctx, chromium.Options{ExecPath: b.path, Logger: b.log.Logger})
 }

@@ -4,6 +4,9 @@ import (
 	"bytes"
 	"context"
 	"encoding/json"
+	"io"
+	"os"
+	"slices"
 	"strings"
 	"testing"
 	"time"
@@ -19,6 +22,7 @@ func runCLI(t *testing.T, args ...string) (string, int) {
 }
 
 func TestObserveDemoFitsTheBudget(t *testing.T) {
+	t.Parallel()
 	out, code := runCLI(t, "observe", "--budget", "1024")
 	if code != 0 {
 		t.Fatalf("exit %d: %s", code, out)
@@ -38,6 +42,7 @@ func TestObserveDemoFitsTheBudget(t *testing.T) {
 }
 
 func TestObserveDemoCanonical(t *testing.T) {
+	t.Parallel()
 	out, code := runCLI(t, "observe", "--canonical")
 	if code != 0 {
 		t.Fatalf("exit %d: %s", code, out)
@@ -55,6 +60,7 @@ func TestObserveDemoCanonical(t *testing.T) {
 }
 
 func TestObserveErrorsAreJSON(t *testing.T) {
+	t.Parallel()
 	for _, tc := range []struct {
 		args []string
 		code string
@@ -74,6 +80,7 @@ func TestObserveErrorsAreJSON(t *testing.T) {
 }
 
 func TestSuiteReportsJSON(t *testing.T) {
+	t.Parallel()
 	if testing.Short() {
 		t.Skip("runs the whole suite")
 	}
@@ -111,6 +118,7 @@ func runCLIWithStderr(t *testing.T, args ...string) (stdout, stderr string, code
 }
 
 func TestCDPWantsAWebSocketURL(t *testing.T) {
+	t.Parallel()
 	out, _, code := runCLIWithStderr(t, "observe", "--cdp", "http://127.0.0.1:1/json")
 	var body struct {
 		Error struct{ Code, Message string }
@@ -123,6 +131,7 @@ func TestCDPWantsAWebSocketURL(t *testing.T) {
 // TestInternalCausesAreLoggedNotPrinted: the public line goes to stdout, the
 // internal cause to the stderr log.
 func TestInternalCausesAreLoggedNotPrinted(t *testing.T) {
+	t.Parallel()
 	out, errs, code := runCLIWithStderr(t, "observe", "--cdp", "ws://127.0.0.1:1/devtools/browser/none")
 	var body struct {
 		Error struct{ Code, Message string }
@@ -147,6 +156,7 @@ func TestInternalCausesAreLoggedNotPrinted(t *testing.T) {
 }
 
 func TestMCPHelpDocumentsTheLimits(t *testing.T) {
+	t.Parallel()
 	_, errs, code := runCLIWithStderr(t, "mcp", "--help")
 	if code != 0 {
 		t.Fatalf("exit %d", code)
@@ -173,4 +183,45 @@ func TestMCPHelpDocumentsTheLimits(t *testing.T) {
 	if code == 0 || !strings.Contains(out, "invalid_argument") {
 		t.Errorf("--max-sessions 0: exit %d, %s", code, out)
 	}
+}
+
+// TestUsageLinesListEveryFlag: each subcommand's usage line names every
+// flag its --help lists, so the two never drift apart. Not parallel: the
+// flag package prints help to os.Stderr, which the test swaps for a pipe.
+func TestUsageLinesListEveryFlag(t *testing.T) {
+	lines := map[string]string{"observe": observeUsageLine, "mcp": mcpUsageLine, "suite": suiteUsageLine,
+		"replay": replayUsageLine, "sessions": sessionsUsageLine}
+	for command, line := range lines {
+		help := helpOf(t, command)
+		flags := 0
+		for _, l := range strings.Split(help, "\n") {
+			if !strings.HasPrefix(l, "  -") {
+				continue
+			}
+			flags++
+			name := "--" + strings.Fields(l)[0][1:]
+			if !slices.ContainsFunc(strings.Fields(line), func(w string) bool { return strings.Trim(w, "[]()") == name }) {
+				t.Errorf("%s: usage line lacks %s: %s", command, name, line)
+			}
+		}
+		if flags == 0 {
+			t.Errorf("%s --help lists no flags: %s", command, help)
+		}
+	}
+}
+
+// helpOf is what `command --help` prints, on the given stderr or on os.Stderr.
+func helpOf(t *testing.T, command string) string {
+	r, w, err := os.Pipe()
+	if err != nil {
+		t.Fatal(err)
+	}
+	saved := os.Stderr
+	os.Stderr = w
+	_, help, _ := runCLIWithStderr(t, command, "--help")
+	os.Stderr = saved
+	w.Close()
+	printed, _ := io.ReadAll(r)
+	r.Close()
+	return help + string(printed)
 }

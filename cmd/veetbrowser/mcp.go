@@ -77,11 +77,8 @@ func (c *MCPCommand) Run(ctx context.Context, args []string) error {
 	bf.register(fs, c.Log)
 	var sf storeFlags
 	sf.register(fs, true)
-	if pos, err := parseFlags(fs, args); err != nil || len(pos) > 0 {
-		if err == flag.ErrHelp {
-			return err
-		}
-		return errcode.New(errcode.InvalidArgument, "usage: veetbrowser mcp [--http ADDR] [--budget BYTES] [--browser PATH] (see veetbrowser mcp --help)")
+	if _, err := parseUsage(fs, args, 0, mcpUsageLine+" (see veetbrowser mcp --help)"); err != nil {
+		return err
 	}
 	if (len(origins) == 0) == !*anyOrigin {
 		return errcode.New(errcode.InvalidArgument, "give the task grant: --allow-origin ORIGIN (repeatable), or --allow-any-origin, not both")

@@ -27,12 +27,9 @@ func (c *ReplayCommand) Run(ctx context.Context, args []string) error {
 	version := fs.String("tool-version", "", "re-project every view as this browser tool version (default: as recorded)")
 	var sf storeFlags
 	sf.register(fs, false)
-	pos, err := parseFlags(fs, args)
-	if err != nil || len(pos) > 1 {
-		if err == flag.ErrHelp {
-			return err
-		}
-		return errcode.New(errcode.InvalidArgument, "usage: veetbrowser replay [--store SPEC] [--budget BYTES] [--tool-version V] [SESSION]")
+	pos, err := parseUsage(fs, args, 1, replayUsageLine)
+	if err != nil {
+		return err
 	}
 	st, err := sf.open(ctx)
 	if err != nil {

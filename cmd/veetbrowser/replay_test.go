@@ -19,6 +19,7 @@ func TestMain(m *testing.M) { browsertest.Main(m) }
 // newest (or a named) session byte-identical, re-projects it under another
 // budget, and fails with the first difference once a record is altered.
 func TestReplayAndSessionsOnARecordedStore(t *testing.T) {
+	t.Parallel()
 	path := filepath.Join(t.TempDir(), "artifacts.db")
 	for range 2 {
 		if out, code := runCLI(t, "observe", "--store", path); code != 0 {

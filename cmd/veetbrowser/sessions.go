@@ -9,7 +9,6 @@ import (
 	"strings"
 	"time"
 
-	"github.com/veetbot/veetbrowser/errcode"
 	"github.com/veetbot/veetbrowser/store"
 )
 
@@ -25,11 +24,8 @@ func (c *SessionsCommand) Run(ctx context.Context, args []string) error {
 	limit := fs.Int("limit", 0, "list at most this many sessions (default 100)")
 	var sf storeFlags
 	sf.register(fs, false)
-	if pos, err := parseFlags(fs, args); err != nil || len(pos) > 0 {
-		if err == flag.ErrHelp {
-			return err
-		}
-		return errcode.New(errcode.InvalidArgument, "usage: veetbrowser sessions [--store SPEC] [--limit N]")
+	if _, err := parseUsage(fs, args, 0, sessionsUsageLine); err != nil {
+		return err
 	}
 	st, err := sf.open(ctx)
 	if err != nil {

@@ -27,11 +27,8 @@ func (c *SuiteCommand) Run(ctx context.Context, args []string) error {
 	bf.register(fs, c.Log)
 	var sf storeFlags
 	sf.register(fs, true)
-	if pos, err := parseFlags(fs, args); err != nil || len(pos) > 0 {
-		if err == flag.ErrHelp {
-			return err
-		}
-		return errcode.New(errcode.InvalidArgument, "usage: veetbrowser suite [--budget BYTES] [--json] [--browser PATH] [--store SPEC]")
+	if _, err := parseUsage(fs, args, 0, suiteUsageLine); err != nil {
+		return err
 	}
 	rt, closeBrowser, err := bf.runtime(ctx, *budget, &sf)
 	if err != nil {

@@ -1,4 +1,4 @@
-// actions.js: the live guards and the page side of actions (SPEC §6).
+// actions.js: the live guards and the page side of actions (docs/actions.md).
 
 // formName names a control's form for approval facts by its accessible
 // name only (aria-labelledby, aria-label, title), never by attribute

@@ -1,4 +1,4 @@
-// controls.js: the actionable controls of a page (ADR-0157): their roles,
+// controls.js: the actionable controls of a page (docs/observation.md): their roles,
 // states, the candidate scan and the nodes each revision retains.
 
 const ROLES = new Set([

@@ -2,7 +2,7 @@
 // registered before the page's own scripts, so the page can neither see nor
 // patch it: DOM wrappers and prototypes here are this world's own.
 //
-// Rules (SPEC §5): iterative walks with an explicit stack (no recursion, no
+// Rules (docs/observation.md): iterative walks with an explicit stack (no recursion, no
 // enumeration of a node's `children`), every budget counted here before any
 // data crosses to Go, no form value, storage or credential read. Every bound
 // is read from B, which the Go side generates from its own constants.

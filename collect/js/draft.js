@@ -1,4 +1,4 @@
-// draft.js: the draft receipt (ADR-0162): a live equality check of the
+// draft.js: the draft receipt (docs/regions-and-text.md): a live equality check of the
 // agent's own submitted draft that returns a verdict, never the text.
 
 let draftEditor = null; // WeakRef: one receipt at a time, never keeping the editor alive

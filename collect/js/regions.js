@@ -1,4 +1,4 @@
-// regions.js: the semantic regions of the main document (ADR-0160):
+// regions.js: the semantic regions of the main document (docs/regions-and-text.md):
 // dialogs, alerts, statuses, forms and headings, each with a bounded
 // summary of its visible text.
 

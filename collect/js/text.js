@@ -1,4 +1,4 @@
-// text.js: readable text (ADR-0162), and the measures every job applies
+// text.js: readable text (docs/regions-and-text.md), and the measures every job applies
 // to strings: whitespace, UTF-16 units and the serialized byte cost.
 
 function clean(s) {

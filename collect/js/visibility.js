@@ -1,4 +1,4 @@
-// visibility.js: what a visible box and visibly rendered text are (SPEC §5).
+// visibility.js: what a visible box and visibly rendered text are (docs/observation.md).
 
 // visibilityChecker is the one definition of hidden for every collector.
 // Its facts are memoized per element for one collection, and every

@@ -5,7 +5,6 @@ package browsertest
 import (
 	"context"
 	"fmt"
-	"io"
 	"net/http"
 	"net/http/httptest"
 	"os"
@@ -16,8 +15,13 @@ import (
 	"time"
 )
 
+// Closer is what Main closes after the tests: a shared browser.
+type Closer interface {
+	Close(ctx context.Context) error
+}
+
 // Shared is a browser shared by a test binary, launched on first use.
-type Shared[T io.Closer] struct {
+type Shared[T Closer] struct {
 	Launch func() (T, error)
 
 	once    sync.Once
@@ -43,7 +47,7 @@ func (s *Shared[T]) close() error {
 	if !s.started {
 		return nil
 	}
-	return s.browser.Close()
+	return s.browser.Close(context.Background())
 }
 
 // closer is a Shared of any type, or a Cleanup.

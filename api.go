@@ -1,0 +1,84 @@
+package veetbrowser
+
+import (
+	"encoding/json"
+
+	"github.com/veetbot/veetbrowser/browser"
+	"github.com/veetbot/veetbrowser/errcode"
+	"github.com/veetbot/veetbrowser/tools"
+)
+
+// Action is one guarded action for Session.Act: Kind says what it does, Ref
+// names the control from a model view, and the other fields apply to some
+// kinds only (see browser.Action). It is an alias, so that the runtime and
+// every browser share one definition.
+type Action = browser.Action
+
+// ActionKind names what an Action does; its values are browser_act's kind
+// strings.
+type ActionKind = browser.ActionKind
+
+// Action kinds.
+const (
+	Click   ActionKind = browser.ActClick   // click the control
+	Type    ActionKind = browser.ActType    // insert Text into an editable control; Submit presses Enter after it
+	Press   ActionKind = browser.ActPress   // press Key on the focused control
+	Select  ActionKind = browser.ActSelect  // choose the Option with this visible label
+	Check   ActionKind = browser.ActCheck   // make a checkbox checked; nothing is dispatched if it already is
+	Uncheck ActionKind = browser.ActUncheck // make a checkbox unchecked
+	Dialog  ActionKind = browser.ActDialog  // answer the open dialog: Accept, with Text for a prompt
+)
+
+// ObserveOptions say where Session.Observe continues. The zero value
+// observes the page from the top.
+type ObserveOptions struct {
+	// After continues after this ref, Cursor at this cursor: pass the
+	// After or Cursor of the previous view's next, at most one of them.
+	// Tool versions 1.2.0 and later.
+	After  string
+	Cursor string
+	// ElementOffset and TextOffset are where the element list and the text
+	// (in Unicode characters) start in the fresh observation. Tool version
+	// 1.1.0 only; 0 is the start.
+	ElementOffset int
+	TextOffset    int
+}
+
+// The tools package parses browser_observe's JSON arguments into its own
+// wire type, whose pointer offsets tell an absent offset from 0 on the wire.
+// These two functions are the one place the two forms meet.
+
+// wire is o as browser_observe's arguments: an offset of 0 is left out.
+func (o ObserveOptions) wire() tools.ObserveArgs {
+	a := tools.ObserveArgs{After: o.After, Cursor: o.Cursor}
+	if o.ElementOffset != 0 {
+		a.ElementOffset = &o.ElementOffset
+	}
+	if o.TextOffset != 0 {
+		a.TextOffset = &o.TextOffset
+	}
+	return a
+}
+
+// observeOptions are the options parsed browser_observe arguments ask for.
+func observeOptions(a tools.ObserveArgs) ObserveOptions {
+	o := ObserveOptions{After: a.After, Cursor: a.Cursor}
+	if a.ElementOffset != nil {
+		o.ElementOffset = *a.ElementOffset
+	}
+	if a.TextOffset != nil {
+		o.TextOffset = *a.TextOffset
+	}
+	return o
+}
+
+// DecodeView decodes the model view into v, usually a *projection.View.
+// View itself stays the exact bytes the model is given, so that a surface
+// passes them on unchanged; this is for a Go program that reads them. A v
+// the view does not decode into is invalid_argument.
+func (r *Result) DecodeView(v any) error {
+	if err := json.Unmarshal(r.View, v); err != nil {
+		return errcode.Wrap(errcode.InvalidArgument, err, "the model view does not decode into %T", v)
+	}
+	return nil
+}
