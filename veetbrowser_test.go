@@ -48,7 +48,9 @@ func view(t testing.TB, res *Result) projection.View {
 // the names seen, in order, and the number of observe calls.
 func walk(t *testing.T, s *Session, url string) ([]string, int) {
 	t.Helper()
-	ctx := browsertest.Context(t, 5*time.Minute)
+	// Room for a loaded machine: 10,000 controls at 1 KiB are about 1,400
+	// recorded observe calls.
+	ctx := browsertest.Context(t, 10*time.Minute)
 	res, err := s.Call(ctx, "browser_navigate", json.RawMessage(fmt.Sprintf(`{"url":%q}`, url)))
 	if err != nil {
 		t.Fatal(err)

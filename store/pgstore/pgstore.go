@@ -6,7 +6,6 @@ import (
 	"context"
 	"database/sql"
 	"embed"
-	"encoding/json"
 	"errors"
 	"io/fs"
 	"time"
@@ -19,6 +18,7 @@ import (
 
 	"github.com/veetbot/veetbrowser/errcode"
 	"github.com/veetbot/veetbrowser/store/internal/record"
+	"github.com/veetbot/veetbrowser/store/internal/sqlstore"
 )
 
 //go:embed migrations/*.sql
@@ -103,41 +103,24 @@ func (s *Store) CreateSession(ctx context.Context, sess record.Session) error {
 	start := record.Timestamp(sess.StartedAt)
 	_, err := s.pool.Exec(ctx, `INSERT INTO veetbrowser_sessions (id, started_at, last_at, tool_version, budget, grant_json, surface)
 		VALUES ($1, $2, $2, $3, $4, $5, $6)`, sess.ID, start, sess.Version, sess.Budget, string(sess.Grant), sess.Surface)
-	if err != nil {
-		if isUniqueViolation(err) {
-			return errcode.New(errcode.InvalidArgument, "a session with that id is already recorded")
-		}
-		return record.Fail(err, "the session could not be recorded")
-	}
-	return nil
+	return sqlstore.Created(err, isUniqueViolation)
 }
 
 // Intent records a call about to be dispatched.
 func (s *Store) Intent(ctx context.Context, c record.Call) (int64, error) {
-	if err := record.CheckCall(&c); err != nil {
-		return 0, err
-	}
-	c.Status = record.StatusIntent
-	c.Result = record.Result{}
-	return s.insert(ctx, &c)
+	return s.insert(ctx, c, sqlstore.AsIntent)
 }
 
 // Record writes a whole call.
 func (s *Store) Record(ctx context.Context, c record.Call) (int64, error) {
-	if err := record.CheckCall(&c); err != nil {
-		return 0, err
-	}
-	if err := record.CheckResult(&c.Result); err != nil {
-		return 0, err
-	}
-	c.Status = record.StatusComplete
-	return s.insert(ctx, &c)
+	return s.insert(ctx, c, sqlstore.AsComplete)
 }
 
-// insert takes the session's next sequence number (its row lock orders
-// concurrent writers of one session) and writes c, in one transaction.
-func (s *Store) insert(ctx context.Context, c *record.Call) (seq int64, err error) {
-	r, err := resultColumns(&c.Result, c.Status)
+// insert readies c, takes the session's next sequence number (its row lock
+// orders concurrent writers of one session) and writes c, in one
+// transaction.
+func (s *Store) insert(ctx context.Context, c record.Call, ready sqlstore.Ready) (seq int64, err error) {
+	r, err := ready(&c)
 	if err != nil {
 		return 0, err
 	}
@@ -155,25 +138,18 @@ func (s *Store) insert(ctx context.Context, c *record.Call) (seq int64, err erro
 		_, err = tx.Exec(ctx, `INSERT INTO veetbrowser_calls (session_id, seq, tool, arguments, started_at, status,
 			duration_ns, outcome, observation, action, view_sha256, view_bytes, projection)
 			VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11, $12, $13)`,
-			c.SessionID, seq, c.Tool, string(c.Arguments), start, c.Status,
-			r.duration, r.outcome, r.observation, r.action, r.viewSHA, r.viewBytes, r.projection)
+			append([]any{c.SessionID, seq, c.Tool, string(c.Arguments), start, c.Status}, r.Args()...)...)
 		return err
 	})
 	if err != nil {
-		return 0, failed(err, "the call could not be recorded")
+		return 0, sqlstore.Failed(err, "the call could not be recorded")
 	}
 	return seq, nil
 }
 
 // Complete records the result of an open intent.
 func (s *Store) Complete(ctx context.Context, sessionID string, seq int64, res record.Result) error {
-	if err := record.CheckID(sessionID); err != nil {
-		return err
-	}
-	if err := record.CheckResult(&res); err != nil {
-		return err
-	}
-	r, err := resultColumns(&res, record.StatusComplete)
+	r, err := sqlstore.Completion(sessionID, &res)
 	if err != nil {
 		return err
 	}
@@ -181,7 +157,7 @@ func (s *Store) Complete(ctx context.Context, sessionID string, seq int64, res r
 		done, err := tx.Exec(ctx, `UPDATE veetbrowser_calls SET status = 'complete', duration_ns = $1, outcome = $2,
 			observation = $3, action = $4, view_sha256 = $5, view_bytes = $6, projection = $7
 			WHERE session_id = $8 AND seq = $9 AND status = 'intent'`,
-			r.duration, r.outcome, r.observation, r.action, r.viewSHA, r.viewBytes, r.projection, sessionID, seq)
+			append(r.Args(), sessionID, seq)...)
 		if err != nil {
 			return err
 		}
@@ -191,37 +167,7 @@ func (s *Store) Complete(ctx context.Context, sessionID string, seq int64, res r
 		_, err = tx.Exec(ctx, `UPDATE veetbrowser_sessions SET bytes = bytes + $1 WHERE id = $2`, res.Size(), sessionID)
 		return err
 	})
-	return failed(err, "the call's result could not be recorded")
-}
-
-// columns are a result as PostgreSQL stores it: JSON as text, absent as
-// NULL.
-type columns struct {
-	duration, outcome, viewBytes             any
-	observation, action, projection, viewSHA any
-}
-
-func resultColumns(r *record.Result, status string) (columns, error) {
-	if status == record.StatusIntent {
-		return columns{}, nil
-	}
-	c := columns{duration: int64(r.Duration), outcome: r.Outcome,
-		observation: text(r.Observation), action: text(r.Action)}
-	if r.View != nil {
-		p, err := json.Marshal(r.Projection)
-		if err != nil {
-			return c, errcode.Wrap(errcode.InvalidArgument, err, "the view's projection inputs cannot be encoded")
-		}
-		c.viewSHA, c.viewBytes, c.projection = r.View.SHA256, r.View.Bytes, string(p)
-	}
-	return c, nil
-}
-
-func text(doc json.RawMessage) any {
-	if doc == nil {
-		return nil
-	}
-	return string(doc)
+	return sqlstore.Failed(err, "the call's result could not be recorded")
 }
 
 // Session reads a session record.
@@ -229,19 +175,8 @@ func (s *Store) Session(ctx context.Context, id string) (record.Session, error) 
 	if err := record.CheckID(id); err != nil {
 		return record.Session{}, err
 	}
-	var sess record.Session
-	var grant string
-	err := s.pool.QueryRow(ctx, `SELECT id, started_at, tool_version, budget, grant_json::text, surface
-		FROM veetbrowser_sessions WHERE id = $1`, id).
-		Scan(&sess.ID, &sess.StartedAt, &sess.Version, &sess.Budget, &grant, &sess.Surface)
-	if errors.Is(err, pgx.ErrNoRows) {
-		return record.Session{}, record.NoSession()
-	}
-	if err != nil {
-		return record.Session{}, record.Fail(err, "the session could not be read")
-	}
-	sess.StartedAt, sess.Grant = sess.StartedAt.UTC(), json.RawMessage(grant)
-	return sess, nil
+	return sqlstore.ReadSession(s.pool.QueryRow(ctx, `SELECT id, started_at, tool_version, budget, grant_json::text, surface
+		FROM veetbrowser_sessions WHERE id = $1`, id), utc)
 }
 
 // Calls reads a session's calls in sequence order.
@@ -256,47 +191,7 @@ func (s *Store) Calls(ctx context.Context, sessionID string, fn func(record.Call
 		return record.Fail(err, "the session's calls could not be read")
 	}
 	defer rows.Close()
-	for rows.Next() {
-		var c record.Call
-		var args string
-		var duration *int64
-		var outcome, observation, action, projection *string
-		var viewBytes *int32
-		var viewSHA []byte
-		if err := rows.Scan(&c.SessionID, &c.Seq, &c.Tool, &args, &c.StartedAt, &c.Status, &duration, &outcome,
-			&observation, &action, &viewSHA, &viewBytes, &projection); err != nil {
-			return record.Fail(err, "the session's calls could not be read")
-		}
-		c.Arguments, c.StartedAt = json.RawMessage(args), c.StartedAt.UTC()
-		if duration != nil {
-			c.Duration = time.Duration(*duration)
-		}
-		if outcome != nil {
-			c.Outcome = *outcome
-		}
-		c.Observation, c.Action = raw(observation), raw(action)
-		if viewSHA != nil && viewBytes != nil && projection != nil {
-			c.View = &record.View{SHA256: viewSHA, Bytes: int(*viewBytes)}
-			c.Projection = new(record.Projection)
-			if err := json.Unmarshal([]byte(*projection), c.Projection); err != nil {
-				return record.Fail(err, "a call's projection inputs could not be read")
-			}
-		}
-		if err := fn(c); err != nil {
-			return err
-		}
-	}
-	if err := rows.Err(); err != nil {
-		return record.Fail(err, "the session's calls could not be read")
-	}
-	return nil
-}
-
-func raw(s *string) json.RawMessage {
-	if s == nil {
-		return nil
-	}
-	return json.RawMessage(*s)
+	return sqlstore.EachCall(rows, utc, fn)
 }
 
 // Sessions lists sessions, newest first, with their call and outcome counts.
@@ -315,38 +210,14 @@ func (s *Store) Sessions(ctx context.Context, opts record.ListOptions) ([]record
 		return nil, record.Fail(err, "the sessions could not be listed")
 	}
 	defer rows.Close()
-	var list []record.Summary
-	for rows.Next() {
-		var sum record.Summary
-		var grant string
-		var outcome *string
-		var n int64
-		if err := rows.Scan(&sum.ID, &sum.StartedAt, &sum.LastAt, &sum.Version, &sum.Budget, &grant, &sum.Surface,
-			&sum.Bytes, &outcome, &n); err != nil {
-			return nil, record.Fail(err, "the sessions could not be listed")
-		}
-		if len(list) == 0 || list[len(list)-1].ID != sum.ID {
-			sum.StartedAt, sum.LastAt, sum.Grant = sum.StartedAt.UTC(), sum.LastAt.UTC(), json.RawMessage(grant)
-			sum.Outcomes = map[string]int{}
-			list = append(list, sum)
-		}
-		if outcome != nil {
-			last := &list[len(list)-1]
-			last.Outcomes[*outcome] += int(n)
-			last.Calls += int(n)
-		}
-	}
-	if err := rows.Err(); err != nil {
-		return nil, record.Fail(err, "the sessions could not be listed")
-	}
-	return list, nil
+	return sqlstore.Summaries(rows, utc)
 }
 
 // Prune removes whole sessions by age of their last write, then the oldest
 // until at most maxBytes of records remain.
 func (s *Store) Prune(ctx context.Context, olderThan time.Duration, maxBytes int64) (record.Pruned, error) {
-	if olderThan < 0 || maxBytes < 0 {
-		return record.Pruned{}, errcode.New(errcode.InvalidArgument, "retention limits cannot be negative")
+	if err := sqlstore.CheckRetention(olderThan, maxBytes); err != nil {
+		return record.Pruned{}, err
 	}
 	var p record.Pruned
 	err := pgx.BeginFunc(ctx, s.pool, func(tx pgx.Tx) error {
@@ -358,45 +229,29 @@ func (s *Store) Prune(ctx context.Context, olderThan time.Duration, maxBytes int
 		if err != nil {
 			return err
 		}
-		all, err := pgx.CollectRows(rows, func(row pgx.CollectableRow) (record.Extent, error) {
-			var x record.Extent
-			err := row.Scan(&x.ID, &x.LastAt, &x.Bytes)
-			return x, err
-		})
+		all, err := sqlstore.Extents(rows, utc)
+		rows.Close()
 		if err != nil {
 			return err
 		}
-		for _, x := range record.Prunable(all, time.Now(), olderThan, maxBytes) {
-			calls, err := tx.Exec(ctx, `DELETE FROM veetbrowser_calls WHERE session_id = $1`, x.ID)
+		p, err = sqlstore.Prune(all, olderThan, maxBytes, func(id string) (int64, error) {
+			calls, err := tx.Exec(ctx, `DELETE FROM veetbrowser_calls WHERE session_id = $1`, id)
 			if err != nil {
-				return err
+				return 0, err
 			}
-			if _, err := tx.Exec(ctx, `DELETE FROM veetbrowser_sessions WHERE id = $1`, x.ID); err != nil {
-				return err
-			}
-			p.Sessions++
-			p.Calls += int(calls.RowsAffected())
-			p.Bytes += x.Bytes
-		}
-		return nil
+			_, err = tx.Exec(ctx, `DELETE FROM veetbrowser_sessions WHERE id = $1`, id)
+			return calls.RowsAffected(), err
+		})
+		return err
 	})
 	if err != nil {
-		return record.Pruned{}, failed(err, "the artifact store could not be pruned")
+		return record.Pruned{}, sqlstore.Failed(err, "the artifact store could not be pruned")
 	}
 	return p, nil
 }
 
-// failed keeps a coded error as it is and wraps any other as Unavailable.
-func failed(err error, msg string) error {
-	if err == nil {
-		return nil
-	}
-	var coded *errcode.Error
-	if errors.As(err, &coded) && coded.Code != record.Unavailable {
-		return err
-	}
-	return record.Fail(err, "%s", msg)
-}
+// utc is a timestamptz column's time in UTC.
+func utc(t time.Time) time.Time { return t.UTC() }
 
 // uniqueViolation is PostgreSQL's SQLSTATE for a duplicate key.
 const uniqueViolation = "23505"

@@ -8,7 +8,6 @@ import (
 	"context"
 	"database/sql"
 	"embed"
-	"encoding/json"
 	"errors"
 	"net/url"
 	"os"
@@ -21,6 +20,7 @@ import (
 
 	"github.com/veetbot/veetbrowser/errcode"
 	"github.com/veetbot/veetbrowser/store/internal/record"
+	"github.com/veetbot/veetbrowser/store/internal/sqlstore"
 )
 
 //go:embed migrations/*.sql
@@ -122,41 +122,23 @@ func (s *Store) CreateSession(ctx context.Context, sess record.Session) error {
 	start := micros(sess.StartedAt)
 	_, err := s.write.ExecContext(ctx, `INSERT INTO sessions (id, started_at, last_at, tool_version, budget, grant_json, surface)
 		VALUES (?, ?, ?, ?, ?, ?, ?)`, sess.ID, start, start, sess.Version, sess.Budget, string(sess.Grant), sess.Surface)
-	if err != nil {
-		if isConstraint(err) {
-			return errcode.New(errcode.InvalidArgument, "a session with that id is already recorded")
-		}
-		return record.Fail(err, "the session could not be recorded")
-	}
-	return nil
+	return sqlstore.Created(err, isConstraint)
 }
 
 // Intent records a call about to be dispatched.
 func (s *Store) Intent(ctx context.Context, c record.Call) (int64, error) {
-	if err := record.CheckCall(&c); err != nil {
-		return 0, err
-	}
-	c.Status = record.StatusIntent
-	c.Result = record.Result{}
-	return s.insert(ctx, &c)
+	return s.insert(ctx, c, sqlstore.AsIntent)
 }
 
 // Record writes a whole call.
 func (s *Store) Record(ctx context.Context, c record.Call) (int64, error) {
-	if err := record.CheckCall(&c); err != nil {
-		return 0, err
-	}
-	if err := record.CheckResult(&c.Result); err != nil {
-		return 0, err
-	}
-	c.Status = record.StatusComplete
-	return s.insert(ctx, &c)
+	return s.insert(ctx, c, sqlstore.AsComplete)
 }
 
-// insert takes the session's next sequence number and writes c, in one
-// transaction.
-func (s *Store) insert(ctx context.Context, c *record.Call) (seq int64, err error) {
-	r, err := resultColumns(&c.Result, c.Status)
+// insert readies c, takes the session's next sequence number and writes c,
+// in one transaction.
+func (s *Store) insert(ctx context.Context, c record.Call, ready sqlstore.Ready) (seq int64, err error) {
+	r, err := ready(&c)
 	if err != nil {
 		return 0, err
 	}
@@ -172,25 +154,18 @@ func (s *Store) insert(ctx context.Context, c *record.Call) (seq int64, err erro
 		_, err := tx.ExecContext(ctx, `INSERT INTO calls (session_id, seq, tool, arguments, started_at, status,
 			duration_ns, outcome, observation, action, view_sha256, view_bytes, projection)
 			VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)`,
-			c.SessionID, seq, c.Tool, string(c.Arguments), micros(c.StartedAt), c.Status,
-			r.duration, r.outcome, r.observation, r.action, r.viewSHA, r.viewBytes, r.projection)
+			append([]any{c.SessionID, seq, c.Tool, string(c.Arguments), micros(c.StartedAt), c.Status}, r.Args()...)...)
 		return err
 	})
 	if err != nil {
-		return 0, failed(err, "the call could not be recorded")
+		return 0, sqlstore.Failed(err, "the call could not be recorded")
 	}
 	return seq, nil
 }
 
 // Complete records the result of an open intent.
 func (s *Store) Complete(ctx context.Context, sessionID string, seq int64, res record.Result) error {
-	if err := record.CheckID(sessionID); err != nil {
-		return err
-	}
-	if err := record.CheckResult(&res); err != nil {
-		return err
-	}
-	r, err := resultColumns(&res, record.StatusComplete)
+	r, err := sqlstore.Completion(sessionID, &res)
 	if err != nil {
 		return err
 	}
@@ -198,7 +173,7 @@ func (s *Store) Complete(ctx context.Context, sessionID string, seq int64, res r
 		done, err := tx.ExecContext(ctx, `UPDATE calls SET status = 'complete', duration_ns = ?, outcome = ?,
 			observation = ?, action = ?, view_sha256 = ?, view_bytes = ?, projection = ?
 			WHERE session_id = ? AND seq = ? AND status = 'intent'`,
-			r.duration, r.outcome, r.observation, r.action, r.viewSHA, r.viewBytes, r.projection, sessionID, seq)
+			append(r.Args(), sessionID, seq)...)
 		if err != nil {
 			return err
 		}
@@ -208,7 +183,7 @@ func (s *Store) Complete(ctx context.Context, sessionID string, seq int64, res r
 		_, err = tx.ExecContext(ctx, `UPDATE sessions SET bytes = bytes + ? WHERE id = ?`, res.Size(), sessionID)
 		return err
 	})
-	return failed(err, "the call's result could not be recorded")
+	return sqlstore.Failed(err, "the call's result could not be recorded")
 }
 
 func (s *Store) inTx(ctx context.Context, fn func(*sql.Tx) error) error {
@@ -223,53 +198,13 @@ func (s *Store) inTx(ctx context.Context, fn func(*sql.Tx) error) error {
 	return tx.Commit()
 }
 
-// columns are a result as SQLite stores it: JSON as TEXT, absent as NULL.
-type columns struct {
-	duration, outcome, viewBytes             any
-	observation, action, projection, viewSHA any
-}
-
-func resultColumns(r *record.Result, status string) (columns, error) {
-	if status == record.StatusIntent {
-		return columns{}, nil
-	}
-	c := columns{duration: int64(r.Duration), outcome: r.Outcome,
-		observation: text(r.Observation), action: text(r.Action)}
-	if r.View != nil {
-		p, err := json.Marshal(r.Projection)
-		if err != nil {
-			return c, errcode.Wrap(errcode.InvalidArgument, err, "the view's projection inputs cannot be encoded")
-		}
-		c.viewSHA, c.viewBytes, c.projection = r.View.SHA256, r.View.Bytes, string(p)
-	}
-	return c, nil
-}
-
-func text(doc json.RawMessage) any {
-	if doc == nil {
-		return nil
-	}
-	return string(doc)
-}
-
 // Session reads a session record.
 func (s *Store) Session(ctx context.Context, id string) (record.Session, error) {
 	if err := record.CheckID(id); err != nil {
 		return record.Session{}, err
 	}
-	var sess record.Session
-	var start int64
-	var grant string
-	err := s.read.QueryRowContext(ctx, `SELECT id, started_at, tool_version, budget, grant_json, surface FROM sessions WHERE id = ?`, id).
-		Scan(&sess.ID, &start, &sess.Version, &sess.Budget, &grant, &sess.Surface)
-	if errors.Is(err, sql.ErrNoRows) {
-		return record.Session{}, record.NoSession()
-	}
-	if err != nil {
-		return record.Session{}, record.Fail(err, "the session could not be read")
-	}
-	sess.StartedAt, sess.Grant = fromMicros(start), json.RawMessage(grant)
-	return sess, nil
+	return sqlstore.ReadSession(s.read.QueryRowContext(ctx,
+		`SELECT id, started_at, tool_version, budget, grant_json, surface FROM sessions WHERE id = ?`, id), fromMicros)
 }
 
 // Calls reads a session's calls in sequence order.
@@ -283,35 +218,7 @@ func (s *Store) Calls(ctx context.Context, sessionID string, fn func(record.Call
 		return record.Fail(err, "the session's calls could not be read")
 	}
 	defer rows.Close()
-	for rows.Next() {
-		var c record.Call
-		var start int64
-		var args []byte
-		var duration, viewBytes sql.NullInt64
-		var outcome sql.NullString
-		var obs, action, viewSHA, projection []byte
-		if err := rows.Scan(&c.SessionID, &c.Seq, &c.Tool, &args, &start, &c.Status, &duration, &outcome,
-			&obs, &action, &viewSHA, &viewBytes, &projection); err != nil {
-			return record.Fail(err, "the session's calls could not be read")
-		}
-		c.Arguments, c.StartedAt = args, fromMicros(start)
-		c.Observation, c.Action = obs, action
-		c.Duration, c.Outcome = time.Duration(duration.Int64), outcome.String
-		if viewSHA != nil {
-			c.View = &record.View{SHA256: viewSHA, Bytes: int(viewBytes.Int64)}
-			c.Projection = new(record.Projection)
-			if err := json.Unmarshal(projection, c.Projection); err != nil {
-				return record.Fail(err, "a call's projection inputs could not be read")
-			}
-		}
-		if err := fn(c); err != nil {
-			return err
-		}
-	}
-	if err := rows.Err(); err != nil {
-		return record.Fail(err, "the session's calls could not be read")
-	}
-	return nil
+	return sqlstore.EachCall(rows, fromMicros, fn)
 }
 
 // Sessions lists sessions, newest first, with their call and outcome counts.
@@ -329,39 +236,15 @@ func (s *Store) Sessions(ctx context.Context, opts record.ListOptions) ([]record
 		return nil, record.Fail(err, "the sessions could not be listed")
 	}
 	defer rows.Close()
-	var list []record.Summary
-	for rows.Next() {
-		var sum record.Summary
-		var start, last int64
-		var grant string
-		var outcome sql.NullString
-		var n int
-		if err := rows.Scan(&sum.ID, &start, &last, &sum.Version, &sum.Budget, &grant, &sum.Surface, &sum.Bytes, &outcome, &n); err != nil {
-			return nil, record.Fail(err, "the sessions could not be listed")
-		}
-		if len(list) == 0 || list[len(list)-1].ID != sum.ID {
-			sum.StartedAt, sum.LastAt, sum.Grant = fromMicros(start), fromMicros(last), json.RawMessage(grant)
-			sum.Outcomes = map[string]int{}
-			list = append(list, sum)
-		}
-		if outcome.Valid {
-			last := &list[len(list)-1]
-			last.Outcomes[outcome.String] += n
-			last.Calls += n
-		}
-	}
-	if err := rows.Err(); err != nil {
-		return nil, record.Fail(err, "the sessions could not be listed")
-	}
-	return list, nil
+	return sqlstore.Summaries(rows, fromMicros)
 }
 
 // Prune removes whole sessions by age of their last write, then the oldest
 // until at most maxBytes of records remain; then it hands free pages back
 // to the file system.
 func (s *Store) Prune(ctx context.Context, olderThan time.Duration, maxBytes int64) (record.Pruned, error) {
-	if olderThan < 0 || maxBytes < 0 {
-		return record.Pruned{}, errcode.New(errcode.InvalidArgument, "retention limits cannot be negative")
+	if err := sqlstore.CheckRetention(olderThan, maxBytes); err != nil {
+		return record.Pruned{}, err
 	}
 	var p record.Pruned
 	err := s.inTx(ctx, func(tx *sql.Tx) error {
@@ -369,56 +252,30 @@ func (s *Store) Prune(ctx context.Context, olderThan time.Duration, maxBytes int
 		if err != nil {
 			return err
 		}
-		var all []record.Extent
-		for rows.Next() {
-			var x record.Extent
-			var last int64
-			if err := rows.Scan(&x.ID, &last, &x.Bytes); err != nil {
-				rows.Close()
-				return err
-			}
-			x.LastAt = fromMicros(last)
-			all = append(all, x)
-		}
+		all, err := sqlstore.Extents(rows, fromMicros)
 		rows.Close()
-		if err := rows.Err(); err != nil {
+		if err != nil {
 			return err
 		}
-		for _, x := range record.Prunable(all, time.Now(), olderThan, maxBytes) {
-			res, err := tx.ExecContext(ctx, `DELETE FROM calls WHERE session_id = ?`, x.ID)
+		p, err = sqlstore.Prune(all, olderThan, maxBytes, func(id string) (int64, error) {
+			res, err := tx.ExecContext(ctx, `DELETE FROM calls WHERE session_id = ?`, id)
 			if err != nil {
-				return err
+				return 0, err
 			}
 			n, _ := res.RowsAffected()
-			if _, err := tx.ExecContext(ctx, `DELETE FROM sessions WHERE id = ?`, x.ID); err != nil {
-				return err
-			}
-			p.Sessions++
-			p.Calls += int(n)
-			p.Bytes += x.Bytes
-		}
-		return nil
+			_, err = tx.ExecContext(ctx, `DELETE FROM sessions WHERE id = ?`, id)
+			return n, err
+		})
+		return err
 	})
 	if err != nil {
-		return record.Pruned{}, failed(err, "the artifact store could not be pruned")
+		return record.Pruned{}, sqlstore.Failed(err, "the artifact store could not be pruned")
 	}
 	if p.Sessions > 0 {
 		// Best effort: the records are gone either way.
 		s.write.ExecContext(ctx, `PRAGMA incremental_vacuum`)
 	}
 	return p, nil
-}
-
-// failed keeps a coded error as it is and wraps any other as Unavailable.
-func failed(err error, msg string) error {
-	if err == nil {
-		return nil
-	}
-	var coded *errcode.Error
-	if errors.As(err, &coded) && coded.Code != record.Unavailable {
-		return err
-	}
-	return record.Fail(err, "%s", msg)
 }
 
 // sqliteConstraint is SQLITE_CONSTRAINT, the primary code of every

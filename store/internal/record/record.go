@@ -302,3 +302,8 @@ func NoSession() error {
 func NoIntent() error {
 	return errcode.New(errcode.InvalidArgument, "no open intent has that session id and sequence number")
 }
+
+// SessionExists is the error for a session id the store already holds.
+func SessionExists() error {
+	return errcode.New(errcode.InvalidArgument, "a session with that id is already recorded")
+}
