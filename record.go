@@ -196,12 +196,6 @@ func (c *callRecord) fill(r *store.Result, res *Result) error {
 	return nil
 }
 
-// How an approval was given, in a judgement.
-const (
-	approvalStored     = "stored"   // an approval the user stored for exactly these facts
-	approvalByApprover = "approver" // the approver, asked for these facts
-)
-
 // judgement is what an action's authorization judged: the verified label
 // facts read live from the page, whether they needed an approval, how it
 // was given, or the code it was refused with.
@@ -209,7 +203,7 @@ type judgement struct {
 	Class          string       `json:"class"`
 	Facts          policy.Facts `json:"facts"`
 	ApprovalNeeded bool         `json:"approval_needed"`
-	Approval       string       `json:"approval,omitempty"` // approvalStored or approvalByApprover
+	Approval       string       `json:"approval,omitempty"` // policy.SourceStored or SourceApprover
 	Refused        string       `json:"refused,omitempty"`  // the error code
 }
 

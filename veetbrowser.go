@@ -264,13 +264,12 @@ func (s *Session) judge(ctx context.Context, j *judgement) (policy.Permit, error
 		return policy.Permit{}, errcode.New(errcode.ForeignOrigin, "the page's origin is outside this task's grant; it can be observed but not acted on")
 	}
 	j.ApprovalNeeded = policy.Consequential(j.Facts)
-	if j.ApprovalNeeded {
-		j.Approval = approvalByApprover
-		if s.approvals.Has(j.Facts) {
-			j.Approval = approvalStored
-		}
+	p, err := policy.Authorize(ctx, j.Facts, &s.approvals, s.approver)
+	j.Approval = p.Source()
+	if err != nil && j.ApprovalNeeded && s.approver != nil {
+		j.Approval = policy.SourceApprover // asked, and it said no
 	}
-	return policy.Authorize(ctx, j.Facts, &s.approvals, s.approver)
+	return p, err
 }
 
 // Act performs one guarded action and observes the result.
@@ -388,7 +387,7 @@ func (s *Session) result(obs *observation.Observation, act *browser.ActResult) (
 // version defines the model view.
 func (s *Session) project(obs *observation.Observation, act *browser.ActResult, o ObserveOptions) (*Result, error) {
 	obs.Version = s.version.Name
-	opts := viewOptions(s.version, s.budget, o)
+	opts := ViewOptions(s.version, s.budget, o)
 	if act != nil {
 		opts.Action = &projection.Outcome{Dispatched: act.Dispatched, NavigationStarted: act.NavigationStarted,
 			NavigationDone: act.NavigationDone, NavigationCancelled: act.NavigationCancelled, DialogOpened: act.DialogOpened}
@@ -435,8 +434,11 @@ func (s *Session) Close(ctx context.Context) error {
 	return err
 }
 
-// viewOptions are the projection options that version v defines.
-func viewOptions(v tools.Version, budget int, o ObserveOptions) projection.Options {
+// ViewOptions are the projection options that tool version v defines for a
+// view within budget, o being the observe options that page it: what a
+// session projects its views with, and what replay re-derives recorded
+// views with.
+func ViewOptions(v tools.Version, budget int, o ObserveOptions) projection.Options {
 	return projection.Options{Budget: budget, Coverage: v.Continuation, Regions: v.Regions,
 		TextCoverage: v.TextCoverage, Offsets: v.Offsets, ElementOffset: o.ElementOffset, TextOffset: o.TextOffset}
 }

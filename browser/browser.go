@@ -18,8 +18,8 @@ import (
 type Provider interface {
 	NewSession(ctx context.Context, opts SessionOptions) (Session, error)
 	// Close ends every session and releases the browser; it is safe to call
-	// more than once. ctx bounds closing the sessions; the browser is
-	// released even when ctx ends first.
+	// more than once. Cleanup runs whatever ctx: a session waits a bounded
+	// time for an operation in flight, then is closed under it.
 	Close(ctx context.Context) error
 }
 

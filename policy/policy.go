@@ -221,7 +221,17 @@ func (a *Approvals) Consume(f Facts) bool {
 type Permit struct {
 	facts    Facts
 	approval *Approvals // nil: no approval needed
+	source   string     // who gave the approval: SourceStored, SourceApprover, or ""
 }
+
+// Where a permit's approval came from.
+const (
+	SourceStored   = "stored"   // an approval the user stored for exactly these facts
+	SourceApprover = "approver" // the approver, asked for these facts
+)
+
+// Source says who gave the permit's approval; "" when none was needed.
+func (p Permit) Source() string { return p.source }
 
 // Spend consumes the permit's approval. It fails with approval_required if
 // the approval is gone.
@@ -248,7 +258,7 @@ func Authorize(ctx context.Context, f Facts, stored *Approvals, approver Approve
 		return Permit{}, nil
 	}
 	if stored != nil && stored.Has(f) {
-		return Permit{facts: f, approval: stored}, nil
+		return Permit{facts: f, approval: stored, source: SourceStored}, nil
 	}
 	if approver != nil {
 		ok, err := approver.Approve(ctx, f)
@@ -256,11 +266,11 @@ func Authorize(ctx context.Context, f Facts, stored *Approvals, approver Approve
 			return Permit{}, errcode.Wrap(errcode.ApprovalRequired, err, "approval could not be obtained for %s", f)
 		}
 		if ok && stored == nil {
-			return Permit{}, nil
+			return Permit{source: SourceApprover}, nil
 		}
 		if ok {
 			stored.Add(f)
-			return Permit{facts: f, approval: stored}, nil
+			return Permit{facts: f, approval: stored, source: SourceApprover}, nil
 		}
 		return Permit{}, errcode.New(errcode.ApprovalRequired, "the approver declined %s", f)
 	}

@@ -104,14 +104,14 @@ func TestApprovalIsConsumedOnlyAtDispatch(t *testing.T) {
 		t.Fatal("a permit was spent twice")
 	}
 	var asked Approvals
-	if _, err := Authorize(ctx, publish, &asked, approver(true)); err != nil {
-		t.Fatal(err)
+	if p, err := Authorize(ctx, publish, &asked, approver(true)); err != nil || p.Source() != SourceApprover {
+		t.Fatalf("approver's yes: source %q, %v", p.Source(), err)
 	}
-	if _, err := Authorize(ctx, publish, &asked, nil); err != nil {
-		t.Fatal("the user's yes was lost before dispatch")
+	if p, err := Authorize(ctx, publish, &asked, nil); err != nil || p.Source() != SourceStored {
+		t.Fatalf("the user's yes was lost before dispatch: source %q, %v", p.Source(), err)
 	}
 	// A control that needs no approval gets a permit that spends nothing.
-	if p, err := Authorize(ctx, Facts{Role: "button", Name: "Next"}, &asked, nil); err != nil || p.Spend() != nil || !asked.Has(publish) {
+	if p, err := Authorize(ctx, Facts{Role: "button", Name: "Next"}, &asked, nil); err != nil || p.Spend() != nil || p.Source() != "" || !asked.Has(publish) {
 		t.Fatal("a plain control touched the approvals")
 	}
 }

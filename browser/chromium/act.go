@@ -132,6 +132,9 @@ func actionClass(a browser.Action) (string, error) {
 		if a.Kind == browser.ActPress && a.Key == "" {
 			return "", errcode.New(errcode.InvalidArgument, "press needs a key")
 		}
+		if _, named := namedKeys[a.Key]; a.Kind == browser.ActPress && !named && len([]rune(a.Key)) != 1 {
+			return "", errcode.New(errcode.InvalidArgument, "unknown key %s", errcode.Quote(a.Key))
+		}
 		if a.Kind == browser.ActSelect && a.Option == "" {
 			return "", errcode.New(errcode.InvalidArgument, "select needs the option's visible label")
 		}
@@ -219,9 +222,6 @@ func (s *Session) dispatch(ctx context.Context, a browser.Action, req collect.Gu
 			steps = append(steps, keySteps(octx, tgt, "Enter")...)
 		}
 	case browser.ActPress:
-		if _, ok := namedKeys[a.Key]; !ok && len([]rune(a.Key)) != 1 {
-			return errcode.New(errcode.InvalidArgument, "unknown key %s", errcode.Quote(a.Key))
-		}
 		steps = keySteps(octx, tgt, a.Key)
 	case browser.ActSelect:
 		// Trusted keys on the focused select choose the option: the
@@ -396,8 +396,10 @@ func (s *Session) answerDialogLocked(ctx context.Context, a browser.Action, auth
 	// words (accepting "Delete everything?" is consequential), on the
 	// origin of the page it blocks: a frame's dialog blocks its page.
 	if a.Accept {
-		msg, _ := observation.CutUTF16(d.Message, observation.MaxDialogMessage)
-		facts := policy.Facts{Origin: s.origin, Role: "dialog", Name: msg}
+		// The whole message, as a control's name: the observation shows
+		// MaxDialogMessage units, but the words past them count too.
+		msg, cut := observation.CutUTF16(d.Message, policy.MaxFactName)
+		facts := policy.Facts{Origin: s.origin, Role: "dialog", Name: msg, NameCut: cut}
 		p, err := authorize(ctx, policy.ClassDialog, facts)
 		if err != nil {
 			return nil, err
@@ -452,8 +454,7 @@ func (s *Session) uploadLocked(ctx context.Context, ref string, stage browser.St
 	if !prep.Facts.File {
 		return nil, errcode.New(errcode.UploadRefused, "the control is not a file input")
 	}
-	facts := policy.Facts{Origin: prep.Facts.Origin, Role: prep.Facts.Role, Name: prep.Facts.Name, NameCut: prep.Facts.NameCut, Form: prep.Facts.Form}
-	permit, err := authorize(ctx, policy.ClassUpload, facts)
+	permit, err := authorize(ctx, policy.ClassUpload, actionFacts(browser.Action{}, prep))
 	if err != nil {
 		return nil, err
 	}

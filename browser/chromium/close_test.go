@@ -59,14 +59,7 @@ func TestCloseWithAnEndedContextStillStopsTheBrowser(t *testing.T) {
 	case <-time.After(30 * time.Second):
 		t.Fatal("Close with an ended context did not return within 30 s")
 	}
-	if processAlive(pid) {
-		t.Fatalf("browser process %d survived Close", pid)
-	}
-	for d := range tempDirs(t) {
-		if !before[d] {
-			t.Fatalf("temp dir %s survived Close", d)
-		}
-	}
+	wantBrowserGone(t, before, pid)
 	if _, err := s.Observe(ctx, observation.Request{}); errcode.Of(err) != errcode.BrowserUnavailable {
 		t.Fatalf("a page after Close: %v, want browser_unavailable", err)
 	}

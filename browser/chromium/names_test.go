@@ -530,7 +530,7 @@ func TestNamesFollowChromium(t *testing.T) {
 	ctx := browsertest.Context(t, time.Minute)
 	for i, c := range obs.Controls {
 		id := fmt.Sprintf("c%d", i+1)
-		ax := chromiumName(t, ctx, s, id)
+		ax := chromiumNameOf(t, ctx, s, fmt.Sprintf("document.getElementById(%q)", id))
 		if ax != c.Name {
 			t.Errorf("#%s: name %q, Chromium says %q", id, c.Name, ax)
 		}
@@ -544,27 +544,6 @@ func TestNamesFollowChromium(t *testing.T) {
 	if !obs.Controls[11].Checked {
 		t.Error("switch with aria-checked=true is not checked")
 	}
-}
-
-// chromiumName asks Chromium's accessibility tree for the name of #id.
-func chromiumName(t *testing.T, ctx context.Context, s *Session, id string) string {
-	t.Helper()
-	res, err := cdp.Call(ctx, s.tab.target, runtime.Evaluate, runtime.EvaluateParams{Expression: "document.getElementById(" + fmt.Sprintf("%q", id) + ")"})
-	if err != nil || res.Result.ObjectID == "" {
-		t.Fatalf("resolving #%s: %v", id, err)
-	}
-	defer cdp.Call(ctx, s.tab.target, runtime.ReleaseObject, runtime.ReleaseObjectParams{ObjectID: res.Result.ObjectID})
-	tree, err := cdp.Call(ctx, s.tab.target, accessibility.GetPartialAXTree, accessibility.GetPartialAXTreeParams{ObjectID: res.Result.ObjectID, FetchRelatives: ptr(false)})
-	if err != nil || len(tree.Nodes) == 0 {
-		t.Fatalf("AX tree of #%s: %v", id, err)
-	}
-	n := tree.Nodes[0]
-	if n.Name == nil {
-		return ""
-	}
-	var name string
-	json.Unmarshal(n.Name.Value, &name)
-	return name
 }
 
 // TestNameBound: a canonical name keeps 1,024 UTF-16 units; one more is cut

@@ -65,17 +65,6 @@ func openGuarded(t *testing.T, check func(context.Context, *url.URL) error) *Ses
 	return bs.(*Session)
 }
 
-func controlNamed(t *testing.T, obs *observation.Observation, name string) string {
-	t.Helper()
-	for _, c := range obs.Controls {
-		if c.Name == name {
-			return c.Ref
-		}
-	}
-	t.Fatalf("no control %q in %v", name, names(obs))
-	return ""
-}
-
 // Every way a page can take the session to an origin outside the grant is
 // stopped before the foreign server sees a request, and the page stays.
 func TestNavigationOutsideGrantIsStopped(t *testing.T) {
@@ -112,7 +101,7 @@ func TestNavigationOutsideGrantIsStopped(t *testing.T) {
 		t.Fatal(err)
 	}
 	t.Run("link", func(t *testing.T) {
-		_, err := s.Act(ctx, browser.Action{Kind: browser.ActClick, Ref: controlNamed(t, obs, "away")}, allowAll)
+		_, err := s.Act(ctx, browser.Action{Kind: browser.ActClick, Ref: find(t, obs, "away").Ref}, allowAll)
 		wantCode(t, err, errcode.ForeignOrigin)
 		stays("/")
 	})
@@ -121,7 +110,7 @@ func TestNavigationOutsideGrantIsStopped(t *testing.T) {
 		if err != nil {
 			t.Fatal(err)
 		}
-		_, err = s.Act(ctx, browser.Action{Kind: browser.ActClick, Ref: controlNamed(t, obs, "Go")}, allowAll)
+		_, err = s.Act(ctx, browser.Action{Kind: browser.ActClick, Ref: find(t, obs, "Go").Ref}, allowAll)
 		wantCode(t, err, errcode.ForeignOrigin)
 		stays("/")
 	})
@@ -157,7 +146,7 @@ func TestNavigationOutsideGrantIsStopped(t *testing.T) {
 		}
 		// Chromium itself refuses a page's top-level data: navigation; the
 		// page stays whatever the grant.
-		s.Act(ctx, browser.Action{Kind: browser.ActClick, Ref: controlNamed(t, obs, "data")}, allowAll)
+		s.Act(ctx, browser.Action{Kind: browser.ActClick, Ref: find(t, obs, "data").Ref}, allowAll)
 		stays("/scheme")
 	})
 	if n := foreign.hits.Load(); n != 0 {

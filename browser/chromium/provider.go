@@ -369,9 +369,9 @@ func (s *Session) Gone() bool {
 	}
 }
 
-// Close closes every session, then the browser, and removes its files. ctx
-// bounds closing each page (at most 5 s each); the browser is stopped and
-// its files removed even when ctx has ended.
+// Close closes every session, then the browser, and removes its files.
+// Cleanup runs whatever ctx: each page waits at most closeTimeout for an
+// operation in flight, then is closed under it.
 func (p *Provider) Close(ctx context.Context) error {
 	p.mu.Lock()
 	if p.closed {
@@ -388,12 +388,10 @@ func (p *Provider) Close(ctx context.Context) error {
 	p.mu.Unlock()
 	var errs []error
 	for _, s := range sessions {
-		pageCtx, cancel := context.WithTimeout(ctx, 5*time.Second)
-		if err := s.Close(pageCtx); err != nil {
+		if err := s.Close(ctx); err != nil {
 			errcode.Log(context.WithoutCancel(ctx), p.log, "closing a page", err)
 			errs = append(errs, err)
 		}
-		cancel()
 	}
 	if inst != nil {
 		if err := inst.stop(inst.gone()); err != nil {

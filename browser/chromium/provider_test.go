@@ -142,16 +142,26 @@ func TestCloseLeavesNothingBehind(t *testing.T) {
 	if err := p.Close(context.Background()); err != nil {
 		t.Fatal(err)
 	}
-	if processAlive(pid) {
-		t.Fatalf("browser process %d survived Close", pid)
+	wantBrowserGone(t, before, pid)
+	if _, err := s.Observe(ctx, observation.Request{}); errcode.Of(err) != errcode.BrowserUnavailable {
+		t.Fatalf("observe after Close: %v", err)
+	}
+}
+
+// wantBrowserGone fails the test if a process of a browser launched in its
+// own process group (helpers included), or a temp dir not in before,
+// survived its Close.
+func wantBrowserGone(t *testing.T, before map[string]bool, pgids ...int) {
+	t.Helper()
+	for _, pid := range pgids {
+		if browsertest.GroupAlive(pid) {
+			t.Errorf("processes of browser %d survived Close", pid)
+		}
 	}
 	for d := range tempDirs(t) {
 		if !before[d] {
-			t.Fatalf("temp dir %s survived Close", d)
+			t.Errorf("temp dir %s survived Close", d)
 		}
-	}
-	if _, err := s.Observe(ctx, observation.Request{}); errcode.Of(err) != errcode.BrowserUnavailable {
-		t.Fatalf("observe after Close: %v", err)
 	}
 }
 

@@ -81,16 +81,7 @@ func TestKilledBrowserIsReportedAndReplaced(t *testing.T) {
 	if err := p.Close(context.Background()); err != nil {
 		t.Fatal(err)
 	}
-	for _, pid := range []int{old, fresh} {
-		if browsertest.GroupAlive(pid) {
-			t.Errorf("processes of browser %d survived Close", pid)
-		}
-	}
-	for d := range tempDirs(t) {
-		if !before[d] {
-			t.Errorf("temp dir %s survived Close", d)
-		}
-	}
+	wantBrowserGone(t, before, old, fresh)
 	_, err = s2.Observe(ctx, observation.Request{})
 	wantCode(t, err, errcode.BrowserUnavailable)
 }

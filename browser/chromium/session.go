@@ -44,9 +44,6 @@ var _ browser.Session = (*Session)(nil)
 
 func newSession(ctx context.Context, p *Provider, browserCtx context.Context, opts browser.SessionOptions) (*Session, error) {
 	s := &Session{provider: p, refKeys: observation.NewKeys(), lock: semaphore.NewWeighted(1), validate: observation.Validate}
-	// Startup holds the lock too: nothing can reach a half-made page.
-	s.lock.Acquire(context.Background(), 1)
-	defer s.lock.Release(1)
 	t, err := openTab(ctx, browserCtx, opts.CheckNavigation)
 	if err != nil {
 		return nil, err

@@ -398,7 +398,12 @@ func (t *tab) begin(ctx context.Context) (context.Context, func(), error) {
 	}
 	t.inflight[key] = cancel
 	t.mu.Unlock()
-	go t.watch(octx)
+	// A step within a step (an evaluate during an action's dispatch) is
+	// already watched: one hang probe per renderer is enough.
+	if ctx.Value(stepKey{}) == nil {
+		octx = context.WithValue(octx, stepKey{}, true)
+		go t.watch(octx)
+	}
 	return octx, func() {
 		t.mu.Lock()
 		delete(t.inflight, key)
@@ -407,6 +412,9 @@ func (t *tab) begin(ctx context.Context) (context.Context, func(), error) {
 		stop()
 	}, nil
 }
+
+// stepKey marks the context of a page step that begin watches.
+type stepKey struct{}
 
 // cause returns the interruption of an operation, or err.
 func cause(ctx context.Context, err error) error {
@@ -536,7 +544,6 @@ func (t *tab) blockingDialogLocked() bool {
 // guard refused.
 func (t *tab) settle(ctx context.Context, before navMark) settled {
 	wctx, cancel := context.WithTimeout(ctx, settleWindow)
-	time.AfterFunc(settleWindow, t.wake)
 	t.waitFor(wctx, func() bool {
 		return t.navSeq != before.seq || t.blockingDialogLocked() || t.dismissed || t.refusals != before.refusals
 	})

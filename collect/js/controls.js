@@ -103,7 +103,7 @@ function states(el, role, focused) {
 // candidate position counted there, so offsets stay those of the whole
 // traversal; a cursor of a scan the node bound stopped resumes right after
 // the last node it visited. Only the offset bound is terminal.
-function collectControls(p, revision) {
+function collectControls(p, revision, visible) {
   const maxVisible = Math.min(p.max_visible || B.MaxControls, B.MaxControls);
   const windowSize = Math.min(p.window || B.WindowSize, B.WindowSize);
   const maxOffset = Math.min(p.max_offset === undefined ? B.MaxOffset : p.max_offset, B.MaxOffset);
@@ -154,7 +154,6 @@ function collectControls(p, revision) {
   terminal.coverage.offset = start;
   if (start > maxOffset) return terminal;
 
-  const visible = visibilityChecker();
   const focused = deepActiveElement();
   const controls = [];
   const nodes = [];

@@ -17,10 +17,10 @@ function bindDraft(p) {
 // only the verdict: the editor's text never leaves the page. An editor of
 // more than B.DraftEditorNodes nodes or B.DraftEditorUnits text units is
 // oversized.
-function checkDraft(p) {
+function checkDraft(p, visible) {
   const el = draftEditor && draftEditor.deref();
   if (!el || !el.isConnected) return 'gone';
-  if (!visibilityChecker()(el)) return 'hidden';
+  if (!visible(el)) return 'hidden';
   const type = (el.getAttribute('type') || '').toLowerCase();
   const ac = (el.getAttribute('autocomplete') || '').toLowerCase();
   if (type === 'password' || ac.includes('password') || ac.includes('one-time-code') || ac.startsWith('cc-')) return 'credential';

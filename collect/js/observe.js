@@ -2,18 +2,21 @@
 // world exposes to the runtime.
 
 // observe is the one entry point Go calls for an observation. It binds the
-// retained nodes to the revision Go minted, so a failed observation never
-// replaces the previous revision's nodes.
+// retained nodes to the revision Go minted only once every collector has
+// run, so a failed observation never replaces the previous revision's
+// nodes. One visibility checker serves all collectors: nothing moves the
+// layout between them, and its caches are shared.
 function observe(p) {
   if (p.doc && p.doc !== docId) return {error: 'document_changed', doc: docId};
-  const c = collectControls(p, p.revision);
+  const visible = visibilityChecker();
+  const c = collectControls(p, p.revision, visible);
   if (c.error) return {error: c.error, doc: docId};
-  retain(p.revision, c);
-  const regions = collectRegions();
-  const text = collectText();
-  const draft = p.draft ? checkDraft(p.draft) : '';
+  const regions = collectRegions(visible);
+  const text = collectText(visible);
+  const draft = p.draft ? checkDraft(p.draft, visible) : '';
   const [title, titleCut] = cut(document.title || '', B.MaxTitleUnits);
   const [href, hrefCut] = cut(location.href, B.MaxURLUnits);
+  retain(p.revision, c);
   return {
     doc: docId,
     url: href,

@@ -46,8 +46,7 @@ function summarize(root, visible) {
   return [summary, read.bound || read.stopped || cutText];
 }
 
-function collectRegions() {
-  const visibleEl = visibilityChecker();
+function collectRegions(visibleEl) {
   const matches = [];
   // No shadow roots, no frames.
   const scan = walk(document.documentElement, {max: B.RegionScanNodes}, (n) => {

@@ -94,7 +94,7 @@ const CELL_TAGS = new Set(['td', 'th']);
 // flat tree, and block and cell ends are marks of two kinds; threading that
 // through the shared walk would cost a closure call and an object per node
 // on the hottest walk of an observation.
-function collectText() {
+function collectText(vis) {
   const parts = [];
   let line = '';
   let bytes = 0;
@@ -153,7 +153,6 @@ function collectText() {
   // shows; pre: whitespace is kept. Each element's style is read once, on
   // the way down.
   const CLOSING = 1;
-  const vis = visibilityChecker();
   const root = document.documentElement;
   const stack = [[root, 0, null, false]];
   while (stack.length && !byteLimit) {
@@ -199,7 +198,6 @@ function collectText() {
     if (kids.more) nodeLimit = true; // children the budget left unread
     for (let i = kids.nodes.length - 1; i >= 0; i--) stack.push([kids.nodes[i], 0, n, kidPre]);
   }
-  if (stack.length && !nodeLimit && !unitLimit && !byteLimit) nodeLimit = true;
   flush();
   return {parts, coverage: {version: B.TextCoverageV1, scope: B.TextScope, scanned_nodes: visits,
     inspected_units: units, node_limit_reached: nodeLimit, text_limit_reached: unitLimit,

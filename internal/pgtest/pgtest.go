@@ -15,6 +15,7 @@ import (
 	"errors"
 	"fmt"
 	"net"
+	"net/netip"
 	"net/url"
 	"os"
 	"os/exec"
@@ -22,6 +23,7 @@ import (
 	"path/filepath"
 	"sort"
 	"strconv"
+	"strings"
 	"sync"
 	"sync/atomic"
 	"syscall"
@@ -97,7 +99,10 @@ func Server(tb testing.TB) string {
 	tb.Helper()
 	once.Do(func() {
 		if dsn := os.Getenv(EnvDSN); dsn != "" {
-			server = dsn
+			// Tests send traffic to loopback only.
+			if setup = loopbackDSN(dsn); setup == nil {
+				server = dsn
+			}
 			return
 		}
 		cluster, setup = start()
@@ -274,4 +279,21 @@ func freePort() (int, error) {
 	}
 	defer l.Close()
 	return l.Addr().(*net.TCPAddr).Port, nil
+}
+
+// loopbackDSN refuses a DSN whose host is not a loopback address or a
+// unix socket directory.
+func loopbackDSN(dsn string) error {
+	u, err := url.Parse(dsn)
+	if err != nil {
+		return fmt.Errorf("%s is not a URL: %w", EnvDSN, err)
+	}
+	host := u.Hostname()
+	if host == "" || strings.HasPrefix(host, "/") || host == "localhost" {
+		return nil
+	}
+	if a, err := netip.ParseAddr(host); err == nil && a.Unmap().IsLoopback() {
+		return nil
+	}
+	return fmt.Errorf("%s must point at 127.0.0.0/8, ::1 or a unix socket, not %q", EnvDSN, host)
 }
