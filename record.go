@@ -168,7 +168,7 @@ func (c *callRecord) fill(r *store.Result, res *Result) error {
 		sum := sha256.Sum256(res.View)
 		r.View = &store.View{SHA256: sum[:], Bytes: len(res.View)}
 		p := res.projected
-		r.Projection = &store.Projection{Version: c.s.version.Name, Budget: p.Budget, Action: p.Action}
+		r.Projection = &store.Projection{Version: c.s.version.Name, Budget: p.Budget, Action: p.Action, NextKey: p.Next}
 		if p.Offsets {
 			r.Projection.ElementOffset, r.Projection.TextOffset = &p.ElementOffset, &p.TextOffset
 		}

@@ -110,6 +110,15 @@ func (p *reopeningPage) Upload(ctx context.Context, ref string, stage browser.St
 	return res, p.check(s, err)
 }
 
+func (p *reopeningPage) Find(ctx context.Context, req browser.FindRequest) (*observation.Observation, error) {
+	s, err := p.page(ctx)
+	if err != nil {
+		return nil, err
+	}
+	obs, err := s.Find(ctx, req)
+	return obs, p.check(s, err)
+}
+
 // Gone reports whether the current page's browser is gone: the next call
 // reports it, and the one after opens a fresh page.
 func (p *reopeningPage) Gone() bool {

@@ -165,7 +165,8 @@ func (r *Runtime) NewSession(ctx context.Context, opts SessionOptions) (*Session
 	if err != nil {
 		return nil, err
 	}
-	page, err := openPage(ctx, r.provider, browser.SessionOptions{CheckNavigation: navigationCheck(opts.Grant, opts.Destinations)})
+	page, err := openPage(ctx, r.provider, browser.SessionOptions{CheckNavigation: navigationCheck(opts.Grant, opts.Destinations),
+		Reading: v.Reading, ReadingBytes: observation.ReadingWindow(budget)})
 	if err != nil {
 		return nil, err
 	}
@@ -347,6 +348,30 @@ func (s *Session) observe(ctx context.Context, args tools.ObserveArgs) (*Result,
 	return rec.finish(ctx, res, err)
 }
 
+// FindOptions are browser_find's arguments: the words to look for, and the
+// cursor of the newest find's next to continue it.
+type FindOptions struct {
+	Query  string
+	Cursor string
+}
+
+// Find looks for controls and text that hold every word of the query
+// (tool version 1.6.0 and later), without changing the page. The matching
+// controls come with refs of a new revision; each text match with the
+// reading continuation that resumes Observe at its paragraph.
+func (s *Session) Find(ctx context.Context, opts FindOptions) (*Result, error) {
+	rec := s.read(tools.Find, tools.FindArgs{Query: opts.Query, Cursor: opts.Cursor})
+	if !s.version.Reading {
+		return rec.finish(ctx, nil, errcode.New(errcode.InvalidArgument, "browser_find needs tool version 1.6.0 or later; this session has %s", s.version.Name))
+	}
+	obs, err := s.page.Find(ctx, browser.FindRequest{Query: opts.Query, Cursor: opts.Cursor})
+	if err != nil {
+		return rec.finish(ctx, nil, err)
+	}
+	res, err := s.result(obs, nil)
+	return rec.finish(ctx, res, err)
+}
+
 // Call runs a tool by name with JSON arguments, as the session's version
 // defines them.
 func (s *Session) Call(ctx context.Context, tool string, args json.RawMessage) (*Result, error) {
@@ -375,6 +400,15 @@ func (s *Session) Call(ctx context.Context, tool string, args json.RawMessage) (
 			return nil, err
 		}
 		return s.Upload(ctx, a.Ref, a.Paths)
+	case tools.Find:
+		if !s.version.Reading {
+			break // not a tool of this version
+		}
+		a, err := tools.ParseFind(args)
+		if err != nil {
+			return nil, err
+		}
+		return s.Find(ctx, FindOptions{Query: a.Query, Cursor: a.Cursor})
 	}
 	return nil, errcode.New(errcode.InvalidArgument, "unknown tool %s", errcode.Quote(tool))
 }
@@ -388,6 +422,7 @@ func (s *Session) result(obs *observation.Observation, act *browser.ActResult) (
 func (s *Session) project(obs *observation.Observation, act *browser.ActResult, o ObserveOptions) (*Result, error) {
 	obs.Version = s.version.Name
 	opts := ViewOptions(s.version, s.budget, o)
+	opts.Next = obs.NextKey
 	if act != nil {
 		opts.Action = &projection.Outcome{Dispatched: act.Dispatched, NavigationStarted: act.NavigationStarted,
 			NavigationDone: act.NavigationDone, NavigationCancelled: act.NavigationCancelled, DialogOpened: act.DialogOpened}
@@ -440,5 +475,6 @@ func (s *Session) Close(ctx context.Context) error {
 // views with.
 func ViewOptions(v tools.Version, budget int, o ObserveOptions) projection.Options {
 	return projection.Options{Budget: budget, Coverage: v.Continuation, Regions: v.Regions,
-		TextCoverage: v.TextCoverage, Offsets: v.Offsets, ElementOffset: o.ElementOffset, TextOffset: o.TextOffset}
+		TextCoverage: v.TextCoverage, Offsets: v.Offsets, ElementOffset: o.ElementOffset, TextOffset: o.TextOffset,
+		Reading: v.Reading}
 }

@@ -32,6 +32,13 @@ type SessionOptions struct {
 	// reports the error. Only http and https hops are ever asked; every
 	// other scheme is refused. nil allows every http(s) hop.
 	CheckNavigation func(ctx context.Context, u *url.URL) error
+	// Reading observes as tool version 1.6.0 does: landmark regions with
+	// names, regions in open shadow roots, and reading continuations
+	// (observation.Streams) that resume every stream.
+	Reading bool
+	// ReadingBytes bounds the text bytes of each reading observation
+	// (observation.ReadingWindow); 0: observation.TextBytes.
+	ReadingBytes int
 }
 
 // Session is one page. Every method is serialized on the session's
@@ -49,11 +56,22 @@ type Session interface {
 	// authorize run first; only then, still under the operation lock, is
 	// stage asked for the files to set, so a refused upload reads nothing.
 	Upload(ctx context.Context, ref string, stage Stage, authorize Authorize) (*ActResult, error)
+	// Find looks for controls and text that hold every word of a query
+	// (tool version 1.6.0) and returns them as a new revision: the matching
+	// controls with refs, the text matches in Observation.Find. A non-empty
+	// Cursor continues the newest find of the same query.
+	Find(ctx context.Context, req FindRequest) (*observation.Observation, error)
 	// Gone reports whether the browser under the session is gone (it died,
 	// or the connection to it dropped); every call then reports
 	// browser_unavailable, and a new session is needed.
 	Gone() bool
 	Close(ctx context.Context) error
+}
+
+// FindRequest is one browser_find request.
+type FindRequest struct {
+	Query  string
+	Cursor string
 }
 
 // Stage prepares the files of an upload that passed the guards and the

@@ -32,8 +32,8 @@ var sources embed.FS
 // may call any file's functions; code that runs while the script loads
 // uses only what an earlier file or its own defines.
 var files = []string{
-	"dom.js", "visibility.js", "names.js", "controls.js", "regions.js",
-	"text.js", "draft.js", "actions.js", "observe.js",
+	"dom.js", "strings.js", "visibility.js", "names.js", "controls.js", "regions.js",
+	"text.js", "draft.js", "actions.js", "find.js", "observe.js",
 }
 
 // bound is one value the collector reads from B, by its Go name.
@@ -76,6 +76,12 @@ var bounds = []bound{
 	{"RegionScope", observation.RegionScope},
 	{"TextCoverageV1", observation.TextCoverageV1},
 	{"TextScope", observation.TextScope},
+	{"FindMatches", observation.FindMatches},
+	{"FindUnits", observation.FindUnits},
+	{"SnippetUnits", observation.SnippetUnits},
+	{"MaxQueryUnits", observation.MaxQueryUnits},
+	{"MaxQueryWords", observation.MaxQueryWords},
+	{"ReadingScope", observation.ReadingScope},
 }
 
 // prelude declares B, the frozen bounds, ahead of the files.
@@ -128,6 +134,29 @@ type Params struct {
 	Window     int     `json:"window"`
 	MaxOffset  int     `json:"max_offset"`
 	Draft      *Draft  `json:"draft,omitempty"`
+
+	// Reading (tool version 1.6.0): landmark regions with names, regions in
+	// open shadow roots, and streams that continue where a view stopped.
+	Reading bool `json:"reading,omitempty"`
+	// A stream that ended is not collected at all; one that continues
+	// resumes at a point its revision retained in the page.
+	ControlsEnded bool  `json:"controls_ended,omitempty"`
+	RegionsEnded  bool  `json:"regions_ended,omitempty"`
+	TextEnded     bool  `json:"text_ended,omitempty"`
+	Regions       *From `json:"regions,omitempty"`
+	Text          *From `json:"text,omitempty"`
+	// TextBytes bounds the text of a reading observation below
+	// observation.TextBytes (observation.ReadingWindow); 0: TextBytes.
+	TextBytes int `json:"text_bytes,omitempty"`
+}
+
+// From continues a region or text stream of a revision: at the Index-th
+// region of its window, or at its Index-th text part, of which Units
+// UTF-16 units were already shown.
+type From struct {
+	Revision string `json:"revision"`
+	Index    int    `json:"index"`
+	Units    int    `json:"units,omitempty"`
 }
 
 // Draft asks for the live equality check of the draft receipt.
@@ -200,6 +229,8 @@ type ControlCoverage struct {
 	// From is where the next window's walk starts (ResumeStart, ResumeOrigin
 	// or ResumeStop); the session binds it into the cursor.
 	From string `json:"from"`
+	// Ended: the stream had ended and was not scanned (reading only).
+	Ended bool `json:"ended,omitempty"`
 }
 
 // Decode parses a collector result and checks its bounds.
@@ -244,6 +275,9 @@ func Decode(raw []byte) (*Result, error) {
 		if observation.UTF16Len(g.Summary) > observation.SummaryUnits {
 			return nil, fmt.Errorf("collector returned a summary over %d units", observation.SummaryUnits)
 		}
+		if observation.UTF16Len(g.Name) > observation.MaxNameUnits {
+			return nil, fmt.Errorf("collector returned a region name over %d units", observation.MaxNameUnits)
+		}
 	}
 	if c := r.RegionCoverage; c.Version != observation.RegionCoverageV1 || c.ScannedNodes < 0 || c.ScannedNodes > observation.RegionScanNodes || c.Omitted < 0 {
 		return nil, fmt.Errorf("collector returned region coverage %+v", c)
@@ -255,8 +289,12 @@ func Decode(raw []byte) (*Result, error) {
 		c.InspectedUnits < 0 || c.InspectedUnits > observation.TextUnits || c.OmittedBytes < 0 {
 		return nil, fmt.Errorf("collector returned text coverage %+v", c)
 	}
-	if total := observation.TextCost(c.OmittedBytes, slices.Values(r.Text)); total > observation.TextBytes {
-		return nil, fmt.Errorf("collector returned %d text bytes with omissions, more than %d", total, observation.TextBytes)
+	bound := observation.TextBytes
+	if c.ByteBound != 0 {
+		bound = c.ByteBound
+	}
+	if total := observation.TextCost(c.OmittedBytes, slices.Values(r.Text)); bound > observation.TextBytes || bound < 0 || total > bound {
+		return nil, fmt.Errorf("collector returned %d text bytes with omissions, more than %d", total, bound)
 	}
 	return &r, nil
 }

@@ -65,6 +65,13 @@ type Observation struct {
 	// Loading: the navigation that led here returned at its time bound
 	// before the page finished loading; the page is observed as it is.
 	Loading bool `json:"loading,omitempty"`
+	// Find holds the text matches of a find (tool version 1.6.0); its
+	// Controls are the matching controls.
+	Find *Find `json:"find,omitempty"`
+	// NextKey mints the reading continuations of this revision (tool
+	// version 1.6.0). It is not part of the observation: the record keeps it
+	// with the view's projection inputs.
+	NextKey *NextKey `json:"-"`
 }
 
 // MaxDialogMessage bounds a dialog's message, in UTF-16 units.
@@ -124,6 +131,9 @@ type ControlCoverage struct {
 	// unobserved controls may remain. Limit names it.
 	ScanLimitReached bool   `json:"scan_limit_reached"`
 	Limit            string `json:"limit"`
+	// Ended (tool version 1.6.0): an earlier view of this reading showed
+	// the last control, so this observation did not scan controls.
+	Ended bool `json:"ended,omitempty"`
 }
 
 // Request selects what an observation continues from: at most one of After
@@ -149,8 +159,22 @@ const (
 	TextCoverageV1   = 1
 	RegionScope      = "main_document"
 	TextScope        = "main_document_and_open_shadow_roots"
-	TextSourcePage   = "page"
-	TextSourceDraft  = "draft"
+	// ReadingScope is the region scope of tool version 1.6.0, which
+	// collects regions in open shadow roots too.
+	ReadingScope    = "main_document_and_open_shadow_roots"
+	TextSourcePage  = "page"
+	TextSourceDraft = "draft"
+)
+
+// Bounds of find (browser_find). A find's control walk and its text walk
+// each visit at most ScanNodes nodes; the control walk examines at most
+// MaxOffset candidates.
+const (
+	FindMatches   = 32      // control matches, and text matches, per find
+	FindUnits     = 1 << 20 // UTF-16 units of readable text one find inspects
+	SnippetUnits  = 160     // UTF-16 units of a text match's snippet
+	MaxQueryUnits = 256     // UTF-16 units of a query
+	MaxQueryWords = 16      // words of a query
 )
 
 // Region is semantic evidence: a dialog, alert, status, form or heading
@@ -162,6 +186,10 @@ type Region struct {
 	Level            int    `json:"level,omitempty"` // headings
 	Summary          string `json:"summary"`
 	SummaryTruncated bool   `json:"summary_truncated"`
+	// Name is the region's accessible name (tool version 1.6.0), if it
+	// has one: a form labelled "Profile", a dialog labelled by its heading.
+	Name          string `json:"name,omitempty"`
+	NameTruncated bool   `json:"name_truncated,omitempty"`
 }
 
 // RegionCoverage (version 1) says what the region scan covered. A hit
@@ -172,6 +200,10 @@ type RegionCoverage struct {
 	ScannedNodes     int    `json:"scanned_nodes"`
 	NodeLimitReached bool   `json:"node_limit_reached"`
 	Omitted          int    `json:"omitted"` // matching regions past MaxRegions in the scanned prefix
+	// Reading (tool version 1.6.0): the scan resumed where a continuation
+	// left off, or did not run because the stream had ended.
+	Resumed bool `json:"resumed,omitempty"`
+	Ended   bool `json:"ended,omitempty"`
 }
 
 // TextPart is one block of readable text.
@@ -190,7 +222,24 @@ type TextCoverage struct {
 	TextLimitReached bool   `json:"text_limit_reached"`
 	ByteLimitReached bool   `json:"byte_limit_reached"`
 	OmittedBytes     int    `json:"omitted_bytes"` // known text bytes cut by canonical bounding
+	// Reading (tool version 1.6.0): the walk resumed where a continuation
+	// left off, or did not run because the stream had ended; the first part
+	// continues a part the previous view cut (FirstContinues); the last part
+	// was cut by a bound, not ended by the page (LastCut).
+	Resumed        bool `json:"resumed,omitempty"`
+	Ended          bool `json:"ended,omitempty"`
+	FirstContinues bool `json:"first_continues,omitempty"`
+	LastCut        bool `json:"last_cut,omitempty"`
+	// ByteBound is the byte bound of this walk when it is smaller than
+	// TextBytes: a reading observation's window (ReadingWindow).
+	ByteBound int `json:"byte_bound,omitempty"`
 }
+
+// ReadingWindow bounds the text bytes one reading observation collects
+// (tool version 1.6.0) for views of budget bytes: a view shows at most its
+// budget, so collecting 256 KiB for each would be read, sent and stored in
+// vain; the rest comes with the next observation.
+func ReadingWindow(budget int) int { return min(TextBytes, max(16*1024, 2*budget)) }
 
 // Draft is the state of the draft receipt: "match" echoes the known value.
 type Draft struct {

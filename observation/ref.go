@@ -108,6 +108,10 @@ func kindName(k Kind) string {
 		return "cursor"
 	case KindRegion:
 		return "region (evidence only)"
+	case KindNext:
+		return "reading continuation"
+	case KindFind:
+		return "find continuation"
 	}
 	return "unknown"
 }

@@ -35,6 +35,9 @@ func Validate(o *Observation) error {
 		}
 		refs[g.Ref] = true
 	}
+	if f := o.Find; f != nil && (len(f.Matches) > FindMatches || len(o.Controls) > FindMatches) {
+		return fail("a find of %d controls and %d text matches", len(o.Controls), len(f.Matches))
+	}
 	if o.TextCoverage != nil {
 		if total := o.TextCost(); total > TextBytes {
 			return fail("captured text of %d bytes with omissions, more than %d", total, TextBytes)

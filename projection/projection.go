@@ -50,6 +50,12 @@ type Options struct {
 	// TextOffset counts Unicode characters.
 	Offsets                   bool
 	ElementOffset, TextOffset int
+	// Reading (browser tools ≥ 1.6.0): the budget is shared between the
+	// streams and one next resumes every stream that stopped (reading.go);
+	// Next mints it. A nil Next mints under a zero key, which no session
+	// accepts: a view re-projected without its recorded key.
+	Reading bool
+	Next    *observation.NextKey
 }
 
 // Outcome is an action's postconditions; false flags are omitted.
@@ -83,12 +89,18 @@ type View struct {
 	Title           string    `json:"title,omitempty"`
 	TitleTruncated  bool      `json:"title_truncated,omitempty"`
 	ContextOmitted  bool      `json:"context_omitted,omitempty"`
+	Loading         bool      `json:"loading,omitempty"` // 1.6.0: the page had not finished loading
+	Query           string    `json:"query,omitempty"`   // a find's
 	Controls        []Control `json:"controls"`
 	ControlsOmitted int       `json:"controls_omitted,omitempty"`
 	Skipped         []Skipped `json:"skipped,omitempty"`
 	CoverageVersion int       `json:"coverage_version,omitempty"`
 	ControlCoverage *Coverage `json:"control_coverage,omitempty"`
 	Next            *Next     `json:"next,omitempty"`
+	// A find's text matches (find.go).
+	Matches        []Match       `json:"matches,omitempty"`
+	MatchesOmitted int           `json:"matches_omitted,omitempty"`
+	FindCoverage   *FindCoverage `json:"find_coverage,omitempty"`
 	// 1.1.0 offset pagination: counts and next offsets.
 	ElementCount      *int `json:"element_count,omitempty"`
 	NextElementOffset *int `json:"next_element_offset,omitempty"`
@@ -97,7 +109,9 @@ type View struct {
 
 	Regions        []Region        `json:"regions,omitempty"`
 	RegionsOmitted int             `json:"regions_omitted,omitempty"`
+	RegionsSkipped []Skipped       `json:"regions_skipped,omitempty"` // 1.6.0: too large to show even alone
 	RegionCoverage *RegionCoverage `json:"region_coverage,omitempty"`
+	TextContinues  bool            `json:"text_continues,omitempty"` // 1.6.0: the first part continues the previous view's last
 	Text           []string        `json:"text,omitempty"`
 	TextTruncated  bool            `json:"text_truncated,omitempty"` // the last part shown is cut
 	TextOmitted    int             `json:"text_omitted,omitempty"`   // parts not shown
@@ -110,6 +124,8 @@ type Region struct {
 	Ref              string `json:"ref"`
 	Kind             string `json:"kind"`
 	Level            int    `json:"level,omitempty"`
+	Name             string `json:"name,omitempty"`
+	NameTruncated    bool   `json:"name_truncated,omitempty"`
 	Summary          string `json:"summary"`
 	SummaryTruncated bool   `json:"summary_truncated,omitempty"`
 }
@@ -121,6 +137,8 @@ type RegionCoverage struct {
 	ScannedNodes     int    `json:"scanned_nodes,omitempty"`
 	NodeLimitReached bool   `json:"node_limit_reached,omitempty"`
 	Omitted          int    `json:"omitted,omitempty"`
+	Resumed          bool   `json:"resumed,omitempty"`
+	Ended            bool   `json:"ended,omitempty"`
 }
 
 // TextCoverage is text coverage in lossless compact form.
@@ -133,6 +151,11 @@ type TextCoverage struct {
 	TextLimitReached bool   `json:"text_limit_reached,omitempty"`
 	ByteLimitReached bool   `json:"byte_limit_reached,omitempty"`
 	OmittedBytes     int    `json:"omitted_bytes,omitempty"`
+	Resumed          bool   `json:"resumed,omitempty"`
+	Ended            bool   `json:"ended,omitempty"`
+	FirstContinues   bool   `json:"first_continues,omitempty"`
+	LastCut          bool   `json:"last_cut,omitempty"`
+	ByteBound        int    `json:"byte_bound,omitempty"`
 }
 
 // Draft is the receipt of the agent's own draft: labelled, never page text.
@@ -171,6 +194,7 @@ type Coverage struct {
 	Scanned          int    `json:"scanned"`
 	ScanLimitReached bool   `json:"scan_limit_reached,omitempty"`
 	Limit            string `json:"limit,omitempty"`
+	Ended            bool   `json:"ended,omitempty"`
 }
 
 // Next holds exactly the argument to pass back to observe.
@@ -182,6 +206,9 @@ type Next struct {
 // Project returns the model view of obs within opts.Budget bytes, or
 // observation_too_large when not even the essentials fit.
 func Project(obs *observation.Observation, opts Options) ([]byte, error) {
+	if obs.Find != nil {
+		return ProjectFind(obs, opts)
+	}
 	budget := opts.Budget
 	if budget == 0 {
 		budget = DefaultBudget
@@ -195,7 +222,7 @@ func Project(obs *observation.Observation, opts Options) ([]byte, error) {
 	if opts.Coverage {
 		cov := obs.ControlCoverage
 		a.v.CoverageVersion = 1
-		a.v.ControlCoverage = &Coverage{Offset: cov.Offset, Scanned: cov.Scanned, ScanLimitReached: cov.ScanLimitReached, Limit: cov.Limit}
+		a.v.ControlCoverage = &Coverage{Offset: cov.Offset, Scanned: cov.Scanned, ScanLimitReached: cov.ScanLimitReached, Limit: cov.Limit, Ended: cov.Ended}
 	}
 	source := obs.Controls
 	if opts.Offsets {
@@ -211,17 +238,22 @@ func Project(obs *observation.Observation, opts Options) ([]byte, error) {
 	}
 	if opts.Regions && obs.RegionCoverage != nil {
 		c := obs.RegionCoverage
-		a.v.RegionCoverage = &RegionCoverage{Version: c.Version, Scope: c.Scope, ScannedNodes: c.ScannedNodes, NodeLimitReached: c.NodeLimitReached, Omitted: c.Omitted}
+		a.v.RegionCoverage = &RegionCoverage{Version: c.Version, Scope: c.Scope, ScannedNodes: c.ScannedNodes, NodeLimitReached: c.NodeLimitReached, Omitted: c.Omitted,
+			Resumed: c.Resumed, Ended: c.Ended}
 	}
 	if opts.TextCoverage && obs.TextCoverage != nil {
 		c := obs.TextCoverage
 		a.v.TextCoverage = &TextCoverage{Version: c.Version, Scope: c.Scope, ScannedNodes: c.ScannedNodes, InspectedUnits: c.InspectedUnits,
-			NodeLimitReached: c.NodeLimitReached, TextLimitReached: c.TextLimitReached, ByteLimitReached: c.ByteLimitReached, OmittedBytes: c.OmittedBytes}
+			NodeLimitReached: c.NodeLimitReached, TextLimitReached: c.TextLimitReached, ByteLimitReached: c.ByteLimitReached, OmittedBytes: c.OmittedBytes,
+			Resumed: c.Resumed, Ended: c.Ended, FirstContinues: c.FirstContinues, LastCut: c.LastCut, ByteBound: c.ByteBound}
 		if obs.Draft != nil {
 			a.v.Draft = &Draft{State: obs.Draft.State}
 		}
 	}
 	a.text = pageText(obs)
+	if opts.Reading {
+		return a.reading()
+	}
 	if opts.Offsets {
 		joined := []rune(strings.Join(a.text, "\n"))
 		count := len(joined)
@@ -375,7 +407,7 @@ func (a *admission) addRegions(v View) View {
 	}
 	for _, g := range all {
 		try := v
-		try.Regions = append(append([]Region(nil), v.Regions...), Region{Ref: g.Ref, Kind: g.Kind, Level: g.Level, Summary: g.Summary, SummaryTruncated: g.SummaryTruncated})
+		try.Regions = append(append([]Region(nil), v.Regions...), modelRegion(g))
 		try.RegionsOmitted--
 		if size(try) > a.budget {
 			break
@@ -429,6 +461,12 @@ func (a *admission) addText(v View) View {
 		}
 		break
 	}
+	return a.addDraft(v)
+}
+
+// addDraft echoes the agent's own draft, labelled, when it still matches
+// and fits.
+func (a *admission) addDraft(v View) View {
 	if a.v.Draft != nil && a.obs.Draft != nil && a.obs.Draft.State == "match" {
 		try := v
 		d := *v.Draft
@@ -480,6 +518,12 @@ func (a *admission) continuation(passed int, lastRef string) *Next {
 
 func (a *admission) oversized(i int) bool {
 	return size(a.essentials)-len("null")+len("[]")+a.encoded[i] > a.budget
+}
+
+func modelRegion(g observation.Region) Region {
+	name, cut := clip(g.Name, nameCap)
+	return Region{Ref: g.Ref, Kind: g.Kind, Level: g.Level, Name: name, NameTruncated: cut || g.NameTruncated,
+		Summary: g.Summary, SummaryTruncated: g.SummaryTruncated}
 }
 
 func modelControl(c observation.Control) Control {

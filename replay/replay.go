@@ -152,5 +152,6 @@ func derive(c store.Call, v tools.Version, budget int, args veetbrowser.ObserveO
 	obs.Version = v.Name
 	opts := veetbrowser.ViewOptions(v, budget, args)
 	opts.Action = c.Projection.Action
+	opts.Next = c.Projection.NextKey
 	return projection.Project(&obs, opts)
 }

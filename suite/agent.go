@@ -4,6 +4,7 @@ import (
 	"context"
 	"encoding/json"
 	"fmt"
+	"slices"
 
 	veetbrowser "github.com/veetbot/veetbrowser"
 	"github.com/veetbot/veetbrowser/errcode"
@@ -79,6 +80,40 @@ func (a *agent) find(ctx context.Context, name string) (string, error) {
 		v, err = a.call(ctx, tools.Observe, v.Next)
 	}
 	return "", err
+}
+
+// read reads the page from the newest view on, following next with
+// browser_observe as a model reads a long page, and returns the first whole
+// text part that match accepts. A part cut at the end of one view is joined
+// with its continuation at the start of the next.
+func (a *agent) read(ctx context.Context, match func(part string) bool) (string, error) {
+	v, cut := a.view, ""
+	for {
+		parts := slices.Clone(v.Text)
+		if cut != "" {
+			if v.TextContinues && len(parts) > 0 {
+				parts[0] = cut + parts[0]
+			} else {
+				parts = append([]string{cut}, parts...)
+			}
+			cut = ""
+		}
+		if v.TextTruncated && v.Next != nil && len(parts) > 0 {
+			cut, parts = parts[len(parts)-1], parts[:len(parts)-1]
+		}
+		for _, p := range parts {
+			if match(p) {
+				return p, nil
+			}
+		}
+		if v.Next == nil {
+			return "", fmt.Errorf("read the whole page without finding the text")
+		}
+		var err error
+		if v, err = a.call(ctx, tools.Observe, v.Next); err != nil {
+			return "", err
+		}
+	}
 }
 
 // act finds a control and acts on it. When the page changed under it (a

@@ -3,9 +3,11 @@ package suite
 import (
 	"context"
 	"fmt"
+	"regexp"
 	"strings"
 
 	"github.com/veetbot/veetbrowser/errcode"
+	"github.com/veetbot/veetbrowser/internal/pages"
 	"github.com/veetbot/veetbrowser/tools"
 )
 
@@ -243,8 +245,10 @@ setInterval(() => {
 				if err := a.navigate(ctx, base); err != nil {
 					return err
 				}
-				if c := a.view.TextCoverage; c == nil || !c.NodeLimitReached {
-					return fmt.Errorf("the text node bound was not disclosed: %+v", c)
+				// 1.5.0 stops at the node bound; a 1.6.0 reading window first
+				// fills its byte bound. Either is disclosed.
+				if c := a.view.TextCoverage; c == nil || !c.NodeLimitReached && !c.ByteLimitReached {
+					return fmt.Errorf("the text bound was not disclosed: %+v", c)
 				}
 				return a.click(ctx, "Deep button")
 			},
@@ -284,7 +288,40 @@ setInterval(() => {
 				return expectCode(a.click(ctx, "Delete account"), errcode.ApprovalRequired)
 			},
 		},
+		{
+			// A code word deep in a long article: the agent reads the page
+			// by following next until the word appears in its views, then
+			// submits it in the form after the article.
+			id:       "long-read",
+			pages:    map[string]func() string{"": static(longRead().Body)},
+			expected: []string{"post:code=QX-7431-ZEBRA"},
+			approve:  []string{"Submit code word"},
+			run: func(ctx context.Context, a *agent, base string) error {
+				if err := a.navigate(ctx, base); err != nil {
+					return err
+				}
+				codeWord := regexp.MustCompile(`code word is ([A-Z0-9-]+)`)
+				part, err := a.read(ctx, codeWord.MatchString)
+				if err != nil {
+					return err
+				}
+				word := codeWord.FindStringSubmatch(part)[1]
+				if err := a.act(ctx, "Code word", map[string]any{"kind": "type", "text": word}); err != nil {
+					return err
+				}
+				return a.click(ctx, "Submit code word")
+			},
+		},
 	}
+}
+
+// longRead is the long-read scenario's article: 2,100 paragraphs, the code
+// word after paragraph 2,000, the form after the article.
+func longRead() *pages.Article {
+	return pages.NewArticle(pages.ArticleOptions{Paragraphs: 2100, NavLinks: 40,
+		Plant: "The archive code word is QX-7431-ZEBRA.", PlantAt: 2000,
+		AfterArticle: `<form method="post" action="answer" aria-label="Archive check"><h2>Archive check</h2>` +
+			`<label>Code word <input name="code" autocomplete="off"></label> <button>Submit code word</button></form>`})
 }
 
 func (a *agent) callErr(ctx context.Context, tool string, args any) error {

@@ -25,6 +25,9 @@ type Version struct {
 	Continuation bool // 1.2.0+: after / cursor, control coverage
 	Regions      bool // 1.3.0+
 	TextCoverage bool // 1.5.0+
+	// Reading (1.6.0+): one next that resumes every stream, the budget
+	// shared between streams, landmark regions with names, browser_find.
+	Reading bool
 }
 
 // Versions in release order. 1.4.0 belongs to a record this product does not
@@ -35,6 +38,7 @@ var Versions = []Version{
 	{Name: "1.2.0", Continuation: true},
 	{Name: "1.3.0", Continuation: true, Regions: true},
 	{Name: "1.5.0", Continuation: true, Regions: true, TextCoverage: true},
+	{Name: "1.6.0", Continuation: true, Regions: true, TextCoverage: true, Reading: true},
 }
 
 // Newest is the version new sessions get.
@@ -63,6 +67,7 @@ const (
 	Observe  = "browser_observe"
 	Act      = "browser_act"
 	Upload   = "browser_upload"
+	Find     = "browser_find"
 )
 
 // Tool is a tool as a version presents it.
@@ -94,7 +99,18 @@ func Tools(v Version) []Tool {
 			`"text_offset":{"type":"integer","minimum":0,"description":"Unicode character where the text starts"}},` +
 			`"additionalProperties":false}`)
 	}
-	if v.Continuation {
+	if v.Reading {
+		observe.Description = "Observe the current page without changing it, or read on where the last view stopped." + observationNote +
+			" A view holds controls, regions (landmarks, forms, headings, dialogs) and readable text within a byte budget. " +
+			"If the result has \"next\", part of the page was not shown: call browser_observe again with exactly the \"next\" " +
+			"object as arguments; each call shows what comes after the previous one in every stream, so calling it until " +
+			"\"next\" is absent reads the whole page once. To look for something specific instead, use browser_find. " +
+			"Only the newest view's refs and next are valid."
+		observe.InputSchema = json.RawMessage(`{"type":"object","properties":{` +
+			`"after":{"type":"string","description":"ref of a control in the newest view: continue the controls right after it"},` +
+			`"cursor":{"type":"string","description":"the cursor of the newest view's next, or of a find match's next: read on from there"}},` +
+			`"additionalProperties":false}`)
+	} else if v.Continuation {
 		observe.Description += " If the result has \"next\", some controls were not shown: call browser_observe again " +
 			"with exactly the \"next\" object as arguments to see the controls after the last one shown. " +
 			"Only the newest observation's refs are valid."
@@ -103,7 +119,7 @@ func Tools(v Version) []Tool {
 			`"cursor":{"type":"string","description":"cursor from the newest observation's next: continue with the next window"}},` +
 			`"additionalProperties":false}`)
 	}
-	return []Tool{
+	all := []Tool{
 		{
 			Name:        Navigate,
 			Description: "Load an http or https URL in the browser page." + observationNote,
@@ -137,6 +153,23 @@ func Tools(v Version) []Tool {
 			Destructive: true,
 		},
 	}
+	if v.Reading {
+		all = append(all, Tool{
+			Name: Find,
+			Description: "Find controls and text on the current page that contain every word of a query (case and accents " +
+				"ignored), without changing the page. Matching controls come with refs to act on; each text match comes " +
+				"with a short snippet and its own \"next\": pass it to browser_observe to read the page from that " +
+				"paragraph on. If the result has \"next\", call browser_find again with the same query and that cursor " +
+				"for more matches. Use it to locate something on a long page; to read a page, follow browser_observe's " +
+				"next. Values of form fields, hidden text and editable content are never searched." + observationNote,
+			InputSchema: json.RawMessage(`{"type":"object","properties":{` +
+				`"query":{"type":"string","description":"words that must all appear"},` +
+				`"cursor":{"type":"string","description":"the cursor of the newest find view's next: more matches"}},` +
+				`"required":["query"],"additionalProperties":false}`),
+			ReadOnly: true,
+		})
+	}
+	return all
 }
 
 // UploadArgs are browser_upload's arguments.
@@ -168,6 +201,35 @@ func ParseUpload(raw json.RawMessage) (UploadArgs, error) {
 	}
 	if a.Ref == "" || len(a.Paths) == 0 {
 		return a, errcode.New(errcode.InvalidArgument, "ref and paths are required")
+	}
+	return a, nil
+}
+
+// FindArgs are browser_find's arguments.
+type FindArgs struct {
+	Query  string `json:"query"`
+	Cursor string `json:"cursor,omitempty"`
+}
+
+// ParseFind parses browser_find's arguments strictly. The query's words
+// are checked where they are matched (package collect).
+func ParseFind(raw json.RawMessage) (FindArgs, error) {
+	var w struct {
+		Query  *string `json:"query"`
+		Cursor *string `json:"cursor"`
+	}
+	if err := strict(raw, &w); err != nil {
+		return FindArgs{}, err
+	}
+	if w.Query == nil {
+		return FindArgs{}, errcode.New(errcode.InvalidArgument, "query is required")
+	}
+	if w.Cursor != nil && *w.Cursor == "" {
+		return FindArgs{}, errcode.New(errcode.InvalidArgument, "cursor must not be empty; to search from the top, leave it out")
+	}
+	a := FindArgs{Query: *w.Query}
+	if w.Cursor != nil {
+		a.Cursor = *w.Cursor
 	}
 	return a, nil
 }

@@ -30,6 +30,8 @@ type Session struct {
 	// validate is admission (observation.Validate); a test can make it
 	// refuse, which no page can, to show what a refusal leaves behind.
 	validate func(*observation.Observation) error
+	reading  bool // observe as tool version 1.6.0: browser.SessionOptions.Reading
+	window   int  // text bytes of a reading observation: browser.SessionOptions.ReadingBytes
 
 	closed atomic.Bool // set by Close, even when an operation is stuck
 
@@ -37,13 +39,15 @@ type Session struct {
 	revision uint64         // newest published revision; 0 before the first
 	doc      string         // collector document id of the newest revision
 	origin   string         // origin of the newest revision's main document
+	cursor   uint64         // the newest revision's control cursor index (cursorIndex); 0: none
 	draft    *collect.Draft // the agent's own submitted rich-text draft, weakly bound in the page
 }
 
 var _ browser.Session = (*Session)(nil)
 
 func newSession(ctx context.Context, p *Provider, browserCtx context.Context, opts browser.SessionOptions) (*Session, error) {
-	s := &Session{provider: p, refKeys: observation.NewKeys(), lock: semaphore.NewWeighted(1), validate: observation.Validate}
+	s := &Session{provider: p, refKeys: observation.NewKeys(), lock: semaphore.NewWeighted(1), validate: observation.Validate,
+		reading: opts.Reading, window: opts.ReadingBytes}
 	t, err := openTab(ctx, browserCtx, opts.CheckNavigation)
 	if err != nil {
 		return nil, err
@@ -108,11 +112,19 @@ func (s *Session) observeLocked(ctx context.Context, req observation.Request) (*
 		MaxVisible: observation.MaxControls,
 		Window:     observation.WindowSize,
 		MaxOffset:  observation.MaxOffset,
+		Reading:    s.reading,
+	}
+	if s.reading && s.window < observation.TextBytes {
+		params.TextBytes = s.window
 	}
 	if err := req.Check(); err != nil {
 		return nil, err
 	}
 	switch {
+	case req.Cursor != "" && observation.Kind(req.Cursor[0]) == observation.KindNext:
+		if err := s.readOn(&params, req.Cursor); err != nil {
+			return nil, err
+		}
 	case req.After != "":
 		rev, index, err := s.refKeys.Parse(observation.KindControl, req.After)
 		if err != nil {
@@ -131,26 +143,21 @@ func (s *Session) observeLocked(ctx context.Context, req observation.Request) (*
 		if err := s.current(rev); err != nil {
 			return nil, err
 		}
-		offset, from, ok := splitCursor(index)
-		if !ok {
-			return nil, errcode.New(errcode.UnknownReference, "the cursor is malformed; use the cursor of the newest observation")
-		}
-		params.Offset = offset
-		if from != collect.ResumeStart {
-			params.Resume = &collect.Resume{Revision: s.revisionToken(rev), From: from}
+		if err := s.resumeControls(&params, rev, index); err != nil {
+			return nil, err
 		}
 		params.Doc = s.doc
 	}
 	next := s.revision + 1
 	if d := s.tab.pendingDialog(); d != nil {
-		if params.After != nil || params.Resume != nil || params.Offset != 0 {
+		if params.Doc != "" {
 			return nil, errcode.New(errcode.NotActionable, "a JavaScript dialog is open; answer it before continuing")
 		}
 		obs := s.dialogObservation(next, d)
 		if err := observation.Validate(obs); err != nil {
 			return nil, err
 		}
-		s.revision = next
+		s.revision, s.cursor = next, 0
 		return obs, nil
 	}
 	params.Revision = s.revisionToken(next)
@@ -185,8 +192,70 @@ func (s *Session) observeLocked(ctx context.Context, req observation.Request) (*
 	if dropDraft {
 		s.draft = nil
 	}
-	s.revision, s.doc, s.origin = next, res.Doc, res.Origin
+	s.revision, s.doc, s.origin, s.cursor = next, res.Doc, res.Origin, 0
+	if obs.ControlCoverage.Cursor != "" {
+		s.cursor = cursorIndex(res.ControlCoverage.Offset+res.ControlCoverage.Scanned, res.ControlCoverage.From)
+	}
+	if s.reading {
+		nk := s.refKeys.NextKey(next)
+		obs.NextKey = &nk
+	}
 	return obs, nil
+}
+
+// resumeControls sets params to continue the control scan from the cursor
+// index of revision rev.
+func (s *Session) resumeControls(params *collect.Params, rev, index uint64) error {
+	offset, from, ok := splitCursor(index)
+	if !ok {
+		return errcode.New(errcode.UnknownReference, "the cursor is malformed; use the cursor of the newest observation")
+	}
+	params.Offset = offset
+	if from != collect.ResumeStart {
+		params.Resume = &collect.Resume{Revision: s.revisionToken(rev), From: from}
+	}
+	return nil
+}
+
+// readOn sets params to continue every stream where a reading continuation
+// of the newest revision says (tool version 1.6.0).
+func (s *Session) readOn(params *collect.Params, cursor string) error {
+	if !s.reading {
+		return errcode.New(errcode.InvalidArgument, "a reading continuation needs tool version 1.6.0 or later")
+	}
+	rev, st, err := s.refKeys.ParseStreams(cursor)
+	if err != nil {
+		return err
+	}
+	if err := s.current(rev); err != nil {
+		return err
+	}
+	token := s.revisionToken(rev)
+	switch st.Controls {
+	case observation.ControlsEnded:
+		params.ControlsEnded = true
+	case observation.ControlsAfter:
+		params.After = &collect.Anchor{Revision: token, Index: st.Control}
+	case observation.ControlsCursor:
+		if s.cursor == 0 {
+			return errcode.New(errcode.UnknownReference, "the cursor continues controls the observation had no cursor for")
+		}
+		if err := s.resumeControls(params, rev, s.cursor); err != nil {
+			return err
+		}
+	}
+	if st.Region < 0 {
+		params.RegionsEnded = true
+	} else {
+		params.Regions = &collect.From{Revision: token, Index: st.Region}
+	}
+	if st.Text < 0 {
+		params.TextEnded = true
+	} else {
+		params.Text = &collect.From{Revision: token, Index: st.Text, Units: st.TextUnits}
+	}
+	params.Doc = s.doc
+	return nil
 }
 
 // current refuses a reference of any revision but the newest.
@@ -249,16 +318,7 @@ func (s *Session) build(rev uint64, res *collect.Result) *observation.Observatio
 		Title:          res.Title,
 		TitleTruncated: res.TitleTruncated,
 		Trust:          observation.Trust,
-		Controls:       make([]observation.Control, len(res.Controls)),
-	}
-	for i, c := range res.Controls {
-		obs.Controls[i] = observation.Control{
-			Ref:           s.refKeys.Mint(observation.KindControl, rev, uint64(i)),
-			Role:          c.Role,
-			Name:          c.Name,
-			NameTruncated: c.NameTruncated,
-			States:        c.States,
-		}
+		Controls:       s.mintControls(rev, res.Controls),
 	}
 	obs.Regions = res.Regions
 	for i := range obs.Regions {
@@ -276,6 +336,7 @@ func (s *Session) build(rev uint64, res *collect.Result) *observation.Observatio
 		Scanned:          cov.Scanned,
 		ScanLimitReached: cov.More && cov.Limit != observation.LimitNone,
 		Limit:            cov.Limit,
+		Ended:            cov.Ended,
 	}
 	// Only the offset bound is terminal: a window the node bound ended
 	// continues from where its walk stopped.
@@ -283,6 +344,22 @@ func (s *Session) build(rev uint64, res *collect.Result) *observation.Observatio
 		obs.ControlCoverage.Cursor = s.refKeys.Mint(observation.KindCursor, rev, cursorIndex(cov.Offset+cov.Scanned, cov.From))
 	}
 	return obs
+}
+
+// mintControls gives collected controls the refs of revision rev, by their
+// index, which is where the page retains them.
+func (s *Session) mintControls(rev uint64, collected []collect.Control) []observation.Control {
+	out := make([]observation.Control, len(collected))
+	for i, c := range collected {
+		out[i] = observation.Control{
+			Ref:           s.refKeys.Mint(observation.KindControl, rev, uint64(i)),
+			Role:          c.Role,
+			Name:          c.Name,
+			NameTruncated: c.NameTruncated,
+			States:        c.States,
+		}
+	}
+	return out
 }
 
 // dialogObservation is the observation of a page blocked by a dialog: the

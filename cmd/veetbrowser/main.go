@@ -1,6 +1,8 @@
 // Command veetbrowser is the CLI of the browser runtime for AI agents.
 //
 //	veetbrowser observe [URL] [--canonical] [--budget BYTES] [--tool-version V] [--browser PATH] [--cdp WS_URL] [--log-level LEVEL] [--store SPEC] [--retain DURATION] [--retain-bytes N]
+//	veetbrowser read URL [--budget BYTES] [--tool-version V] [--browser PATH] [--cdp WS_URL] [--log-level LEVEL] [--store SPEC] [--retain DURATION] [--retain-bytes N]
+//	veetbrowser find URL QUERY [--budget BYTES] [--tool-version V] [--browser PATH] [--cdp WS_URL] [--log-level LEVEL] [--store SPEC] [--retain DURATION] [--retain-bytes N]
 //	veetbrowser mcp (--allow-origin ORIGIN... | --allow-any-origin) [--allow-link-local] [--http ADDR] [--http-allow-origin ORIGIN...] [--max-sessions N] [--idle-timeout DURATION] [--budget BYTES] [--tool-version V] [--upload-root DIR] [--browser PATH] [--cdp WS_URL] [--log-level LEVEL] [--store SPEC] [--retain DURATION] [--retain-bytes N]
 //	veetbrowser suite [--budget BYTES] [--json] [--browser PATH] [--cdp WS_URL] [--log-level LEVEL] [--store SPEC] [--retain DURATION] [--retain-bytes N]
 //	veetbrowser replay [--store SPEC] [--budget BYTES] [--tool-version V] [SESSION]
@@ -8,6 +10,8 @@
 //	veetbrowser version
 //
 // observe with no URL serves the built-in demo site on loopback and observes it.
+// read prints every view of a page, following next until it is absent; find
+// prints what browser_find finds on a page.
 // Every call is recorded in the artifact store (--store, default
 // $VEETBROWSER_STORE, else a SQLite file under $XDG_DATA_HOME/veetbrowser);
 // replay re-derives a recorded session's model views from it.
@@ -56,6 +60,10 @@ func run(ctx context.Context, args []string, stdout, stderr io.Writer) int {
 	switch args[0] {
 	case "observe":
 		cmd = &ObserveCommand{Stdout: stdout, Log: log}
+	case "read":
+		cmd = &ReadCommand{Stdout: stdout, Log: log}
+	case "find":
+		cmd = &FindCommand{Stdout: stdout, Log: log}
 	case "mcp":
 		cmd = &MCPCommand{Stderr: stderr, Log: log}
 	case "suite":
@@ -91,6 +99,8 @@ func run(ctx context.Context, args []string, stdout, stderr io.Writer) int {
 // The usage line of each subcommand lists every flag it takes.
 const (
 	observeUsageLine  = "veetbrowser observe [URL] [--canonical] [--budget BYTES] [--tool-version V] [--browser PATH] [--cdp WS_URL] [--log-level LEVEL] [--store SPEC] [--retain DURATION] [--retain-bytes N]"
+	readUsageLine     = "veetbrowser read URL [--budget BYTES] [--tool-version V] [--browser PATH] [--cdp WS_URL] [--log-level LEVEL] [--store SPEC] [--retain DURATION] [--retain-bytes N]"
+	findUsageLine     = "veetbrowser find URL QUERY [--budget BYTES] [--tool-version V] [--browser PATH] [--cdp WS_URL] [--log-level LEVEL] [--store SPEC] [--retain DURATION] [--retain-bytes N]"
 	mcpUsageLine      = "veetbrowser mcp (--allow-origin ORIGIN... | --allow-any-origin) [--allow-link-local] [--http ADDR] [--http-allow-origin ORIGIN...] [--max-sessions N] [--idle-timeout DURATION] [--budget BYTES] [--tool-version V] [--upload-root DIR] [--browser PATH] [--cdp WS_URL] [--log-level LEVEL] [--store SPEC] [--retain DURATION] [--retain-bytes N]"
 	suiteUsageLine    = "veetbrowser suite [--budget BYTES] [--json] [--browser PATH] [--cdp WS_URL] [--log-level LEVEL] [--store SPEC] [--retain DURATION] [--retain-bytes N]"
 	replayUsageLine   = "veetbrowser replay [--store SPEC] [--budget BYTES] [--tool-version V] [SESSION]"
@@ -102,6 +112,9 @@ func usage(w io.Writer) {
 
 commands:
   observe [URL]   observe a page (no URL: the built-in demo site) and print the model view
+  read URL        read a whole page: print each view as a JSON line, following next
+                  until a view has none
+  find URL QUERY  find controls and text matching QUERY on a page (browser_find)
   mcp             serve the browser tools over MCP (stdio, or streamable HTTP with --http)
   suite           run the synthetic component task suite
   replay [ID]     re-derive a recorded session's model views (no ID: the newest) and
@@ -109,13 +122,15 @@ commands:
   sessions        list the recorded sessions, newest first
   version         print the version and the browser tool versions
 
-observe, mcp and suite record every call in the artifact store: --store SPEC (a
-SQLite file, a postgres:// URL, or none; default $`+EnvStore+`, else a SQLite
-file under $XDG_DATA_HOME/veetbrowser), pruned at start with --retain DURATION
-and --retain-bytes N (whole sessions only).
+observe, read, find, mcp and suite record every call in the artifact store:
+--store SPEC (a SQLite file, a postgres:// URL, or none; default $`+EnvStore+`,
+else a SQLite file under $XDG_DATA_HOME/veetbrowser), pruned at start with
+--retain DURATION and --retain-bytes N (whole sessions only).
 
 flags:
   `+observeUsageLine+`
+  `+readUsageLine+`
+  `+findUsageLine+`
   `+mcpUsageLine+`
   `+suiteUsageLine+`
   `+replayUsageLine+`

@@ -6,7 +6,6 @@ import (
 	"flag"
 	"io"
 
-	veetbrowser "github.com/veetbot/veetbrowser"
 	"github.com/veetbot/veetbrowser/demo"
 	"github.com/veetbot/veetbrowser/errcode"
 )
@@ -22,12 +21,8 @@ type ObserveCommand struct {
 func (c *ObserveCommand) Run(ctx context.Context, args []string) error {
 	fs := flag.NewFlagSet("observe", flag.ContinueOnError)
 	canonical := fs.Bool("canonical", false, "print the canonical observation instead of the model view")
-	budget := fs.Int("budget", 0, "inline byte budget of the model view (default 8192, at least 1024)")
-	version := fs.String("tool-version", "", "browser tool version (default: the newest)")
-	var bf browserFlags
-	bf.register(fs, c.Log)
-	var sf storeFlags
-	sf.register(fs, true)
+	var sf sessionFlags
+	sf.register(fs, c.Log)
 	pos, err := parseFlags(fs, args)
 	if err != nil {
 		if err == flag.ErrHelp {
@@ -50,16 +45,11 @@ func (c *ObserveCommand) Run(ctx context.Context, args []string) error {
 		url = u
 	}
 
-	rt, closeBrowser, err := bf.runtime(ctx, *budget, &sf)
+	sess, end, err := sf.session(ctx)
 	if err != nil {
 		return err
 	}
-	defer closeBrowser()
-	sess, err := rt.NewSession(ctx, veetbrowser.SessionOptions{Version: *version, Surface: "cli"})
-	if err != nil {
-		return err
-	}
-	defer sess.Close(context.WithoutCancel(ctx))
+	defer end()
 	res, err := sess.Navigate(ctx, url)
 	if err != nil {
 		return err

@@ -15,9 +15,12 @@ const TEXT_INPUTS = new Set(['', 'text', 'email', 'tel', 'url', 'password', 'dat
 const retained = new Map();
 
 // retain binds a scan's controls, and the points its anchors and cursors
-// resume from, to a revision.
-function retain(revision, c) {
-  retained.set(revision, {nodes: c.nodes, parents: c.parents, origin: c.origin || null, stop: c.stop || null});
+// resume from, to a revision; in reading mode also where its region and
+// text streams continue (streams: {regions: {matches, stop}, text:
+// {starts}}, each null when that stream ended).
+function retain(revision, c, streams) {
+  retained.set(revision, {nodes: c.nodes, parents: c.parents, origin: c.origin || null, stop: c.stop || null,
+    regions: (streams && streams.regions) || null, text: (streams && streams.text) || null});
   while (retained.size > B.RetainedRevisions) retained.delete(retained.keys().next().value);
 }
 

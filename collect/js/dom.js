@@ -33,7 +33,8 @@ const LEAVE = {}; // stack mark: the node under it has had its subtree walked
 // node with its LEAVE mark per open CLOSE).
 //
 // It visits at most opts.max nodes and reports whether that bound (bound) or
-// visit (stopped) ended it, how many nodes it visited and the last one.
+// visit (stopped) ended it, how many nodes it visited and the last one; when
+// the bound ended it, next is the node it would have visited next.
 function walk(first, opts, visit) {
   const stack = opts.stack || [first];
   const max = opts.max;
@@ -44,7 +45,7 @@ function walk(first, opts, visit) {
     const n = stack.pop();
     if (n === LEAVE) { opts.leave(stack.pop()); continue; }
     if (!n) continue;
-    if (visits >= max) return {bound: true, stopped: false, visits, last};
+    if (visits >= max) return {bound: true, stopped: false, visits, last, next: n};
     visits++;
     last = n;
     const next = n.nextSibling;
@@ -77,6 +78,30 @@ function walkParent(n) {
 // the traversal (no closed root on the way up). The climb is bounded like
 // a scan.
 function resumeStack(point) {
+  const r = ancestorStack(point);
+  if (r.error) return r;
+  const n = point.node;
+  const stack = r.stack;
+  if (n.nextSibling) stack.push(n.nextSibling);
+  if (n.nodeType === 1) {
+    if (n.firstChild) stack.push(n.firstChild);
+    const sr = n.shadowRoot;
+    if (sr && sr.firstChild) stack.push(sr.firstChild);
+  }
+  return {stack};
+}
+
+// resumeBefore rebuilds the stack a shadow walk held when point.node was
+// the next node to visit, under the same conditions as resumeStack.
+function resumeBefore(point) {
+  const r = ancestorStack(point);
+  if (!r.error) r.stack.push(point.node);
+  return r;
+}
+
+// ancestorStack is the part of a shadow walk's stack that point.node's
+// ancestors hold: each level's pending sibling, outermost first.
+function ancestorStack(point) {
   const n = point.node;
   if (!n.isConnected) return {error: 'anchor_detached'};
   if (walkParent(n) !== point.parent) return {error: 'anchor_moved'};
@@ -103,12 +128,6 @@ function resumeStack(point) {
   const stack = [];
   for (let i = levels.length - 1; i >= 0; i--) {
     for (const x of levels[i]) if (x) stack.push(x);
-  }
-  if (n.nextSibling) stack.push(n.nextSibling);
-  if (n.nodeType === 1) {
-    if (n.firstChild) stack.push(n.firstChild);
-    const sr = n.shadowRoot;
-    if (sr && sr.firstChild) stack.push(sr.firstChild);
   }
   return {stack};
 }
@@ -149,6 +168,69 @@ function flatChildren(n, max) {
   }
   for (c = n.firstChild; c && nodes.length < max; c = c.nextSibling) nodes.push(c);
   return {nodes, visits, more: !!c};
+}
+
+// inFlatTree: the text walk reaches n as a child of up in the flat tree:
+// assigned to the slot up, a child of up's open shadow root, or a child of
+// up when up shows its own children.
+function inFlatTree(n, up) {
+  if (n.assignedSlot) return n.assignedSlot === up;
+  const p = n.parentNode;
+  if (p && p.nodeType === 11) return up.shadowRoot === p;
+  return p === up && !up.shadowRoot;
+}
+
+// resumeTextWalk rebuilds the stack the text walk held when point.node was the
+// next node to visit (text.js has the entries): each flat-tree ancestor's
+// pending sibling and the close marks of the blocks and cells around the
+// node. Each ancestor climbed counts as a visit, at most max of them. The
+// point must still be where the walk found it: connected (else
+// anchor_detached), under the same flat parent and inside the traversal
+// (else anchor_moved). A point inside a subtree that is no longer rendered
+// resumes right after that subtree, as a walk from the start would.
+function resumeTextWalk(point, max) {
+  const n = point.node;
+  const parent = point.parent;
+  if (!n.isConnected || (parent && !parent.isConnected)) return {error: 'anchor_detached'};
+  // A scan point is a light child of the slot's host, assigned or not.
+  const placed = point.scan ? n.parentNode === parent.getRootNode().host : !!parent && inFlatTree(n, parent);
+  if (!placed) return {error: 'anchor_moved'};
+  const chain = [];
+  for (let a = parent; a; a = flatParent(a)) {
+    const up = flatParent(a);
+    if (chain.length >= max || (up ? !inFlatTree(a, up) : a !== document.documentElement)) return {error: 'anchor_moved'};
+    chain.push(a);
+  }
+  const stack = [];
+  let pre = false;
+  for (let i = chain.length - 1; i >= 0; i--) {
+    const a = chain[i];
+    if (i < chain.length - 1) stack.push([a.nextSibling, a.assignedSlot ? SLOTTED : 0, chain[i + 1], pre, true, 0]);
+    const st = getComputedStyle(a);
+    const display = st.display;
+    if (excludedSubtree(a) || display === 'none' || display === '' || st.contentVisibility === 'hidden') {
+      return {stack, visits: chain.length};
+    }
+    if (blockDisplay(display) || display === 'table-cell' || CELL_TAGS.has(a.localName)) stack.push([a, CLOSING]);
+    pre = PRE_SPACE.has(st.whiteSpace);
+  }
+  if (point.scan) stack.push([n, SLOTTED, parent, pre, point.any, 0]);
+  else stack.push([n, n.assignedSlot ? SLOTTED : 0, parent, pre, true, point.offset || 0]);
+  return {stack, visits: chain.length};
+}
+
+// pushFlatChildren pushes the entry of n's first child in the flat tree:
+// its open shadow root's first child, for a slot in a shadow tree the scan
+// of its host's light children, else its own first child.
+function pushFlatChildren(stack, n, pre) {
+  const sr = n.shadowRoot;
+  if (sr) {
+    stack.push([sr.firstChild, 0, n, pre, false, 0]);
+    return;
+  }
+  const host = n.localName === 'slot' ? n.getRootNode().host : null;
+  if (host) stack.push([host.firstChild, SLOTTED, n, pre, false, 0]);
+  else stack.push([n.firstChild, 0, n, pre, false, 0]);
 }
 
 // within: node is ancestor or inside it in the flat tree.

@@ -253,7 +253,9 @@ function accessibleName(el, role) {
 // labelsText joins the text of el's <label> elements in document order,
 // at most B.MaxLabelIDs of them; a label never includes el's own content.
 function labelsText(el) {
-  if (!el.labels) return '';
+  // Only a label around el, or one naming its id, labels it; the first read
+  // of el.labels walks the whole tree, which a scan would pay per control.
+  if (!el.labels || (!el.id && !el.closest('label'))) return '';
   const parts = [];
   let units = 0;
   for (const label of el.labels) {

@@ -9,14 +9,16 @@
 function observe(p) {
   if (p.doc && p.doc !== docId) return {error: 'document_changed', doc: docId};
   const visible = visibilityChecker();
-  const c = collectControls(p, p.revision, visible);
+  const c = p.controls_ended ? endedControls() : collectControls(p, p.revision, visible);
   if (c.error) return {error: c.error, doc: docId};
-  const regions = collectRegions(visible);
-  const text = collectText(visible);
+  const regions = p.reading ? readRegions(p, visible) : collectRegions(visible);
+  if (regions.error) return {error: regions.error, doc: docId};
+  const text = p.reading ? readText(p, visible) : collectText(visible);
+  if (text.error) return {error: text.error, doc: docId};
   const draft = p.draft ? checkDraft(p.draft, visible) : '';
   const [title, titleCut] = cut(document.title || '', B.MaxTitleUnits);
   const [href, hrefCut] = cut(location.href, B.MaxURLUnits);
-  retain(p.revision, c);
+  retain(p.revision, c, p.reading ? {regions: regions.retained, text: text.starts && {starts: text.starts}} : null);
   return {
     doc: docId,
     url: href,
@@ -34,9 +36,48 @@ function observe(p) {
   };
 }
 
+// endedControls stands for the control scan of a reading whose control
+// stream already ended: nothing is scanned or retained.
+function endedControls() {
+  return {controls: [], nodes: [], parents: [], origin: null, stop: null,
+    coverage: {offset: 0, scanned: 0, more: false, limit: '', acquired: 0, from: '', ended: true}};
+}
+
+// readText is the text stream of reading mode: from the document's start,
+// or where p.text continues a retained revision's stream (at part index,
+// of which units were shown; at the index past its parts, where its walk
+// stopped), or nothing when the stream ended.
+function readText(p, visible) {
+  if (p.text_ended) {
+    return {parts: [], starts: null, coverage: {version: B.TextCoverageV1, scope: B.TextScope, scanned_nodes: 0,
+      inspected_units: 0, node_limit_reached: false, text_limit_reached: false, byte_limit_reached: false,
+      omitted_bytes: 0, ended: true}};
+  }
+  const bytes = p.text_bytes > 0 ? Math.min(p.text_bytes, B.TextBytes) : B.TextBytes;
+  const read = (opts) => {
+    const text = collectText(visible, Object.assign({reading: true, bytes}, opts));
+    if (!text.error && bytes < B.TextBytes) text.coverage.byte_bound = bytes;
+    return text;
+  };
+  if (!p.text) return read({});
+  const entry = retained.get(p.text.revision);
+  const starts = entry && entry.text && entry.text.starts;
+  const from = starts && p.text.index >= 0 && starts[p.text.index];
+  if (!from) return {error: 'anchor_unknown'};
+  // A part the previous view showed the start of is resumed without it.
+  // When the new first part is that rest, its start keeps the units
+  // skipped, so that this revision's part 0 is the rest, as Go sees it.
+  const skip = (from.skipped || 0) + (p.text.units || 0);
+  const text = read({from, skip});
+  if (!text.error && skip > 0 && text.coverage.first_continues && text.starts.length > 0 && text.starts[0]) {
+    text.starts[0] = Object.assign({}, text.starts[0], {skipped: skip});
+  }
+  return text;
+}
+
 Object.defineProperty(globalThis, '__veetbrowser', {
   // retainedNodes is diagnostic: how many nodes the runtime keeps alive.
-  value: Object.freeze({observe, inspect, prepare, arm, disarm, selectPlan, selectedIs, node, bindDraft, docId, retainedNodes: () => {
+  value: Object.freeze({observe, find, inspect, prepare, arm, disarm, selectPlan, selectedIs, node, bindDraft, docId, retainedNodes: () => {
     let n = 0;
     for (const e of retained.values()) n += e.nodes.length;
     return n;

@@ -16,17 +16,25 @@ type ArticleOptions struct {
 	// Plant, if set, is a sentence put into paragraph PlantAt.
 	Plant   string
 	PlantAt int
+	// AfterArticle is markup put into main right after the article, e.g. a
+	// form; its links are not counted in Links.
+	AfterArticle string
 }
 
 // Article is a generated page and what it holds, in document order.
 type Article struct {
-	HTML       string
+	HTML string
+	// Body is the content of HTML's body element (it starts with the
+	// page's style element), for a server that writes its own document
+	// around it.
+	Body       string
 	Paragraphs []string // the readable text of each article paragraph
 	Links      []string // the accessible name of every link, header to footer
 }
 
-// words in several scripts: Latin with diacritics, Japanese, Arabic (RTL),
-// Hindi, and emoji with a ZWJ sequence.
+// phrases in several scripts: Latin with diacritics (one written with a
+// combining accent), Japanese, Arabic and Hebrew (RTL), Hindi, and emoji
+// with a ZWJ sequence, a flag and a skin tone.
 var phrases = []string{
 	"The river valley was settled early",
 	"trade routes crossed the plateau",
@@ -38,7 +46,29 @@ var phrases = []string{
 	"festivals draw visitors 🎉 every spring",
 	"a family 👨‍👩‍👧 walks along the quay",
 	"Ångström measured the light of the aurora",
+	"הספרייה העירונית פתוחה בערב",
+	"cafe\u0301 terraces 👍🏽 line the square 🇯🇵",
 }
+
+// rtl reports whether a phrase is written right to left.
+func rtl(p string) bool {
+	return strings.HasPrefix(p, "النهر") || strings.HasPrefix(p, "הספרייה")
+}
+
+const articleStyle = `<style>
+body{font-family:"Noto Sans",system-ui,sans-serif;margin:0;color:#202122;line-height:1.6}
+header,footer{background:#f8f9fa;padding:.5em 1em;border-bottom:1px solid #a2a9b1}
+header nav li,footer nav li{display:inline-block;margin:0 .3em}
+.side{position:absolute;left:0;width:15em;font-size:.875em}
+.side li{list-style:none}
+main{margin-left:16em;padding:0 1em;max-width:60em}
+table.infobox{float:right;border:1px solid #a2a9b1;background:#f8f9fa;margin:0 0 1em 1em;font-size:.9em}
+table.infobox th{text-align:left;padding-right:1em}
+.lead{font-weight:600}
+sup.reference{font-size:.75em}
+figure{margin:1em 0;border:1px solid #c8ccd1;padding:.3em}
+ol.footnotes{font-size:.9em}
+</style>`
 
 // NewArticle builds an article page.
 func NewArticle(o ArticleOptions) *Article {
@@ -48,42 +78,47 @@ func NewArticle(o ArticleOptions) *Article {
 		a.Links = append(a.Links, name)
 		return `<a href="` + href + `">` + html.EscapeString(name) + `</a>`
 	}
-	navBlock := func(tag, label string, n, from int) {
-		fmt.Fprintf(&b, `<%s aria-label="%s"><ul>`, tag, label)
+	navBlock := func(label string, n, from int) {
+		fmt.Fprintf(&b, `<nav aria-label="%s"><ul>`, label)
 		for i := range n {
 			fmt.Fprintf(&b, "<li>%s</li>", link(fmt.Sprintf("/wiki/%s_%d", label, from+i), fmt.Sprintf("%s topic %d", label, from+i)))
 		}
-		fmt.Fprintf(&b, "</ul></%s>", tag)
+		b.WriteString("</ul></nav>\n")
 	}
 	header := o.NavLinks / 4
 	sidebar := o.NavLinks / 2
 	footer := o.NavLinks - header - sidebar
 
-	b.WriteString(`<!doctype html><html lang="en"><head><meta charset="utf-8"><title>River valley — Encyclopedia</title>
-<style>body{font-family:sans-serif;margin:0} header,footer{background:#eee} main{margin-left:16em}
-nav.side{position:absolute;left:0;width:15em} table.infobox{float:right;border:1px solid #999}
-li{display:inline-block;margin:0 .3em}</style></head><body>`)
-	b.WriteString(`<header>`)
-	navBlock("nav", "Site", header, 0)
-	b.WriteString(`<form role="search"><label>Search <input type="search" name="q"></label><button>Go</button></form></header>`)
+	b.WriteString(articleStyle)
+	b.WriteString("\n<header>")
+	navBlock("Site", header, 0)
+	b.WriteString(`<form role="search" action="/search"><label>Search <input type="search" name="q"></label> <button>Go</button></form></header>` + "\n")
 	b.WriteString(`<div class="side">`)
-	navBlock("nav", "Contents", sidebar, header)
-	b.WriteString(`</div><main><article><h1>River valley</h1>`)
+	navBlock("Contents", sidebar, header)
+	b.WriteString("</div>\n<main><article><h1>River valley</h1>\n")
 	b.WriteString(`<table class="infobox"><caption>River valley</caption>`)
 	for i := range 20 {
-		fmt.Fprintf(&b, "<tr><th>Fact %d</th><td>Value %d</td></tr>", i, i*7)
+		fmt.Fprintf(&b, "<tr><th scope=\"row\">Fact %d</th><td>Value %d</td></tr>", i, i*7)
 	}
-	b.WriteString(`</table>`)
+	b.WriteString("</table>\n")
 	foot := 0
 	for i := range o.Paragraphs {
 		if i%30 == 0 {
-			fmt.Fprintf(&b, "<h2>Section %d</h2>", i/30+1)
+			if i > 0 {
+				b.WriteString("</section>\n")
+			}
+			fmt.Fprintf(&b, "<section><h2>Section %d</h2>\n", i/30+1)
+		}
+		if i%100 == 50 {
+			fmt.Fprintf(&b, `<figure><div class="img" role="img" aria-label="Map %d"></div><figcaption>Figure %d: the valley in year %d</figcaption></figure>`+"\n", i, i/100+1, 1800+i/10)
 		}
 		p1 := phrases[i%len(phrases)]
 		p2 := phrases[(i*7+3)%len(phrases)]
 		term := fmt.Sprintf("term %d", i)
-		text := fmt.Sprintf("§%d. %s, and %s %s.", i, p1, term, p2)
-		inner := fmt.Sprintf("§%d. <span class=lead>%s</span>, and <b>%s</b> <i>%s</i>.", i, html.EscapeString(p1), html.EscapeString(term), html.EscapeString(p2))
+		year := 1700 + i*37%300
+		text := fmt.Sprintf("§%d. %s, and %s %s (%d).", i, p1, term, p2, year)
+		inner := fmt.Sprintf("§%d. <span class=\"lead\">%s</span>, and <b>%s</b> <i>%s</i> (<time datetime=\"%d\">%d</time>).",
+			i, html.EscapeString(p1), html.EscapeString(term), html.EscapeString(p2), year, year)
 		if i%10 == 4 {
 			name := fmt.Sprintf("see also %d", i)
 			inner += " " + link(fmt.Sprintf("/wiki/See_%d", i), name)
@@ -92,7 +127,7 @@ li{display:inline-block;margin:0 .3em}</style></head><body>`)
 		if i%25 == 7 {
 			foot++
 			name := fmt.Sprintf("[%d]", foot)
-			inner += link(fmt.Sprintf("#fn-%d", foot), name)
+			inner += `<sup class="reference" id="ref-` + fmt.Sprint(foot) + `">` + link(fmt.Sprintf("#fn-%d", foot), name) + "</sup>"
 			text += name
 		}
 		if o.Plant != "" && i == o.PlantAt {
@@ -100,23 +135,62 @@ li{display:inline-block;margin:0 .3em}</style></head><body>`)
 			text += " " + o.Plant
 		}
 		dir := ""
-		if strings.HasPrefix(p1, "النهر") {
+		if rtl(p1) {
 			dir = ` dir="auto"`
 		}
 		fmt.Fprintf(&b, "<p%s>%s</p>\n", dir, inner)
 		a.Paragraphs = append(a.Paragraphs, text)
 	}
-	b.WriteString(`<h2>Notes</h2><ol class="footnotes">`)
+	if o.Paragraphs > 0 {
+		b.WriteString("</section>\n")
+	}
+	b.WriteString(`<section><h2>Notes</h2><ol class="footnotes">`)
 	for i := 1; i <= foot; i++ {
 		fmt.Fprintf(&b, `<li id="fn-%d">Note %d: municipal records, volume %d.</li>`, i, i, i)
 	}
-	b.WriteString(`</ol></article><aside aria-label="Related"><h2>Related</h2><ul>`)
+	b.WriteString("</ol></section></article>\n")
+	b.WriteString(o.AfterArticle)
+	b.WriteString(`<aside aria-label="Related"><h2>Related</h2><ul>`)
 	for i := range 20 {
 		fmt.Fprintf(&b, "<li>%s</li>", link(fmt.Sprintf("/wiki/Related_%d", i), fmt.Sprintf("Related article %d", i)))
 	}
-	b.WriteString(`</ul></aside></main><footer>`)
-	navBlock("nav", "Footer", footer, header+sidebar)
-	b.WriteString(`<p>Text is available under an open licence.</p></footer></body></html>`)
-	a.HTML = b.String()
+	b.WriteString("</ul></aside></main>\n<footer>")
+	navBlock("Footer", footer, header+sidebar)
+	b.WriteString(`<p>Text is available under an open licence.</p></footer>`)
+	a.Body = b.String()
+	a.HTML = document("River valley — Encyclopedia", a.Body)
 	return a
+}
+
+// document wraps body markup into a whole page.
+func document(title, body string) string {
+	return `<!doctype html><html lang="en"><head><meta charset="utf-8"><meta name="viewport" content="width=device-width">` +
+		"<title>" + html.EscapeString(title) + "</title></head>\n<body>" + body + "</body></html>\n"
+}
+
+// CheckRead reports, as an error, the first way in which parts (the text
+// parts of a whole read, in order, a part cut at the end of one view joined
+// with its continuation) fail to hold every paragraph exactly once, whole
+// and in order. Parts that are no paragraph (headings, captions, links)
+// are ignored.
+func (a *Article) CheckRead(parts []string) error {
+	index := make(map[string]int, len(a.Paragraphs))
+	for i, p := range a.Paragraphs {
+		index[p] = i
+	}
+	next := 0
+	for _, part := range parts {
+		i, ok := index[part]
+		if !ok {
+			continue
+		}
+		if i != next {
+			return fmt.Errorf("paragraph %d read where paragraph %d was due", i, next)
+		}
+		next++
+	}
+	if next < len(a.Paragraphs) {
+		return fmt.Errorf("paragraph %d (of %d) never read whole: %q", next, len(a.Paragraphs), a.Paragraphs[next])
+	}
+	return nil
 }

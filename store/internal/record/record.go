@@ -12,6 +12,7 @@ import (
 	"unicode/utf8"
 
 	"github.com/veetbot/veetbrowser/errcode"
+	"github.com/veetbot/veetbrowser/observation"
 	"github.com/veetbot/veetbrowser/projection"
 )
 
@@ -104,6 +105,9 @@ type Projection struct {
 	// size of the view re-derived from the observation as stored, which
 	// replay compares with instead of View.
 	Withheld *View `json:"withheld,omitempty"`
+	// NextKey mints the view's reading continuation (tool version 1.6.0),
+	// so that replay re-derives the same bytes.
+	NextKey *observation.NextKey `json:"next_key,omitempty"`
 }
 
 // Summary is a session in a listing.

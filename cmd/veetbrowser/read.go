@@ -1,0 +1,136 @@
+package main
+
+import (
+	"context"
+	"encoding/json"
+	"flag"
+	"io"
+
+	veetbrowser "github.com/veetbot/veetbrowser"
+	"github.com/veetbot/veetbrowser/errcode"
+	"github.com/veetbot/veetbrowser/tools"
+)
+
+// sessionFlags are the flags of the commands that open one browser session
+// on a page: the model view's budget, the tool version, the browser and the
+// artifact store.
+type sessionFlags struct {
+	budget  int
+	version string
+	browser browserFlags
+	store   storeFlags
+}
+
+func (f *sessionFlags) register(fs *flag.FlagSet, log cliLog) {
+	fs.IntVar(&f.budget, "budget", 0, "inline byte budget of the model view (default 8192, at least 1024)")
+	fs.StringVar(&f.version, "tool-version", "", "browser tool version (default: the newest)")
+	f.browser.register(fs, log)
+	f.store.register(fs, true)
+}
+
+// session opens the store, the browser and a session on them; end closes
+// all three.
+func (f *sessionFlags) session(ctx context.Context) (s *veetbrowser.Session, end func(), err error) {
+	rt, closeBrowser, err := f.browser.runtime(ctx, f.budget, &f.store)
+	if err != nil {
+		return nil, nil, err
+	}
+	s, err = rt.NewSession(ctx, veetbrowser.SessionOptions{Version: f.version, Surface: "cli"})
+	if err != nil {
+		closeBrowser()
+		return nil, nil, err
+	}
+	return s, func() { s.Close(context.WithoutCancel(ctx)); closeBrowser() }, nil
+}
+
+// ReadCommand reads a whole page: it navigates, then observes with each
+// view's next until a view has none, and prints every view as one JSON
+// line.
+type ReadCommand struct {
+	Stdout io.Writer
+	Log    cliLog
+}
+
+// Run runs the command.
+func (c *ReadCommand) Run(ctx context.Context, args []string) error {
+	fs := flag.NewFlagSet("read", flag.ContinueOnError)
+	var sf sessionFlags
+	sf.register(fs, c.Log)
+	pos, err := parseUsage(fs, args, 1, readUsageLine)
+	if err != nil {
+		return err
+	}
+	if len(pos) != 1 {
+		return errcode.New(errcode.InvalidArgument, "usage: %s", readUsageLine)
+	}
+	s, end, err := sf.session(ctx)
+	if err != nil {
+		return err
+	}
+	defer end()
+	view, err := c.print(s.Navigate(ctx, pos[0]))
+	for err == nil && view.hasNext() {
+		view, err = c.print(s.Call(ctx, tools.Observe, view.Next))
+	}
+	return err
+}
+
+// print writes a call's view as one line and returns its next.
+func (c *ReadCommand) print(res *veetbrowser.Result, err error) (withNext, error) {
+	if err != nil {
+		return withNext{}, err
+	}
+	var v withNext
+	if err := json.Unmarshal(res.View, &v); err != nil {
+		return withNext{}, errcode.Wrap(errcode.Internal, err, "the model view is not JSON")
+	}
+	_, err = c.Stdout.Write(append(res.View, '\n'))
+	return v, err
+}
+
+// withNext is the part of a view that says how to go on: next, exactly as
+// the view holds it, to pass back as the arguments of the next call.
+type withNext struct {
+	Next json.RawMessage `json:"next"`
+}
+
+func (v withNext) hasNext() bool { return len(v.Next) > 0 && string(v.Next) != "null" }
+
+// FindCommand navigates to a page, finds a query on it with browser_find
+// and prints the view.
+type FindCommand struct {
+	Stdout io.Writer
+	Log    cliLog
+}
+
+// Run runs the command.
+func (c *FindCommand) Run(ctx context.Context, args []string) error {
+	fs := flag.NewFlagSet("find", flag.ContinueOnError)
+	var sf sessionFlags
+	sf.register(fs, c.Log)
+	pos, err := parseUsage(fs, args, 2, findUsageLine)
+	if err != nil {
+		return err
+	}
+	if len(pos) != 2 {
+		return errcode.New(errcode.InvalidArgument, "usage: %s", findUsageLine)
+	}
+	s, end, err := sf.session(ctx)
+	if err != nil {
+		return err
+	}
+	defer end()
+	if _, err := s.Navigate(ctx, pos[0]); err != nil {
+		return err
+	}
+	query, err := json.Marshal(tools.FindArgs{Query: pos[1]})
+	if err != nil {
+		return errcode.Wrap(errcode.Internal, err, "encoding the query")
+	}
+	res, err := s.Call(ctx, tools.Find, query)
+	if err != nil {
+		return err
+	}
+	_, err = c.Stdout.Write(append(res.View, '\n'))
+	return err
+}

@@ -1,0 +1,83 @@
+package veetbrowser
+
+import (
+	"encoding/json"
+	"fmt"
+	"testing"
+	"time"
+
+	"github.com/veetbot/veetbrowser/internal/browsertest"
+	"github.com/veetbot/veetbrowser/internal/pages"
+)
+
+// BenchmarkReadArticle reads the generated long article (3,000
+// paragraphs, 800 links) by following next, at 1, 4 and 8 KiB, and
+// reports per reading: views, the bytes of all views, their ratio to the
+// bytes of the text read, and the time per view.
+func BenchmarkReadArticle(b *testing.B) {
+	a := pages.NewArticle(pages.ArticleOptions{Paragraphs: 3000, NavLinks: 800})
+	url := browsertest.Serve(b, a.HTML)
+	for _, budget := range []int{1024, 4096, 8192} {
+		b.Run(fmt.Sprint(budget), func(b *testing.B) {
+			s := session(b, SessionOptions{Budget: budget})
+			ctx := browsertest.Context(b, 30*time.Minute)
+			var views, bytes, text int
+			var spent time.Duration
+			for b.Loop() {
+				views, bytes, text = 0, 0, 0
+				start := time.Now()
+				res, err := s.Navigate(ctx, url)
+				for ; err == nil; views++ {
+					bytes += len(res.View)
+					var v struct {
+						Text []string
+						Next json.RawMessage
+					}
+					json.Unmarshal(res.View, &v)
+					for _, p := range v.Text {
+						text += len(p)
+					}
+					if v.Next == nil {
+						break
+					}
+					res, err = s.Call(ctx, "browser_observe", v.Next)
+				}
+				if err != nil {
+					b.Fatal(err)
+				}
+				spent += time.Since(start)
+			}
+			b.ReportMetric(float64(views), "views")
+			b.ReportMetric(float64(bytes), "view-bytes")
+			b.ReportMetric(float64(bytes)/float64(text), "bytes/text-byte")
+			b.ReportMetric(float64(spent.Milliseconds())/float64(views*b.N), "ms/view")
+		})
+	}
+}
+
+// BenchmarkFind reports the latency of one find: "Publish" among 12,000
+// buttons, and a phrase of paragraph 2,900 of the long article.
+func BenchmarkFind(b *testing.B) {
+	article := pages.NewArticle(pages.ArticleOptions{Paragraphs: 3000, NavLinks: 800, Plant: "the lighthouse keeper's ledger", PlantAt: 2900})
+	for _, tc := range []struct{ name, html, query string }{
+		{"controls-12000", browsertest.Repeat(11999, `<button>Item %d</button>`) + `<button>Publish</button>`, "publish"},
+		{"article-3000", article.HTML, "lighthouse keeper's ledger"},
+	} {
+		b.Run(tc.name, func(b *testing.B) {
+			s := session(b, SessionOptions{})
+			ctx := browsertest.Context(b, 10*time.Minute)
+			if _, err := s.Navigate(ctx, browsertest.Serve(b, tc.html)); err != nil {
+				b.Fatal(err)
+			}
+			for b.Loop() {
+				res, err := s.Find(ctx, FindOptions{Query: tc.query})
+				if err != nil {
+					b.Fatal(err)
+				}
+				if res.Observation.Find == nil || len(res.Observation.Controls)+len(res.Observation.Find.Matches) == 0 {
+					b.Fatalf("%q not found", tc.query)
+				}
+			}
+		})
+	}
+}
