@@ -66,8 +66,8 @@ func (nk NextKey) mac(kind Kind, payload []byte) []byte {
 	return h.Sum(nil)[:macLen]
 }
 
-// MaxNextLen bounds the length of a continuation, and of any reference a
-// caller may pass back.
+// MaxNextLen bounds the length of a reading or find continuation a caller
+// may pass back.
 const MaxNextLen = 96
 
 // ParseNext verifies a continuation of kind minted under these keys and

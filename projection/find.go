@@ -87,20 +87,16 @@ func ProjectFind(obs *observation.Observation, opts Options) ([]byte, error) {
 	ess := a.v
 	ess.ControlsOmitted, ess.MatchesOmitted = len(a.controls), len(f.matches)
 	ess.Next = &Next{Cursor: findCursor}
+	ess.ContextOmitted = true
 	if size(ess)-len("null")+len("[]") > budget {
 		return nil, errcode.New(errcode.ObservationTooLarge, "the find's essential coverage does not fit the %d-byte budget", budget)
 	}
+	a.v.ContextOmitted = true // room for the flag, until the context fits
 	f.addControls(budget, 1)
 	f.addMatches(budget, 1)
-	withContext := a.v
-	withContext.URL, withContext.URLTruncated = clip(obs.URL, urlCap)
-	withContext.URLTruncated = withContext.URLTruncated || obs.URLTruncated
-	withContext.Title, withContext.TitleTruncated = clip(obs.Title, titleCap)
-	withContext.TitleTruncated = withContext.TitleTruncated || obs.TitleTruncated
 	plain := a.v
-	if a.v = withContext; f.size() > budget {
+	if a.v = contextOf(a.v, obs); f.size() > budget {
 		a.v = plain
-		a.v.ContextOmitted = true
 	}
 	limit := budget
 	if f.shown < len(f.matches) {
@@ -110,6 +106,10 @@ func ProjectFind(obs *observation.Observation, opts Options) ([]byte, error) {
 	f.addMatches(budget, len(f.matches))
 	f.addControls(budget, len(a.controls))
 
+	if len(a.controls) > 0 && f.ctrls == 0 {
+		// A next that shows nothing would repeat itself.
+		return nil, errcode.New(errcode.ObservationTooLarge, "the first matching control does not fit the %d-byte budget", budget)
+	}
 	v := f.header()
 	v.Controls = append([]Control{}, a.controls[:f.ctrls]...)
 	v.Matches = f.matches[:f.shown]

@@ -281,17 +281,12 @@ func Project(obs *observation.Observation, opts Options) ([]byte, error) {
 		return nil, errcode.New(errcode.ObservationTooLarge, "the observation's essential coverage does not fit the %d-byte budget", budget)
 	}
 
-	// The first control that fits is reserved before the context.
+	// The first control that fits is reserved before the context, with
+	// room for the flag that says the context was left out.
+	a.v.ContextOmitted = true
 	a.addControls(1)
-	withContext := a.v
-	withContext.URL, withContext.URLTruncated = clip(obs.URL, urlCap)
-	withContext.URLTruncated = withContext.URLTruncated || obs.URLTruncated
-	withContext.Title, withContext.TitleTruncated = clip(obs.Title, titleCap)
-	withContext.TitleTruncated = withContext.TitleTruncated || obs.TitleTruncated
-	if a.fits(withContext, a.passed, a.lastRef, a.ctrlBytes, len(a.shown)) {
+	if withContext := contextOf(a.v, obs); a.fits(withContext, a.passed, a.lastRef, a.ctrlBytes, len(a.shown)) {
 		a.v = withContext
-	} else {
-		a.v.ContextOmitted = true
 	}
 	a.addControls(len(a.controls))
 	if opts.Offsets && len(a.controls) > 0 && len(a.shown) == 0 {
@@ -520,6 +515,16 @@ func (a *admission) oversized(i int) bool {
 	return size(a.essentials)-len("null")+len("[]")+a.encoded[i] > a.budget
 }
 
+// contextOf is v with the page's location and title, clipped and flagged.
+func contextOf(v View, obs *observation.Observation) View {
+	v.ContextOmitted = false
+	v.URL, v.URLTruncated = clip(obs.URL, urlCap)
+	v.URLTruncated = v.URLTruncated || obs.URLTruncated
+	v.Title, v.TitleTruncated = clip(obs.Title, titleCap)
+	v.TitleTruncated = v.TitleTruncated || obs.TitleTruncated
+	return v
+}
+
 func modelRegion(g observation.Region) Region {
 	name, cut := clip(g.Name, nameCap)
 	return Region{Ref: g.Ref, Kind: g.Kind, Level: g.Level, Name: name, NameTruncated: cut || g.NameTruncated,
@@ -544,6 +549,16 @@ func longestRef(obs *observation.Observation) string {
 	}
 	if c := obs.ControlCoverage.Cursor; len(c) > len(longest) {
 		longest = c
+	}
+	return longest
+}
+
+func longestRegionRef(obs *observation.Observation) string {
+	longest := ""
+	for _, g := range obs.Regions {
+		if len(g.Ref) > len(longest) {
+			longest = g.Ref
+		}
 	}
 	return longest
 }

@@ -36,23 +36,24 @@ var streamCursor = observation.NextKey{Revision: 1 << 62}.MintStreams(observatio
 type reader struct {
 	a       *admission
 	regions []Region
-	rsize   []int // JSON size of each region
+	ctl     records
+	reg     records
 	tsize   []int // JSON size of each text part
 
-	ctrls, regs, parts    []int // indexes shown, per stream
-	ctrlSkips, regSkips   []Skipped
-	ctrlPassed, regPassed int // records shown or skipped
-	partsPassed           int // text parts shown whole
-	cut                   string
-	cutUnits              int // UTF-16 units of the cut part shown
-	textDone              bool
+	parts       []int // text parts shown whole
+	partsPassed int
+	cut         string
+	cutUnits    int // UTF-16 units of the cut part shown
+	textDone    bool
 }
 
 func (a *admission) reading() ([]byte, error) {
-	r := &reader{a: a, regions: make([]Region, len(a.obs.Regions)), rsize: make([]int, len(a.obs.Regions)), tsize: make([]int, len(a.text))}
+	r := &reader{a: a, regions: make([]Region, len(a.obs.Regions)), tsize: make([]int, len(a.text))}
+	r.ctl = records{ref: func(i int) string { return a.controls[i].Ref }, sizes: a.encoded}
+	r.reg = records{ref: func(i int) string { return r.regions[i].Ref }, sizes: make([]int, len(r.regions))}
 	for i, g := range a.obs.Regions {
 		r.regions[i] = modelRegion(g)
-		r.rsize[i] = size(r.regions[i])
+		r.reg.sizes[i] = size(r.regions[i])
 	}
 	for i, t := range a.text {
 		r.tsize[i] = size(t)
@@ -65,24 +66,28 @@ func (a *admission) reading() ([]byte, error) {
 	ess.ControlsOmitted, ess.RegionsOmitted, ess.TextOmitted = len(a.controls), len(r.regions), len(a.text)
 	ess.Next = &Next{Cursor: streamCursor}
 	ess.TextTruncated = true
+	ess.ContextOmitted = true
+	// A record too large to show alone is passed with a skip entry, which
+	// must always fit.
+	if len(a.controls) > 0 {
+		ess.Skipped = []Skipped{{Ref: longestRef(a.obs), Reason: "oversized"}}
+	}
+	if len(r.regions) > 0 {
+		ess.RegionsSkipped = []Skipped{{Ref: longestRegionRef(a.obs), Reason: "oversized"}}
+	}
 	essentials := size(ess) - len("null") + len("[]")
 	if essentials > a.budget {
 		return nil, errcode.New(errcode.ObservationTooLarge, "the observation's essential coverage does not fit the %d-byte budget", a.budget)
 	}
 	oversized := func(item int) bool { return essentials+item > a.budget }
 
-	// 2. The first control, then the context.
-	r.addControls(a.budget, 1, oversized)
-	withContext := a.v
-	withContext.URL, withContext.URLTruncated = clip(a.obs.URL, urlCap)
-	withContext.URLTruncated = withContext.URLTruncated || a.obs.URLTruncated
-	withContext.Title, withContext.TitleTruncated = clip(a.obs.Title, titleCap)
-	withContext.TitleTruncated = withContext.TitleTruncated || a.obs.TitleTruncated
+	// 2. The first control, with room for the flag that says the context
+	// was left out, then the context.
+	a.v.ContextOmitted = true
+	r.pass(&r.ctl, a.budget, 1, oversized)
 	plain := a.v
-	a.v = withContext
-	if r.size() > a.budget {
+	if a.v = contextOf(a.v, a.obs); r.size() > a.budget {
 		a.v = plain
-		a.v.ContextOmitted = true
 	}
 
 	// 3. and 4. The reservations, then each stream in order.
@@ -94,18 +99,23 @@ func (a *admission) reading() ([]byte, error) {
 	if len(r.regions) > 0 {
 		// A sixth, but room for the first region when a third holds it.
 		regionReserve = room / 6
-		if first := r.rsize[0] + len(`,"regions":[]`); first > regionReserve && first <= room/3 {
+		if first := r.reg.sizes[0] + len(`,"regions":[]`); first > regionReserve && first <= room/3 {
 			regionReserve = first
 		}
 	}
-	r.addControls(a.budget-textReserve-regionReserve, len(a.controls), oversized)
-	r.addRegions(a.budget-textReserve, oversized)
+	r.pass(&r.ctl, a.budget-textReserve-regionReserve, len(a.controls), oversized)
+	r.pass(&r.reg, a.budget-textReserve, len(r.regions), oversized)
 	r.addText()
 	// 5. What text left over.
-	r.addControls(a.budget, len(a.controls), oversized)
-	r.addRegions(a.budget, oversized)
+	r.pass(&r.ctl, a.budget, len(a.controls), oversized)
+	r.pass(&r.reg, a.budget, len(r.regions), oversized)
 	r.addText()
 
+	if len(a.controls) > 0 && r.ctl.passed == 0 {
+		// Cannot happen with the skip entry in the essentials; a next that
+		// passes nothing would repeat itself.
+		return nil, errcode.New(errcode.ObservationTooLarge, "the first control does not fit the %d-byte budget", a.budget)
+	}
 	v := a.addDraft(r.view())
 	out, err := json.Marshal(v)
 	if err != nil {
@@ -117,52 +127,37 @@ func (a *admission) reading() ([]byte, error) {
 	return out, nil
 }
 
-// addControls passes controls in order while the view stays within limit,
-// until shown controls number at most most; a control too large to show
-// even alone is skipped and listed.
-func (r *reader) addControls(limit, most int, oversized func(int) bool) {
-	for r.ctrlPassed < len(r.a.controls) && len(r.ctrls) < most {
-		i := r.ctrlPassed
-		r.ctrls = append(r.ctrls, i)
-		r.ctrlPassed++
-		if r.size() <= limit {
-			continue
-		}
-		r.ctrls = r.ctrls[:len(r.ctrls)-1]
-		r.ctrlPassed--
-		if !oversized(r.a.encoded[i]) {
-			return
-		}
-		r.ctrlSkips = append(r.ctrlSkips, Skipped{Ref: r.a.controls[i].Ref, Reason: "oversized"})
-		r.ctrlPassed++
-		if r.size() > limit {
-			r.ctrlSkips = r.ctrlSkips[:len(r.ctrlSkips)-1]
-			r.ctrlPassed--
-			return
-		}
-	}
+// records is a stream of whole records, controls or regions, passed in
+// order: each shown, or skipped and listed when too large to show even
+// alone.
+type records struct {
+	ref    func(i int) string
+	sizes  []int // JSON size of each record
+	shown  []int // indexes shown
+	skips  []Skipped
+	passed int // records shown or skipped
 }
 
-// addRegions passes whole regions in order while the view stays within
-// limit; a region too large to show even alone is skipped and listed.
-func (r *reader) addRegions(limit int, oversized func(int) bool) {
-	for r.regPassed < len(r.regions) {
-		i := r.regPassed
-		r.regs = append(r.regs, i)
-		r.regPassed++
+// pass passes records in order while the view stays within limit, until
+// at most most are shown.
+func (r *reader) pass(s *records, limit, most int, oversized func(int) bool) {
+	for s.passed < len(s.sizes) && len(s.shown) < most {
+		i := s.passed
+		s.shown = append(s.shown, i)
+		s.passed++
 		if r.size() <= limit {
 			continue
 		}
-		r.regs = r.regs[:len(r.regs)-1]
-		r.regPassed--
-		if !oversized(r.rsize[i]) {
+		s.shown = s.shown[:len(s.shown)-1]
+		s.passed--
+		if !oversized(s.sizes[i]) {
 			return
 		}
-		r.regSkips = append(r.regSkips, Skipped{Ref: r.regions[i].Ref, Reason: "oversized"})
-		r.regPassed++
+		s.skips = append(s.skips, Skipped{Ref: s.ref(i), Reason: "oversized"})
+		s.passed++
 		if r.size() > limit {
-			r.regSkips = r.regSkips[:len(r.regSkips)-1]
-			r.regPassed--
+			s.skips = s.skips[:len(s.skips)-1]
+			s.passed--
 			return
 		}
 	}
@@ -213,16 +208,16 @@ func (r *reader) sizeWith(extra string) int {
 	v := r.header()
 	v.Controls, v.Regions, v.Text = nil, nil, nil
 	total := size(v) - len("null") + len("[]")
-	for k, i := range r.ctrls {
-		total += r.a.encoded[i]
+	for k, i := range r.ctl.shown {
+		total += r.ctl.sizes[i]
 		if k > 0 {
 			total++
 		}
 	}
-	if n := len(r.regs); n > 0 {
+	if n := len(r.reg.shown); n > 0 {
 		total += len(`,"regions":[]`) + n - 1
-		for _, i := range r.regs {
-			total += r.rsize[i]
+		for _, i := range r.reg.shown {
+			total += r.reg.sizes[i]
 		}
 	}
 	n := len(r.parts)
@@ -248,10 +243,10 @@ func (r *reader) sizeWith(extra string) int {
 func (r *reader) header() View {
 	a := r.a
 	v := a.v
-	v.ControlsOmitted = len(a.controls) - r.ctrlPassed
-	v.Skipped = r.ctrlSkips
-	v.RegionsOmitted = len(r.regions) - r.regPassed
-	v.RegionsSkipped = r.regSkips
+	v.ControlsOmitted = len(a.controls) - r.ctl.passed
+	v.Skipped = r.ctl.skips
+	v.RegionsOmitted = len(r.regions) - r.reg.passed
+	v.RegionsSkipped = r.reg.skips
 	shownText := len(r.parts)
 	if r.cut != "" {
 		shownText++
@@ -275,14 +270,14 @@ func (r *reader) next() *Next {
 	cc := a.obs.ControlCoverage
 	switch {
 	case cc.Ended:
-	case r.ctrlPassed < len(a.controls):
-		s.Controls, s.Control, more = observation.ControlsAfter, r.ctrlPassed-1, true
+	case r.ctl.passed < len(a.controls):
+		s.Controls, s.Control, more = observation.ControlsAfter, r.ctl.passed-1, true
 	case cc.Cursor != "":
 		s.Controls, more = observation.ControlsCursor, true
 	}
 	if rc := a.obs.RegionCoverage; rc != nil && !rc.Ended {
-		if r.regPassed < len(r.regions) || rc.Omitted > 0 || rc.NodeLimitReached {
-			s.Region, more = r.regPassed, true
+		if r.reg.passed < len(r.regions) || rc.Omitted > 0 || rc.NodeLimitReached {
+			s.Region, more = r.reg.passed, true
 		}
 	}
 	if tc := a.obs.TextCoverage; tc != nil && !tc.Ended {
@@ -306,11 +301,11 @@ func (r *reader) next() *Next {
 // view is the finished view.
 func (r *reader) view() View {
 	v := r.header()
-	v.Controls = make([]Control, len(r.ctrls))
-	for k, i := range r.ctrls {
+	v.Controls = make([]Control, len(r.ctl.shown))
+	for k, i := range r.ctl.shown {
 		v.Controls[k] = r.a.controls[i]
 	}
-	for _, i := range r.regs {
+	for _, i := range r.reg.shown {
 		v.Regions = append(v.Regions, r.regions[i])
 	}
 	for _, i := range r.parts {

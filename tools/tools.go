@@ -161,7 +161,7 @@ func Tools(v Version) []Tool {
 				"with a short snippet and its own \"next\": pass it to browser_observe to read the page from that " +
 				"paragraph on. If the result has \"next\", call browser_find again with the same query and that cursor " +
 				"for more matches. Use it to locate something on a long page; to read a page, follow browser_observe's " +
-				"next. Values of form fields, hidden text and editable content are never searched." + observationNote,
+				"next. Values of form fields, hidden text and editable content are never searched; in menus, only link names are." + observationNote,
 			InputSchema: json.RawMessage(`{"type":"object","properties":{` +
 				`"query":{"type":"string","description":"words that must all appear"},` +
 				`"cursor":{"type":"string","description":"the cursor of the newest find view's next: more matches"}},` +

@@ -69,7 +69,7 @@ func (s *Session) Find(ctx context.Context, req browser.FindRequest) (*observati
 	if err := s.validate(obs); err != nil {
 		return nil, err
 	}
-	s.revision, s.doc, s.origin, s.cursor = next, res.Doc, res.Origin, 0
+	s.revision, s.doc, s.origin, s.cursor = next, res.Doc, res.Origin, nil
 	nk := s.refKeys.NextKey(next)
 	obs.NextKey = &nk
 	return obs, nil

@@ -2,6 +2,7 @@ package chromium
 
 import (
 	"context"
+	"fmt"
 	"net/url"
 	"sync/atomic"
 	"time"
@@ -39,7 +40,7 @@ type Session struct {
 	revision uint64         // newest published revision; 0 before the first
 	doc      string         // collector document id of the newest revision
 	origin   string         // origin of the newest revision's main document
-	cursor   uint64         // the newest revision's control cursor index (cursorIndex); 0: none
+	cursor   *uint64        // the newest revision's control cursor index (cursorIndex); nil: none
 	draft    *collect.Draft // the agent's own submitted rich-text draft, weakly bound in the page
 }
 
@@ -157,7 +158,7 @@ func (s *Session) observeLocked(ctx context.Context, req observation.Request) (*
 		if err := observation.Validate(obs); err != nil {
 			return nil, err
 		}
-		s.revision, s.cursor = next, 0
+		s.revision, s.cursor = next, nil
 		return obs, nil
 	}
 	params.Revision = s.revisionToken(next)
@@ -171,7 +172,12 @@ func (s *Session) observeLocked(ctx context.Context, req observation.Request) (*
 		return nil, errcode.Wrap(errcode.CaptureFailed, err, "the page could not be observed")
 	}
 	if res.Error != "" {
-		return nil, continuationError(res.Error, params.Resume != nil)
+		return nil, continuationError(res.Error, params.Resume != nil || params.Regions != nil || params.Text != nil)
+	}
+	if params.TextBytes > 0 && !params.TextEnded && res.TextCoverage.ByteBound != params.TextBytes {
+		// Decode holds the text to the bound the collector reports: it
+		// must be the one asked for.
+		return nil, errcode.Wrap(errcode.CaptureFailed, fmt.Errorf("text bound %d, asked %d", res.TextCoverage.ByteBound, params.TextBytes), "the page could not be observed")
 	}
 	obs := s.build(next, res)
 	dropDraft := false
@@ -192,10 +198,7 @@ func (s *Session) observeLocked(ctx context.Context, req observation.Request) (*
 	if dropDraft {
 		s.draft = nil
 	}
-	s.revision, s.doc, s.origin, s.cursor = next, res.Doc, res.Origin, 0
-	if obs.ControlCoverage.Cursor != "" {
-		s.cursor = cursorIndex(res.ControlCoverage.Offset+res.ControlCoverage.Scanned, res.ControlCoverage.From)
-	}
+	s.revision, s.doc, s.origin, s.cursor = next, res.Doc, res.Origin, nextWindow(res.ControlCoverage)
 	if s.reading {
 		nk := s.refKeys.NextKey(next)
 		obs.NextKey = &nk
@@ -237,10 +240,10 @@ func (s *Session) readOn(params *collect.Params, cursor string) error {
 	case observation.ControlsAfter:
 		params.After = &collect.Anchor{Revision: token, Index: st.Control}
 	case observation.ControlsCursor:
-		if s.cursor == 0 {
+		if s.cursor == nil {
 			return errcode.New(errcode.UnknownReference, "the cursor continues controls the observation had no cursor for")
 		}
-		if err := s.resumeControls(params, rev, s.cursor); err != nil {
+		if err := s.resumeControls(params, rev, *s.cursor); err != nil {
 			return err
 		}
 	}
@@ -338,12 +341,21 @@ func (s *Session) build(rev uint64, res *collect.Result) *observation.Observatio
 		Limit:            cov.Limit,
 		Ended:            cov.Ended,
 	}
-	// Only the offset bound is terminal: a window the node bound ended
-	// continues from where its walk stopped.
-	if cov.More && cov.Limit != observation.LimitOffset {
-		obs.ControlCoverage.Cursor = s.refKeys.Mint(observation.KindCursor, rev, cursorIndex(cov.Offset+cov.Scanned, cov.From))
+	if next := nextWindow(cov); next != nil {
+		obs.ControlCoverage.Cursor = s.refKeys.Mint(observation.KindCursor, rev, *next)
 	}
 	return obs
+}
+
+// nextWindow is the cursor index of the control window after cov, or nil
+// when none follows. Only the offset bound is terminal: a window the node
+// bound ended continues from where its walk stopped.
+func nextWindow(cov collect.ControlCoverage) *uint64 {
+	if !cov.More || cov.Limit == observation.LimitOffset {
+		return nil
+	}
+	i := cursorIndex(cov.Offset+cov.Scanned, cov.From)
+	return &i
 }
 
 // mintControls gives collected controls the refs of revision rev, by their
