@@ -13,7 +13,9 @@ import (
 // BenchmarkReadArticle reads the generated long article (3,000
 // paragraphs, 800 links) by following next, at 1, 4 and 8 KiB, and
 // reports per reading: views, the bytes of all views, their ratio to the
-// bytes of the text read, and the time per view.
+// bytes of the text read (bytes/text-byte) and to those of the text and
+// the control names read (bytes/word-byte: the page's words, menus
+// included), and the time per view.
 func BenchmarkReadArticle(b *testing.B) {
 	a := pages.NewArticle(pages.ArticleOptions{Paragraphs: 3000, NavLinks: 800})
 	url := browsertest.Serve(b, a.HTML)
@@ -21,21 +23,25 @@ func BenchmarkReadArticle(b *testing.B) {
 		b.Run(fmt.Sprint(budget), func(b *testing.B) {
 			s := session(b, SessionOptions{Budget: budget})
 			ctx := browsertest.Context(b, 30*time.Minute)
-			var views, bytes, text int
+			var views, bytes, text, names int
 			var spent time.Duration
 			for b.Loop() {
-				views, bytes, text = 0, 0, 0
+				views, bytes, text, names = 0, 0, 0, 0
 				start := time.Now()
 				res, err := s.Navigate(ctx, url)
 				for ; err == nil; views++ {
 					bytes += len(res.View)
 					var v struct {
-						Text []string
-						Next json.RawMessage
+						Controls []struct{ Name string }
+						Text     []string
+						Next     json.RawMessage
 					}
 					json.Unmarshal(res.View, &v)
 					for _, p := range v.Text {
 						text += len(p)
+					}
+					for _, c := range v.Controls {
+						names += len(c.Name)
 					}
 					if v.Next == nil {
 						break
@@ -50,6 +56,7 @@ func BenchmarkReadArticle(b *testing.B) {
 			b.ReportMetric(float64(views), "views")
 			b.ReportMetric(float64(bytes), "view-bytes")
 			b.ReportMetric(float64(bytes)/float64(text), "bytes/text-byte")
+			b.ReportMetric(float64(bytes)/float64(text+names), "bytes/word-byte")
 			b.ReportMetric(float64(spent.Milliseconds())/float64(views*b.N), "ms/view")
 		})
 	}

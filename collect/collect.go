@@ -10,6 +10,7 @@ package collect
 import (
 	"embed"
 	"encoding/json"
+	"errors"
 	"fmt"
 	"slices"
 	"strings"
@@ -190,15 +191,28 @@ func Expression(p Params) string {
 	return call(fnObserve, p)
 }
 
+// Page is the identity of the document an answer comes from, as observe
+// and find report it.
+type Page struct {
+	Doc            string `json:"doc"` // random per document: a new one means a new document
+	URL            string `json:"url"`
+	URLTruncated   bool   `json:"url_truncated"`
+	Origin         string `json:"origin"`
+	Title          string `json:"title"`
+	TitleTruncated bool   `json:"title_truncated"`
+}
+
+func (p Page) check() error {
+	if observation.UTF16Len(p.Title) > observation.MaxTitleUnits || observation.UTF16Len(p.URL) > observation.MaxURLUnits {
+		return errors.New("collector returned a title or URL over its bound")
+	}
+	return nil
+}
+
 // Result is what the collector returns.
 type Result struct {
-	Error           Refusal                    `json:"error"`
-	Doc             string                     `json:"doc"` // random per document: a new one means a new document
-	URL             string                     `json:"url"`
-	URLTruncated    bool                       `json:"url_truncated"`
-	Origin          string                     `json:"origin"`
-	Title           string                     `json:"title"`
-	TitleTruncated  bool                       `json:"title_truncated"`
+	Error Refusal `json:"error"`
+	Page
 	Controls        []Control                  `json:"controls"`
 	ControlCoverage ControlCoverage            `json:"control_coverage"`
 	Regions         []observation.Region       `json:"regions"` // refs are minted by the session
@@ -260,8 +274,8 @@ func Decode(raw []byte) (*Result, error) {
 	if f := r.ControlCoverage.From; f != ResumeStart && f != ResumeOrigin && f != ResumeStop {
 		return nil, fmt.Errorf("collector returned an unknown resume point")
 	}
-	if observation.UTF16Len(r.Title) > observation.MaxTitleUnits || observation.UTF16Len(r.URL) > observation.MaxURLUnits {
-		return nil, fmt.Errorf("collector returned a title or URL over its bound")
+	if err := r.Page.check(); err != nil {
+		return nil, err
 	}
 	for _, c := range r.Controls {
 		if observation.UTF16Len(c.Name) > observation.MaxNameUnits {

@@ -11,7 +11,7 @@ import (
 // valid is a small result within every bound.
 func valid() Result {
 	return Result{
-		Doc: "d1", URL: "http://127.0.0.1/", Origin: "http://127.0.0.1",
+		Page:            Page{Doc: "d1", URL: "http://127.0.0.1/", Origin: "http://127.0.0.1"},
 		Controls:        []Control{{Role: "button", Name: "OK"}},
 		ControlCoverage: ControlCoverage{Scanned: 1, Acquired: 1},
 		Regions:         []observation.Region{{Kind: "heading", Summary: "Title"}},

@@ -51,16 +51,11 @@ func Find(r FindRequest) string { return call(fnFind, r) }
 // observation continues reading at text match i as at text part i of that
 // revision.
 type FindResult struct {
-	Error          Refusal                  `json:"error"`
-	Doc            string                   `json:"doc"`
-	URL            string                   `json:"url"`
-	URLTruncated   bool                     `json:"url_truncated"`
-	Origin         string                   `json:"origin"`
-	Title          string                   `json:"title"`
-	TitleTruncated bool                     `json:"title_truncated"`
-	Controls       []Control                `json:"controls"`
-	Matches        []observation.TextMatch  `json:"matches"`
-	Coverage       observation.FindCoverage `json:"coverage"`
+	Error Refusal `json:"error"`
+	Page
+	Controls []Control                `json:"controls"`
+	Matches  []observation.TextMatch  `json:"matches"`
+	Coverage observation.FindCoverage `json:"coverage"`
 }
 
 // findRefusals are find's refusals: those of observe's continuations.
@@ -85,8 +80,8 @@ func DecodeFind(raw []byte) (*FindResult, error) {
 	if n, m := len(r.Controls), len(r.Matches); n > observation.FindMatches || m > observation.FindMatches {
 		return nil, fmt.Errorf("find answer with %d controls and %d text matches, more than %d", n, m, observation.FindMatches)
 	}
-	if observation.UTF16Len(r.Title) > observation.MaxTitleUnits || observation.UTF16Len(r.URL) > observation.MaxURLUnits {
-		return nil, errors.New("find answer with a title or URL over its bound")
+	if err := r.Page.check(); err != nil {
+		return nil, err
 	}
 	for _, c := range r.Controls {
 		if c.Role == "" || c.Position < 0 || observation.UTF16Len(c.Name) > observation.MaxNameUnits {

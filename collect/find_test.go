@@ -12,7 +12,7 @@ import (
 
 // findAnswer is a valid answer of find, each list and count at its bound.
 func findAnswer() *FindResult {
-	r := &FindResult{Doc: "d1", URL: "http://127.0.0.1/", Origin: "http://127.0.0.1", Title: "t"}
+	r := &FindResult{Page: Page{Doc: "d1", URL: "http://127.0.0.1/", Origin: "http://127.0.0.1", Title: "t"}}
 	for i := range observation.FindMatches {
 		r.Controls = append(r.Controls, Control{Role: "button", Name: strings.Repeat("n", observation.MaxNameUnits), Position: i})
 		r.Matches = append(r.Matches, observation.TextMatch{Snippet: strings.Repeat("😀", observation.SnippetUnits/2), CutBefore: true})

@@ -44,28 +44,15 @@ func (s *Session) Find(ctx context.Context, req browser.FindRequest) (*observati
 	if s.tab.pendingDialog() != nil {
 		return nil, errcode.New(errcode.NotActionable, "a JavaScript dialog is open; answer it before searching the page")
 	}
-	raw, err := s.tab.evaluate(ctx, collect.Find(fr))
+	res, err := collectIn(ctx, s.tab, collect.Find(fr), collect.DecodeFind, "the page could not be searched")
 	if err != nil {
 		return nil, err
-	}
-	res, err := collect.DecodeFind(raw)
-	if err != nil {
-		return nil, errcode.Wrap(errcode.CaptureFailed, err, "the page could not be searched")
 	}
 	if res.Error != "" {
 		return nil, continuationError(res.Error, true)
 	}
-	obs := &observation.Observation{
-		Revision:       s.revisionToken(next),
-		URL:            stripUserinfo(res.URL),
-		URLTruncated:   res.URLTruncated,
-		Origin:         res.Origin,
-		Title:          res.Title,
-		TitleTruncated: res.TitleTruncated,
-		Trust:          observation.Trust,
-		Controls:       s.mintControls(next, res.Controls),
-		Find:           &observation.Find{Query: req.Query, Matches: res.Matches, Coverage: res.Coverage},
-	}
+	obs := s.pageObservation(next, res.Page, res.Controls)
+	obs.Find = &observation.Find{Query: req.Query, Matches: res.Matches, Coverage: res.Coverage}
 	if err := s.validate(obs); err != nil {
 		return nil, err
 	}

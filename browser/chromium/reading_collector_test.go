@@ -24,15 +24,7 @@ import (
 func observeIn(t *testing.T, s *Session, p collect.Params) *collect.Result {
 	t.Helper()
 	p.MaxVisible, p.Window, p.MaxOffset = observation.MaxControls, observation.WindowSize, observation.MaxOffset
-	raw, err := s.tab.evaluate(browsertest.Context(t, 2*time.Minute), collect.Expression(p))
-	if err != nil {
-		t.Fatal(err)
-	}
-	res, err := collect.Decode(raw)
-	if err != nil {
-		t.Fatal(err)
-	}
-	return res
+	return rawCollect(t, s, p)
 }
 
 // inPage runs a script on the page's DOM (from the collector's world,
@@ -550,7 +542,7 @@ func TestReadingEndedStreamsAreEmpty(t *testing.T) {
 func TestDecodeBoundsRegionNames(t *testing.T) {
 	t.Parallel()
 	for _, extra := range []int{0, 1} {
-		raw, err := json.Marshal(collect.Result{Doc: "d",
+		raw, err := json.Marshal(collect.Result{Page: collect.Page{Doc: "d"},
 			Regions:        []observation.Region{{Kind: "navigation", Name: strings.Repeat("n", observation.MaxNameUnits+extra)}},
 			RegionCoverage: observation.RegionCoverage{Version: observation.RegionCoverageV1, Scope: observation.ReadingScope},
 			TextCoverage:   observation.TextCoverage{Version: observation.TextCoverageV1, Scope: observation.TextScope}})

@@ -163,13 +163,9 @@ func (s *Session) observeLocked(ctx context.Context, req observation.Request) (*
 	}
 	params.Revision = s.revisionToken(next)
 	params.Draft = s.draft
-	raw, err := s.tab.evaluate(ctx, collect.Expression(params))
+	res, err := collectIn(ctx, s.tab, collect.Expression(params), collect.Decode, "the page could not be observed")
 	if err != nil {
 		return nil, err
-	}
-	res, err := collect.Decode(raw)
-	if err != nil {
-		return nil, errcode.Wrap(errcode.CaptureFailed, err, "the page could not be observed")
 	}
 	if res.Error != "" {
 		return nil, continuationError(res.Error, params.Resume != nil || params.Regions != nil || params.Text != nil)
@@ -261,6 +257,21 @@ func (s *Session) readOn(params *collect.Params, cursor string) error {
 	return nil
 }
 
+// collectIn evaluates a collector call and decodes its answer; an answer that
+// does not decode is capture_failed with msg.
+func collectIn[R any](ctx context.Context, t *tab, expr string, decode func([]byte) (R, error), msg string) (R, error) {
+	raw, err := t.evaluate(ctx, expr)
+	if err != nil {
+		var none R
+		return none, err
+	}
+	res, err := decode(raw)
+	if err != nil {
+		return res, errcode.Wrap(errcode.CaptureFailed, err, "%s", msg)
+	}
+	return res, nil
+}
+
 // current refuses a reference of any revision but the newest.
 func (s *Session) current(rev uint64) error {
 	if rev != s.revision || rev == 0 {
@@ -312,17 +323,23 @@ func splitCursor(index uint64) (offset int, from string, ok bool) {
 	return int(index >> cursorFromBits), cursorFroms[i], true
 }
 
-func (s *Session) build(rev uint64, res *collect.Result) *observation.Observation {
-	obs := &observation.Observation{
+// pageObservation is the observation of revision rev of page, with its
+// collected controls.
+func (s *Session) pageObservation(rev uint64, page collect.Page, controls []collect.Control) *observation.Observation {
+	return &observation.Observation{
 		Revision:       s.revisionToken(rev),
-		URL:            stripUserinfo(res.URL),
-		URLTruncated:   res.URLTruncated,
-		Origin:         res.Origin,
-		Title:          res.Title,
-		TitleTruncated: res.TitleTruncated,
+		URL:            stripUserinfo(page.URL),
+		URLTruncated:   page.URLTruncated,
+		Origin:         page.Origin,
+		Title:          page.Title,
+		TitleTruncated: page.TitleTruncated,
 		Trust:          observation.Trust,
-		Controls:       s.mintControls(rev, res.Controls),
+		Controls:       s.mintControls(rev, controls),
 	}
+}
+
+func (s *Session) build(rev uint64, res *collect.Result) *observation.Observation {
+	obs := s.pageObservation(rev, res.Page, res.Controls)
 	obs.Regions = res.Regions
 	for i := range obs.Regions {
 		obs.Regions[i].Ref = s.refKeys.Mint(observation.KindRegion, rev, uint64(i))

@@ -189,8 +189,8 @@ func TestMCPHelpDocumentsTheLimits(t *testing.T) {
 // flag its --help lists, so the two never drift apart. Not parallel: the
 // flag package prints help to os.Stderr, which the test swaps for a pipe.
 func TestUsageLinesListEveryFlag(t *testing.T) {
-	lines := map[string]string{"observe": observeUsageLine, "mcp": mcpUsageLine, "suite": suiteUsageLine,
-		"replay": replayUsageLine, "sessions": sessionsUsageLine}
+	lines := map[string]string{"observe": observeUsageLine, "read": readUsageLine, "find": findUsageLine, "mcp": mcpUsageLine,
+		"suite": suiteUsageLine, "replay": replayUsageLine, "sessions": sessionsUsageLine}
 	for command, line := range lines {
 		help := helpOf(t, command)
 		flags := 0

@@ -123,24 +123,3 @@ func TestReadAndFindRefuseBadArguments(t *testing.T) {
 		}
 	}
 }
-
-// The usage lines of read and find name every flag their --help lists. Not
-// parallel: helpOf swaps os.Stderr.
-func TestReadAndFindUsageLinesListEveryFlag(t *testing.T) {
-	for command, line := range map[string]string{"read": readUsageLine, "find": findUsageLine} {
-		help := helpOf(t, command)
-		flags := 0
-		for _, l := range strings.Split(help, "\n") {
-			if !strings.HasPrefix(l, "  -") {
-				continue
-			}
-			flags++
-			if name := "--" + strings.Fields(l)[0][1:]; !strings.Contains(line, "["+name+" ") {
-				t.Errorf("%s: usage line lacks %s: %s", command, name, line)
-			}
-		}
-		if flags == 0 {
-			t.Errorf("%s --help lists no flags: %s", command, help)
-		}
-	}
-}
