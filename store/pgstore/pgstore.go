@@ -32,9 +32,14 @@ const versionTable = "veetbrowser_schema_version"
 const migrationLockID int64 = 0x7665657462726f77
 
 // Store is an artifact store in a PostgreSQL database.
+// Its methods, those of store.Store, are the shared SQL store's.
 type Store struct {
+	*sqlStore
 	pool *pgxpool.Pool
 }
+
+// sqlStore is the store's logic; its time columns are timestamptz.
+type sqlStore = sqlstore.Store[time.Time]
 
 // Open connects to the database dsn names and migrates its schema.
 func Open(ctx context.Context, dsn string) (*Store, error) {
@@ -51,7 +56,17 @@ func Open(ctx context.Context, dsn string) (*Store, error) {
 		pool.Close()
 		return nil, err
 	}
-	return &Store{pool: pool}, nil
+	db := conn{pool}
+	return &Store{pool: pool, sqlStore: sqlstore.New(sqlstore.Config[time.Time]{
+		Write: pooled{conn: db, pool: pool},
+		Read:  db,
+		Dialect: sqlstore.Dialect{Sessions: "veetbrowser_sessions", Calls: "veetbrowser_calls",
+			Greatest: "greatest", Text: "::text", Numbered: true},
+		Stamp:     record.Timestamp,
+		At:        utc,
+		Duplicate: isUniqueViolation,
+		LockPrune: lockPrune,
+	})}, nil
 }
 
 // migrate applies the schema migrations the database lacks, under a
@@ -95,159 +110,45 @@ func (s *Store) Close() error {
 	return nil
 }
 
-// CreateSession records a session.
-func (s *Store) CreateSession(ctx context.Context, sess record.Session) error {
-	if err := record.CheckSession(&sess); err != nil {
-		return err
-	}
-	start := record.Timestamp(sess.StartedAt)
-	_, err := s.pool.Exec(ctx, `INSERT INTO veetbrowser_sessions (id, started_at, last_at, tool_version, budget, grant_json, surface)
-		VALUES ($1, $2, $2, $3, $4, $5, $6)`, sess.ID, start, sess.Version, sess.Budget, string(sess.Grant), sess.Surface)
-	return sqlstore.Created(err, isUniqueViolation)
+// lockPrune makes the prunes of several runtimes take turns; writers are
+// not held up.
+func lockPrune(ctx context.Context, tx sqlstore.DB) error {
+	_, err := tx.Exec(ctx, `SELECT pg_advisory_xact_lock($1)`, migrationLockID+1)
+	return err
 }
 
-// Intent records a call about to be dispatched.
-func (s *Store) Intent(ctx context.Context, c record.Call) (int64, error) {
-	return s.insert(ctx, c, sqlstore.AsIntent)
+// querier is what a pool and a transaction of pgx both run statements
+// with.
+type querier interface {
+	Exec(ctx context.Context, sql string, args ...any) (pgconn.CommandTag, error)
+	QueryRow(ctx context.Context, sql string, args ...any) pgx.Row
+	Query(ctx context.Context, sql string, args ...any) (pgx.Rows, error)
 }
 
-// Record writes a whole call.
-func (s *Store) Record(ctx context.Context, c record.Call) (int64, error) {
-	return s.insert(ctx, c, sqlstore.AsComplete)
+// conn runs the store's statements with pgx.
+type conn struct{ q querier }
+
+func (c conn) Exec(ctx context.Context, query string, args ...any) (int64, error) {
+	tag, err := c.q.Exec(ctx, query, args...)
+	return tag.RowsAffected(), err
 }
 
-// insert readies c, takes the session's next sequence number (its row lock
-// orders concurrent writers of one session) and writes c, in one
-// transaction.
-func (s *Store) insert(ctx context.Context, c record.Call, ready sqlstore.Ready) (seq int64, err error) {
-	r, err := ready(&c)
-	if err != nil {
-		return 0, err
-	}
-	start := record.Timestamp(c.StartedAt)
-	err = pgx.BeginFunc(ctx, s.pool, func(tx pgx.Tx) error {
-		err := tx.QueryRow(ctx, `UPDATE veetbrowser_sessions SET last_seq = last_seq + 1,
-			last_at = greatest(last_at, $1), bytes = bytes + $2 WHERE id = $3 RETURNING last_seq`,
-			start, c.Size(), c.SessionID).Scan(&seq)
-		if errors.Is(err, pgx.ErrNoRows) {
-			return record.NoSession()
-		}
-		if err != nil {
-			return err
-		}
-		_, err = tx.Exec(ctx, `INSERT INTO veetbrowser_calls (session_id, seq, tool, arguments, started_at, status,
-			duration_ns, outcome, observation, action, view_sha256, view_bytes, projection)
-			VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11, $12, $13)`,
-			append([]any{c.SessionID, seq, c.Tool, string(c.Arguments), start, c.Status}, r.Args()...)...)
-		return err
-	})
-	if err != nil {
-		return 0, sqlstore.Failed(err, "the call could not be recorded")
-	}
-	return seq, nil
+func (c conn) QueryRow(ctx context.Context, query string, args ...any) sqlstore.Row {
+	return c.q.QueryRow(ctx, query, args...)
 }
 
-// Complete records the result of an open intent.
-func (s *Store) Complete(ctx context.Context, sessionID string, seq int64, res record.Result) error {
-	r, err := sqlstore.Completion(sessionID, &res)
-	if err != nil {
-		return err
-	}
-	err = pgx.BeginFunc(ctx, s.pool, func(tx pgx.Tx) error {
-		done, err := tx.Exec(ctx, `UPDATE veetbrowser_calls SET status = 'complete', duration_ns = $1, outcome = $2,
-			observation = $3, action = $4, view_sha256 = $5, view_bytes = $6, projection = $7
-			WHERE session_id = $8 AND seq = $9 AND status = 'intent'`,
-			append(r.Args(), sessionID, seq)...)
-		if err != nil {
-			return err
-		}
-		if done.RowsAffected() != 1 {
-			return record.NoIntent()
-		}
-		_, err = tx.Exec(ctx, `UPDATE veetbrowser_sessions SET bytes = bytes + $1 WHERE id = $2`, res.Size(), sessionID)
-		return err
-	})
-	return sqlstore.Failed(err, "the call's result could not be recorded")
+func (c conn) Query(ctx context.Context, query string, args ...any) (sqlstore.Rows, error) {
+	return c.q.Query(ctx, query, args...)
 }
 
-// Session reads a session record.
-func (s *Store) Session(ctx context.Context, id string) (record.Session, error) {
-	if err := record.CheckID(id); err != nil {
-		return record.Session{}, err
-	}
-	return sqlstore.ReadSession(s.pool.QueryRow(ctx, `SELECT id, started_at, tool_version, budget, grant_json::text, surface
-		FROM veetbrowser_sessions WHERE id = $1`, id), utc)
+// pooled runs the store's statements and transactions on the pool.
+type pooled struct {
+	conn
+	pool *pgxpool.Pool
 }
 
-// Calls reads a session's calls in sequence order.
-func (s *Store) Calls(ctx context.Context, sessionID string, fn func(record.Call) error) error {
-	if _, err := s.Session(ctx, sessionID); err != nil {
-		return err
-	}
-	rows, err := s.pool.Query(ctx, `SELECT session_id, seq, tool, arguments::text, started_at, status, duration_ns, outcome,
-		observation::text, action::text, view_sha256, view_bytes, projection::text
-		FROM veetbrowser_calls WHERE session_id = $1 ORDER BY seq`, sessionID)
-	if err != nil {
-		return record.Fail(err, "the session's calls could not be read")
-	}
-	defer rows.Close()
-	return sqlstore.EachCall(rows, utc, fn)
-}
-
-// Sessions lists sessions, newest first, with their call and outcome counts.
-func (s *Store) Sessions(ctx context.Context, opts record.ListOptions) ([]record.Summary, error) {
-	limit, err := record.Limit(opts)
-	if err != nil {
-		return nil, err
-	}
-	rows, err := s.pool.Query(ctx, `WITH s AS (SELECT * FROM veetbrowser_sessions ORDER BY started_at DESC, id DESC LIMIT $1)
-		SELECT s.id, s.started_at, s.last_at, s.tool_version, s.budget, s.grant_json::text, s.surface, s.bytes,
-			CASE WHEN c.status = 'intent' THEN 'intent' ELSE c.outcome END AS outcome, count(c.seq)
-		FROM s LEFT JOIN veetbrowser_calls c ON c.session_id = s.id
-		GROUP BY s.id, s.started_at, s.last_at, s.tool_version, s.budget, s.grant_json::text, s.surface, s.bytes, 9
-		ORDER BY s.started_at DESC, s.id DESC`, limit)
-	if err != nil {
-		return nil, record.Fail(err, "the sessions could not be listed")
-	}
-	defer rows.Close()
-	return sqlstore.Summaries(rows, utc)
-}
-
-// Prune removes whole sessions by age of their last write, then the oldest
-// until at most maxBytes of records remain.
-func (s *Store) Prune(ctx context.Context, olderThan time.Duration, maxBytes int64) (record.Pruned, error) {
-	if err := sqlstore.CheckRetention(olderThan, maxBytes); err != nil {
-		return record.Pruned{}, err
-	}
-	var p record.Pruned
-	err := pgx.BeginFunc(ctx, s.pool, func(tx pgx.Tx) error {
-		// Prunes of several runtimes take turns; writers are not held up.
-		if _, err := tx.Exec(ctx, `SELECT pg_advisory_xact_lock($1)`, migrationLockID+1); err != nil {
-			return err
-		}
-		rows, err := tx.Query(ctx, `SELECT id, last_at, bytes FROM veetbrowser_sessions ORDER BY last_at DESC, id DESC`)
-		if err != nil {
-			return err
-		}
-		all, err := sqlstore.Extents(rows, utc)
-		rows.Close()
-		if err != nil {
-			return err
-		}
-		p, err = sqlstore.Prune(all, olderThan, maxBytes, func(id string) (int64, error) {
-			calls, err := tx.Exec(ctx, `DELETE FROM veetbrowser_calls WHERE session_id = $1`, id)
-			if err != nil {
-				return 0, err
-			}
-			_, err = tx.Exec(ctx, `DELETE FROM veetbrowser_sessions WHERE id = $1`, id)
-			return calls.RowsAffected(), err
-		})
-		return err
-	})
-	if err != nil {
-		return record.Pruned{}, sqlstore.Failed(err, "the artifact store could not be pruned")
-	}
-	return p, nil
+func (p pooled) InTx(ctx context.Context, fn func(sqlstore.DB) error) error {
+	return pgx.BeginFunc(ctx, p.pool, func(tx pgx.Tx) error { return fn(conn{tx}) })
 }
 
 // utc is a timestamptz column's time in UTC.

@@ -1,8 +1,9 @@
-// Package sqlstore is what the SQL artifact stores share beyond their
-// dialect: readying a call for its write, the columns a result is stored
-// as, the assembly of records from rows, the prune loop and the wrapping
-// of errors. Each store keeps its SQL text, placeholders, transactions,
-// locking, time encoding and driver.
+// Package sqlstore is the artifact store in a SQL database, written once
+// for both SQL stores: its statements, readying a call for its write, the
+// columns a result is stored as, the assembly of records from rows, the
+// prune and the wrapping of errors. Each store supplies only what differs:
+// its driver (how it runs a statement and a transaction), its dialect,
+// its encoding of time, its test for a duplicate key and its locking.
 package sqlstore
 
 import (
@@ -15,48 +16,48 @@ import (
 	"github.com/veetbot/veetbrowser/store/internal/record"
 )
 
-// Ready checks a call and readies it for its write: it sets the status and
-// returns the columns of its result.
-type Ready func(c *record.Call) (Columns, error)
+// readyFunc checks a call and readies it for its write: it sets the
+// status and returns the columns of its result.
+type readyFunc func(c *record.Call) (columns, error)
 
-// AsIntent readies c to be written as an intent: no result.
-func AsIntent(c *record.Call) (Columns, error) {
+// asIntent readies c to be written as an intent: no result.
+func asIntent(c *record.Call) (columns, error) {
 	if err := record.CheckCall(c); err != nil {
-		return Columns{}, err
+		return columns{}, err
 	}
 	c.Status = record.StatusIntent
 	c.Result = record.Result{}
-	return Columns{}, nil
+	return columns{}, nil
 }
 
-// AsComplete readies c, its result included, to be written as a whole
+// asComplete readies c, its result included, to be written as a whole
 // call.
-func AsComplete(c *record.Call) (Columns, error) {
+func asComplete(c *record.Call) (columns, error) {
 	if err := record.CheckCall(c); err != nil {
-		return Columns{}, err
+		return columns{}, err
 	}
 	if err := record.CheckResult(&c.Result); err != nil {
-		return Columns{}, err
+		return columns{}, err
 	}
 	c.Status = record.StatusComplete
 	return resultColumns(&c.Result)
 }
 
-// Completion checks what Complete is given and returns the result's
+// completion checks what Complete is given and returns the result's
 // columns.
-func Completion(sessionID string, res *record.Result) (Columns, error) {
+func completion(sessionID string, res *record.Result) (columns, error) {
 	if err := record.CheckID(sessionID); err != nil {
-		return Columns{}, err
+		return columns{}, err
 	}
 	if err := record.CheckResult(res); err != nil {
-		return Columns{}, err
+		return columns{}, err
 	}
 	return resultColumns(res)
 }
 
-// Created is the error of a session's insert, nil when it was written;
+// created is the error of a session's insert, nil when it was written;
 // duplicate tells the driver's error for an id already recorded.
-func Created(err error, duplicate func(error) bool) error {
+func created(err error, duplicate func(error) bool) error {
 	switch {
 	case err == nil:
 		return nil
@@ -66,16 +67,16 @@ func Created(err error, duplicate func(error) bool) error {
 	return record.Fail(err, "the session could not be recorded")
 }
 
-// Columns are a result as the stores keep it: JSON as text, absent as
+// columns are a result as the stores keep it: JSON as text, absent as
 // NULL (all of them while the call is an intent).
-type Columns struct {
+type columns struct {
 	duration, outcome, viewBytes             any
 	observation, action, viewSHA, projection any
 }
 
 // resultColumns are the columns of a complete call's result.
-func resultColumns(r *record.Result) (Columns, error) {
-	c := Columns{duration: int64(r.Duration), outcome: r.Outcome,
+func resultColumns(r *record.Result) (columns, error) {
+	c := columns{duration: int64(r.Duration), outcome: r.Outcome,
 		observation: text(r.Observation), action: text(r.Action)}
 	if r.View != nil {
 		p, err := json.Marshal(r.Projection)
@@ -87,9 +88,9 @@ func resultColumns(r *record.Result) (Columns, error) {
 	return c, nil
 }
 
-// Args are the values of the columns duration_ns, outcome, observation,
+// args are the values of the columns duration_ns, outcome, observation,
 // action, view_sha256, view_bytes and projection, in this order.
-func (c Columns) Args() []any {
+func (c columns) args() []any {
 	return []any{c.duration, c.outcome, c.observation, c.action, c.viewSHA, c.viewBytes, c.projection}
 }
 
@@ -105,20 +106,20 @@ type Row interface {
 	Scan(dest ...any) error
 }
 
-// Rows are the rows of a query, as both drivers hand them; the caller
-// closes them.
+// Rows are the rows of a query; the caller closes them.
 type Rows interface {
 	Row
 	Next() bool
 	Err() error
+	Close()
 }
 
 // A time column scans into a T, which at turns into the UTC time it
 // stands for: each store keeps its own encoding of time.
 
-// ReadSession reads a session from a row of the columns id, started_at,
+// readSession reads a session from a row of the columns id, started_at,
 // tool_version, budget, grant_json and surface.
-func ReadSession[T any](row Row, at func(T) time.Time) (record.Session, error) {
+func readSession[T any](row Row, at func(T) time.Time) (record.Session, error) {
 	var s record.Session
 	var start T
 	var grant []byte
@@ -134,10 +135,10 @@ func ReadSession[T any](row Row, at func(T) time.Time) (record.Session, error) {
 	return s, nil
 }
 
-// EachCall hands fn, one at a time, the calls of rows of the columns
+// eachCall hands fn, one at a time, the calls of rows of the columns
 // session_id, seq, tool, arguments, started_at, status, duration_ns,
 // outcome, observation, action, view_sha256, view_bytes and projection.
-func EachCall[T any](rows Rows, at func(T) time.Time, fn func(record.Call) error) error {
+func eachCall[T any](rows Rows, at func(T) time.Time, fn func(record.Call) error) error {
 	for rows.Next() {
 		var c record.Call
 		var start T
@@ -180,11 +181,11 @@ func raw(b []byte) json.RawMessage {
 	return json.RawMessage(b)
 }
 
-// Summaries assembles a listing from rows of the columns id, started_at,
+// summaries assembles a listing from rows of the columns id, started_at,
 // last_at, tool_version, budget, grant_json, surface, bytes, outcome (open
 // intents as "intent") and the count of calls with that outcome, the rows
 // of one session together.
-func Summaries[T any](rows Rows, at func(T) time.Time) ([]record.Summary, error) {
+func summaries[T any](rows Rows, at func(T) time.Time) ([]record.Summary, error) {
 	var list []record.Summary
 	for rows.Next() {
 		var sum record.Summary
@@ -213,9 +214,9 @@ func Summaries[T any](rows Rows, at func(T) time.Time) ([]record.Summary, error)
 	return list, nil
 }
 
-// Extents reads sessions as retention sees them from rows of the columns
+// extents reads sessions as retention sees them from rows of the columns
 // id, last_at and bytes.
-func Extents[T any](rows Rows, at func(T) time.Time) ([]record.Extent, error) {
+func extents[T any](rows Rows, at func(T) time.Time) ([]record.Extent, error) {
 	var all []record.Extent
 	for rows.Next() {
 		var x record.Extent
@@ -229,18 +230,18 @@ func Extents[T any](rows Rows, at func(T) time.Time) ([]record.Extent, error) {
 	return all, rows.Err()
 }
 
-// CheckRetention refuses negative retention limits.
-func CheckRetention(olderThan time.Duration, maxBytes int64) error {
+// checkRetention refuses negative retention limits.
+func checkRetention(olderThan time.Duration, maxBytes int64) error {
 	if olderThan < 0 || maxBytes < 0 {
 		return errcode.New(errcode.InvalidArgument, "retention limits cannot be negative")
 	}
 	return nil
 }
 
-// Prune removes, with remove, the sessions of newestFirst that retention
+// prune removes, with remove, the sessions of newestFirst that retention
 // selects (see record.Prunable) and counts what went. remove deletes one
 // session and its calls and returns how many calls it held.
-func Prune(newestFirst []record.Extent, olderThan time.Duration, maxBytes int64,
+func prune(newestFirst []record.Extent, olderThan time.Duration, maxBytes int64,
 	remove func(id string) (calls int64, err error)) (record.Pruned, error) {
 	var p record.Pruned
 	for _, x := range record.Prunable(newestFirst, time.Now(), olderThan, maxBytes) {
@@ -255,8 +256,8 @@ func Prune(newestFirst []record.Extent, olderThan time.Duration, maxBytes int64,
 	return p, nil
 }
 
-// Failed keeps a coded error as it is and wraps any other as Unavailable.
-func Failed(err error, msg string) error {
+// failed keeps a coded error as it is and wraps any other as Unavailable.
+func failed(err error, msg string) error {
 	if err == nil {
 		return nil
 	}
