@@ -193,3 +193,38 @@ func TestToolErrorsAreBounded(t *testing.T) {
 		t.Errorf("unknown tool of %d bytes: error of %d bytes: %.300v", len(huge), len(fmt.Sprint(err)), err)
 	}
 }
+
+// TestFindOverMCP: browser_find is a read-only tool of the newest version,
+// and a text match's next, passed to browser_observe as it is, reads on
+// from the match's paragraph.
+func TestFindOverMCP(t *testing.T) {
+	t.Parallel()
+	cs := connect(t, Options{})
+	tools, err := cs.ListTools(browsertest.Context(t, time.Minute), nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	found := false
+	for _, tool := range tools.Tools {
+		if tool.Name == "browser_find" {
+			found = tool.Annotations != nil && tool.Annotations.ReadOnlyHint
+		}
+	}
+	if !found {
+		t.Fatal("browser_find is missing or not annotated read-only")
+	}
+	url := browsertest.Serve(t, browsertest.Repeat(200, "<p>Paragraph %d of the report.</p>")+"<p>The harbour master signs the ledger.</p>")
+	if text, isErr := call(t, cs, "browser_navigate", map[string]any{"url": url}); isErr {
+		t.Fatal(text)
+	}
+	text, isErr := call(t, cs, "browser_find", map[string]any{"query": "harbour LEDGER"})
+	var v projection.View
+	if err := json.Unmarshal([]byte(text), &v); isErr || err != nil || len(v.Matches) != 1 || v.Matches[0].Next == nil {
+		t.Fatalf("find: %s", text)
+	}
+	text, isErr = call(t, cs, "browser_observe", v.Matches[0].Next)
+	var read projection.View
+	if err := json.Unmarshal([]byte(text), &read); isErr || err != nil || len(read.Text) == 0 || read.Text[0] != "The harbour master signs the ledger." {
+		t.Fatalf("reading from the match: %s", text)
+	}
+}
