@@ -247,11 +247,13 @@ type ControlCoverage struct {
 	Ended bool `json:"ended,omitempty"`
 }
 
-// Decode parses a collector result and checks its bounds.
+// Decode parses a collector result and checks its bounds. Like every
+// other in-page answer it is decoded strictly: a field Result does not know
+// or trailing data means the collector and Go disagree on the contract.
 func Decode(raw []byte) (*Result, error) {
 	var r Result
-	if err := json.Unmarshal(raw, &r); err != nil {
-		return nil, fmt.Errorf("decoding collector result: %w", err)
+	if err := decodeStrict(raw, &r); err != nil {
+		return nil, err
 	}
 	if err := checkRefusal(r.Error, observeRefusals); err != nil {
 		return nil, err

@@ -141,3 +141,32 @@ func TestDecodeCoverageVersionsAndCollectorErrors(t *testing.T) {
 		t.Error("truncated JSON accepted")
 	}
 }
+
+// TestDecodeIsStrict: a field the contract does not have, or data after the
+// answer, is refused, as in every other in-page answer.
+func TestDecodeIsStrict(t *testing.T) {
+	raw, err := json.Marshal(valid())
+	if err != nil {
+		t.Fatal(err)
+	}
+	if _, err := Decode(raw); err != nil {
+		t.Fatalf("valid result: %v", err)
+	}
+	unknown := append([]byte(`{"unexpected":1,`), raw[1:]...)
+	if _, err := Decode(unknown); err == nil {
+		t.Error("unknown top-level field accepted")
+	}
+	nested := strings.Replace(string(raw), `"text_coverage":{`, `"text_coverage":{"unexpected":true,`, 1)
+	if nested == string(raw) {
+		t.Fatal("text_coverage not found in the encoded result")
+	}
+	if _, err := Decode([]byte(nested)); err == nil {
+		t.Error("unknown text coverage field accepted")
+	}
+	if _, err := Decode(append(raw, []byte(` {}`)...)); err == nil {
+		t.Error("trailing data accepted")
+	}
+	if _, err := Decode([]byte(`{"error":"anchor_moved","doc":"d1","unexpected":1}`)); err == nil {
+		t.Error("unknown field in a refusal accepted")
+	}
+}

@@ -23,7 +23,7 @@ const (
 
 // Bounds of names, as the collector computes them.
 const (
-	NameNodes   = 256 // nodes read for a name from content, aria-labelledby targets included
+	NameNodes   = 256 // nodes read for one name: aria-labelledby targets, labels and content together
 	MaxLabelIDs = 16  // aria-labelledby ids, and <label> elements, read for one name
 	// GeneratedScan bounds the characters of a ::before or ::after content
 	// value parsed for a name.

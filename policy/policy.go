@@ -100,9 +100,10 @@ func (f Facts) String() string {
 }
 
 // consequentialWords name the publish/post/send/buy/pay/delete/confirm
-// family in English, Spanish, French, German, Portuguese, Chinese, Japanese,
-// Arabic and Hindi. A whole-word (or, for scripts without spaces, substring)
-// match on the full name classifies a control.
+// family in English, Spanish, French, German, Portuguese, Arabic and Hindi;
+// spacelessWords name it in Chinese and Japanese. A whole-word (or, for
+// scripts without spaces, substring) match on the full name classifies a
+// control.
 var consequentialWords = []string{
 	// English
 	"publish", "post", "tweet", "send", "submit", "buy", "purchase", "order", "pay", "checkout", "check out", "delete", "confirm", "transfer",
@@ -114,10 +115,6 @@ var consequentialWords = []string{
 	"veröffentlichen", "posten", "senden", "absenden", "kaufen", "bezahlen", "löschen", "bestätigen", "bestellen",
 	// Portuguese
 	"publicar", "excluir", "apagar",
-	// Chinese
-	"发布", "发送", "购买", "支付", "付款", "删除", "确认", "提交",
-	// Japanese
-	"投稿", "公開", "送信", "購入", "支払", "削除", "確認",
 	// Arabic
 	"نشر", "انشر", "إرسال", "ارسال", "أرسل", "شراء", "اشتر", "دفع", "ادفع", "حذف", "احذف", "تأكيد", "أكد",
 	// Hindi
@@ -132,7 +129,22 @@ var keywords = func() map[string]bool {
 	return m
 }()
 
-var spacelessRE = regexp.MustCompile(`(?:发布|发送|购买|支付|付款|删除|确认|提交|投稿|公開|送信|購入|支払|削除|確認)`)
+// spacelessWords are the consequential words of scripts written without
+// spaces between words: they match anywhere in a name.
+var spacelessWords = []string{
+	// Chinese
+	"发布", "发送", "购买", "支付", "付款", "删除", "确认", "提交",
+	// Japanese
+	"投稿", "公開", "送信", "購入", "支払", "削除", "確認",
+}
+
+var spacelessRE = func() *regexp.Regexp {
+	quoted := make([]string, len(spacelessWords))
+	for i, w := range spacelessWords {
+		quoted[i] = regexp.QuoteMeta(w)
+	}
+	return regexp.MustCompile(`(?:` + strings.Join(quoted, "|") + `)`)
+}()
 
 var wordSplit = regexp.MustCompile(`[^\p{L}\p{M}\p{N}]+`)
 

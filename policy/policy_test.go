@@ -41,6 +41,24 @@ func TestConsequentialInSeveralLanguages(t *testing.T) {
 	}
 }
 
+// TestSpacelessWordsMatchInsideNames: a Chinese or Japanese word classifies
+// a control or a dialog wherever it stands in the name, with no spaces
+// around it.
+func TestSpacelessWordsMatchInsideNames(t *testing.T) {
+	for _, w := range spacelessWords {
+		for _, role := range []string{"button", "dialog"} {
+			if !Consequential(Facts{Role: role, Name: "立即" + w + "吧"}) {
+				t.Errorf("%s named %q: not consequential", role, "立即"+w+"吧")
+			}
+		}
+	}
+	for _, name := range []string{"设置", "設定", "首页"} {
+		if Consequential(Facts{Role: "button", Name: name}) {
+			t.Errorf("%q: consequential", name)
+		}
+	}
+}
+
 type approver bool
 
 func (a approver) Approve(context.Context, Facts) (bool, error) { return bool(a), nil }

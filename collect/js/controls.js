@@ -139,17 +139,18 @@ function collectControls(p, revision, visible) {
     stack = r.stack;
     position = origin.position;
   }
-  const acquired = [];
+  const acquired = []; // {el, role}: the role is computed once, in the scan
   const scan = walk(null, {stack, max: B.ScanNodes, shadow: true}, (n) => {
     if (n.nodeType !== 1) return SKIP;
-    if (!controlRole(n)) return;
+    const role = controlRole(n);
+    if (!role) return;
     if (start < 0) {
       if (n === anchor) start = position + 1;
       position++;
       // An anchor further than any window could reach has moved.
       return position > maxOffset + windowSize + 1 ? STOP : undefined;
     }
-    if (position >= start) acquired.push(n);
+    if (position >= start) acquired.push({el: n, role});
     position++;
     return acquired.length > windowSize ? STOP : undefined;
   });
@@ -164,10 +165,9 @@ function collectControls(p, revision, visible) {
   let scanned = 0;
   const limit = Math.min(acquired.length, windowSize);
   while (scanned < limit && controls.length < maxVisible) {
-    const el = acquired[scanned];
+    const {el, role} = acquired[scanned];
     scanned++;
     if (!visible(el)) continue;
-    const role = controlRole(el);
     const [name, truncated] = cut(accessibleName(el, role), B.MaxNameUnits);
     controls.push({role, name, name_truncated: truncated, position: start + scanned - 1,
       states: states(el, role, focused)});

@@ -23,9 +23,16 @@ const WITH_HIDDEN = 2; // hidden nodes count: the directly referenced node is hi
 const TEXT_HIDDEN = 4; // the parent is visibility:hidden, so its own text is not rendered
 const HTML_NS = 'http://www.w3.org/1999/xhtml'; // SVG and MathML elements have no ::before
 
+// nameBudget is the node budget of one name: B.NameNodes nodes, shared by
+// every source the name reads (aria-labelledby targets, each <label>,
+// content), so a name never reads more however many sources it has.
+function nameBudget() {
+  return {visits: 0};
+}
+
 // textAlternative reads the text alternative of root in flat-tree order
-// (accname 2B-2I), bounded by B.NameNodes nodes, aria-labelledby targets
-// included, and nameCap+1 units. how says what root is:
+// (accname 2B-2I), bounded by the nodes left in budget (a nameBudget, by
+// default a fresh one) and nameCap+1 units. how says what root is:
 //  'content': the control being named; accessibleName consulted its own
 //    attributes, only its content is read;
 //  'labelledby': the control whose aria-labelledby targets are read (''
@@ -35,11 +42,10 @@ const HTML_NS = 'http://www.w3.org/1999/xhtml'; // SVG and MathML elements have 
 //    is hidden (accname 2A);
 //  'label': a label of skip, read whole without skip.
 // Form values and editable content are never read (accname 2E would).
-function textAlternative(root, how, skip) {
+function textAlternative(root, how, skip, budget = nameBudget()) {
   const parts = [];
   let units = 0;
   let solid = 0; // strings added that are not all whitespace
-  let visits = 0;
   const add = (t, spaced) => {
     const d = t.slice(0, nameCap + 1 - units); // never more than a name can keep
     if (spaced) parts.push(' ');
@@ -54,7 +60,7 @@ function textAlternative(root, how, skip) {
   } else {
     stack.push({n: root, f: 0});
   }
-  while (stack.length && visits < B.NameNodes && units <= nameCap) {
+  while (stack.length && budget.visits < B.NameNodes && units <= nameCap) {
     const e = stack.pop();
     if (e === SPACE) { parts.push(' '); continue; }
     if (e.text !== undefined) {
@@ -62,7 +68,7 @@ function textAlternative(root, how, skip) {
       continue;
     }
     const n = e.n;
-    visits++;
+    budget.visits++;
     const f = e.target && hiddenTarget(n) ? e.f | WITH_HIDDEN : e.f;
     if (n.nodeType === 3) {
       if (!(f & TEXT_HIDDEN)) add(n.data);
@@ -102,12 +108,12 @@ function textAlternative(root, how, skip) {
     if (title && title.trim()) stack.push({text: title, spaced: true, unless: solid});
     // Reading ::before and ::after makes the engine resolve their style,
     // dearer than a node: each read counts as a visit.
-    const pseudo = rendered && n.namespaceURI === HTML_NS && visits + 2 <= B.NameNodes;
-    if (pseudo) visits += 2;
+    const pseudo = rendered && n.namespaceURI === HTML_NS && budget.visits + 2 <= B.NameNodes;
+    if (pseudo) budget.visits += 2;
     const after = pseudo ? generatedText(n, '::after') : null;
     if (after) stack.push(after);
-    const kids = flatChildren(n, B.NameNodes - visits);
-    visits += kids.visits;
+    const kids = flatChildren(n, B.NameNodes - budget.visits);
+    budget.visits += kids.visits;
     for (let i = kids.nodes.length - 1; i >= 0; i--) stack.push({n: kids.nodes[i], f: inner});
     const before = pseudo ? generatedText(n, '::before') : null;
     if (before) stack.push(before);
@@ -212,16 +218,18 @@ function generatedText(el, which) {
   return t ? {text: t.slice(0, nameCap + 1), spaced: spacedBox(st.display)} : null;
 }
 
-// labelledBy is the text of the elements el's aria-labelledby references.
-function labelledBy(el) {
-  return textAlternative(el, 'labelledby');
+// labelledBy is the text of the elements el's aria-labelledby references,
+// read within budget (a fresh one by default).
+function labelledBy(el, budget) {
+  return textAlternative(el, 'labelledby', undefined, budget);
 }
 
 // accessibleName follows the order Chromium applies to the sources SPEC
 // §3.1 names (accname 1.2 with HTML-AAM). Input values are never read; a
 // button input's value attribute is its printed label, not user data.
 function accessibleName(el, role) {
-  let name = labelledBy(el);
+  const budget = nameBudget();
+  let name = labelledBy(el, budget);
   if (name) return name;
   name = clean(el.getAttribute('aria-label') || '');
   if (name) return name;
@@ -232,7 +240,7 @@ function accessibleName(el, role) {
     if (name) return name;
   }
   // HTML-AAM: a button input's labels come before its value.
-  name = labelsText(el);
+  name = labelsText(el, budget);
   if (name) return name;
   if (type === 'button' || type === 'submit' || type === 'reset') {
     name = clean(el.getAttribute('value') || '');
@@ -241,7 +249,7 @@ function accessibleName(el, role) {
     if (type === 'reset') return 'Reset';
   }
   if (NAME_FROM_CONTENT.has(role) || tag === 'summary') {
-    name = textAlternative(el, 'content');
+    name = textAlternative(el, 'content', undefined, budget);
     if (name) return name;
   }
   name = clean(el.getAttribute('title') || '');
@@ -251,16 +259,17 @@ function accessibleName(el, role) {
 }
 
 // labelsText joins the text of el's <label> elements in document order,
-// at most B.MaxLabelIDs of them; a label never includes el's own content.
-function labelsText(el) {
+// at most B.MaxLabelIDs of them, all read within the name's budget; a
+// label never includes el's own content.
+function labelsText(el, budget) {
   // Only a label around el, or one naming its id, labels it; the first read
   // of el.labels walks the whole tree, which a scan would pay per control.
   if (!el.labels || (!el.id && !el.closest('label'))) return '';
   const parts = [];
   let units = 0;
   for (const label of el.labels) {
-    if (parts.length >= B.MaxLabelIDs || units > nameCap) break;
-    const text = textAlternative(label, 'label', el);
+    if (parts.length >= B.MaxLabelIDs || units > nameCap || budget.visits >= B.NameNodes) break;
+    const text = textAlternative(label, 'label', el, budget);
     parts.push(text);
     units += text.length;
   }
