@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"context"
 	"encoding/json"
+	"fmt"
 	"io"
 	"os"
 	"slices"
@@ -93,13 +94,20 @@ func TestSuiteReportsJSON(t *testing.T) {
 			DurationMS *int64         `json:"duration_ms"`
 			Expected   []string       `json:"expected"`
 			Observed   []string       `json:"observed"`
+			Error      string         `json:"error"`
 		} `json:"scenarios"`
 	}
 	if err := json.Unmarshal([]byte(out), &report); err != nil {
 		t.Fatalf("exit %d, output is not the JSON report: %v\n%s", code, err, out)
 	}
 	if code != 0 || len(report.Scenarios) < 12 {
-		t.Fatalf("exit %d with %d scenarios", code, len(report.Scenarios))
+		var failed []string
+		for _, s := range report.Scenarios {
+			if s.Outcome != "pass" {
+				failed = append(failed, fmt.Sprintf("%s (%s; expected %q, observed %q)", s.ID, s.Error, s.Expected, s.Observed))
+			}
+		}
+		t.Fatalf("exit %d with %d scenarios; failed: %s", code, len(report.Scenarios), strings.Join(failed, ", "))
 	}
 	for _, s := range report.Scenarios {
 		if s.ID == "" || s.Outcome != "pass" || s.DurationMS == nil || s.Operations["navigate"] == 0 || s.Expected == nil || s.Observed == nil {
