@@ -83,6 +83,12 @@ func TestDecodeBounds(t *testing.T) {
 			func(r *Result) { r.TextCoverage.InspectedUnits = observation.TextUnits + 1 }},
 		{"text bytes", text(observation.TextBytes, 0), text(observation.TextBytes+1, 0)},
 		{"text bytes with omissions", text(observation.TextBytes, 1000), text(observation.TextBytes+1, 1000)},
+		{"text bytes within a reading window",
+			func(r *Result) { text(16384, 0)(r); r.TextCoverage.ByteBound = 16384 },
+			func(r *Result) { text(16385, 0)(r); r.TextCoverage.ByteBound = 16384 }},
+		{"reading window",
+			func(r *Result) { r.TextCoverage.ByteBound = observation.TextBytes },
+			func(r *Result) { r.TextCoverage.ByteBound = observation.TextBytes + 1 }},
 	} {
 		r := valid()
 		tc.at(&r)

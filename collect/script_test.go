@@ -21,6 +21,7 @@ import (
 
 	"github.com/veetbot/veetbrowser/browser"
 	"github.com/veetbot/veetbrowser/internal/browsertest"
+	"github.com/veetbot/veetbrowser/internal/chromeflags"
 	"github.com/veetbot/veetbrowser/observation"
 )
 
@@ -209,27 +210,11 @@ var shared = browsertest.Shared[*pageBrowser]{Launch: func() (*pageBrowser, erro
 	if err != nil {
 		return nil, err
 	}
-	opts := []chromedp.ExecAllocatorOption{
+	opts := append(chromeflags.Private(),
 		chromedp.ExecPath(exe),
-		chromedp.Headless,
-		chromedp.NoFirstRun,
-		chromedp.NoDefaultBrowserCheck,
 		chromedp.UserDataDir(filepath.Join(dir, "profile")),
 		chromedp.Env("HOME="+dir, "XDG_CONFIG_HOME="+dir, "XDG_CACHE_HOME="+dir),
-		chromedp.Flag("disable-background-networking", true),
-		chromedp.Flag("disable-component-update", true),
-		chromedp.Flag("disable-sync", true),
-		chromedp.Flag("disable-domain-reliability", true),
-		chromedp.Flag("disable-client-side-phishing-detection", true),
-		chromedp.Flag("disable-default-apps", true),
-		chromedp.Flag("disable-breakpad", true),
-		chromedp.Flag("disable-extensions", true),
-		chromedp.Flag("no-pings", true),
-		chromedp.Flag("metrics-recording-only", true),
-		chromedp.Flag("disable-features", "Translate,OptimizationHints,OptimizationGuideModelDownloading,AutofillServerCommunication,MediaRouter"),
-		chromedp.Flag("disable-dev-shm-usage", true),
-		chromedp.Flag("disable-gpu", true),
-	}
+	)
 	if os.Geteuid() == 0 {
 		opts = append(opts, chromedp.NoSandbox)
 	}

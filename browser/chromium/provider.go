@@ -21,6 +21,7 @@ import (
 
 	"github.com/veetbot/veetbrowser/browser"
 	"github.com/veetbot/veetbrowser/errcode"
+	"github.com/veetbot/veetbrowser/internal/chromeflags"
 	"github.com/veetbot/veetbrowser/internal/tempdir"
 )
 
@@ -73,40 +74,6 @@ func (inst *instance) gone() bool {
 
 var _ browser.Provider = (*Provider)(nil)
 
-// launchFlags make the launched browser private and quiet: headless, and
-// none of the browser's own calls home, so it talks only to the sites its
-// agent visits (docs/ARCHITECTURE.md).
-func launchFlags() []chromedp.ExecAllocatorOption {
-	return []chromedp.ExecAllocatorOption{
-		chromedp.Headless,
-		chromedp.NoFirstRun,
-		chromedp.NoDefaultBrowserCheck,
-		chromedp.Flag("disable-background-networking", true),
-		chromedp.Flag("disable-component-update", true),
-		chromedp.Flag("disable-sync", true),
-		chromedp.Flag("disable-quic", true),
-		chromedp.Flag("disable-domain-reliability", true),
-		chromedp.Flag("disable-client-side-phishing-detection", true),
-		chromedp.Flag("disable-default-apps", true),
-		chromedp.Flag("disable-breakpad", true),
-		chromedp.Flag("disable-extensions", true),
-		chromedp.Flag("no-pings", true),
-		chromedp.Flag("metrics-recording-only", true),
-		chromedp.Flag("disable-features", "Translate,OptimizationHints,OptimizationGuideModelDownloading,AutofillServerCommunication,MediaRouter,CertificateTransparencyComponentUpdater,InterestFeedContentSuggestions"),
-		chromedp.Flag("disable-dev-shm-usage", true),
-		chromedp.Flag("disable-gpu", true),
-		chromedp.Flag("disable-hang-monitor", true),
-		chromedp.Flag("disable-prompt-on-repost", true),
-		chromedp.Flag("disable-background-timer-throttling", true),
-		chromedp.Flag("disable-renderer-backgrounding", true),
-		chromedp.Flag("disable-backgrounding-occluded-windows", true),
-		chromedp.Flag("password-store", "basic"),
-		chromedp.Flag("use-mock-keychain", true),
-		chromedp.Flag("mute-audio", true),
-		chromedp.WindowSize(1280, 900),
-	}
-}
-
 // tempPrefix names the private temp dirs of launched browsers (and, through
 // the runtime, of upload copies): Launch removes those whose owner is gone.
 const tempPrefix = "veetbrowser-"
@@ -147,7 +114,7 @@ func launchBrowser(ctx context.Context, exe string, output io.Writer) (*instance
 			return nil, errcode.Wrap(errcode.BrowserUnavailable, err, "could not create the browser's directory")
 		}
 	}
-	flags := append(launchFlags(),
+	flags := append(chromeflags.Private(),
 		chromedp.ExecPath(exe),
 		chromedp.UserDataDir(filepath.Join(tmp, "profile")),
 		chromedp.Env("HOME="+home, "XDG_CONFIG_HOME="+dirs[1], "XDG_CACHE_HOME="+dirs[2], "XDG_DATA_HOME="+dirs[3], "TMPDIR="+tmp),

@@ -579,3 +579,28 @@ func TestReadingObserveTime(t *testing.T) {
 	t.Logf("one observation of a 3,000-paragraph article, median of 5: reading %v, before reading %v",
 		median(collect.Params{Reading: true}), median(collect.Params{}))
 }
+
+// TestReadingWindowAtTheBoundAndOnePast: a reading observation's text
+// costs at most the window it is asked for; text that costs exactly the
+// window is read whole, one byte less leaves the last part to the next
+// observation and says so.
+func TestReadingWindowAtTheBoundAndOnePast(t *testing.T) {
+	t.Parallel()
+	const parts, part = 1024, "abcdefghijklm" // each part costs 13 + 3 bytes: 16 KiB in all
+	s, _ := openPage(t, strings.Repeat("<p>"+part+"</p>", parts))
+	for _, c := range []struct {
+		window, parts int
+		limit         bool
+	}{{parts * 16, parts, false}, {parts*16 - 1, parts - 1, true}} {
+		p := readingText("w"+fmt.Sprint(c.window), nil)
+		p.TextBytes = c.window
+		res := observeIn(t, s, p)
+		cov := res.TextCoverage
+		if len(res.Text) != c.parts || cov.ByteLimitReached != c.limit || cov.ByteBound != c.window {
+			t.Fatalf("window %d: %d parts, byte limit %v, bound %d; want %d parts, limit %v", c.window, len(res.Text), cov.ByteLimitReached, cov.ByteBound, c.parts, c.limit)
+		}
+		if total := observation.TextCost(0, slices.Values(res.Text)); total > c.window {
+			t.Fatalf("window %d: %d bytes of text", c.window, total)
+		}
+	}
+}
