@@ -217,3 +217,18 @@ func (s *Session) finishUpload(u *keptUpload, ok bool) {
 	}
 	s.kept = append(kept, *u)
 }
+
+// CopyUploads checks the paths of an upload as a session with opts checks
+// them (inside opts.UploadRoot after symlinks, regular files, the size and
+// count limits) and copies the files into dir, a fresh directory the
+// caller owns and removes, returning the copies in order. A hosted session
+// (package hosted) sends the copies to its sidecar: the same paths are
+// refused with the same codes as by a local session.
+func CopyUploads(ctx context.Context, opts SessionOptions, paths []string, dir string) ([]string, error) {
+	u, err := newUploadRoot(opts)
+	if err != nil {
+		return nil, err
+	}
+	out, _, err := u.resolve(ctx, paths, dir, u.maxKept)
+	return out, err
+}

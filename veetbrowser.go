@@ -131,6 +131,20 @@ type SessionOptions struct {
 	Surface string
 }
 
+// Caller is a session that a surface drives by tool name: a local
+// *Session, or one hosted by a sidecar (package hosted). Both answer the
+// same tools with the same views and error codes.
+type Caller interface {
+	Version() tools.Version
+	Call(ctx context.Context, tool string, args json.RawMessage) (*Result, error)
+	// Approve stores one single-use approval for exactly these facts, as
+	// the user gave it (never the model).
+	Approve(f policy.Facts)
+	Close(ctx context.Context) error
+}
+
+var _ Caller = (*Session)(nil)
+
 // Session is one page, pinned for life to one tool version.
 type Session struct {
 	// fixed at creation

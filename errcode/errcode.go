@@ -50,6 +50,18 @@ const (
 	// be read); a call whose record cannot be written never reports
 	// success, and one whose intent cannot be written is not dispatched.
 	ArtifactUnavailable Code = "artifact_unavailable"
+	// LeaseRequired: a sidecar's page route was called without the
+	// profile's current lease; LeaseExpired: the lease ran out (or was
+	// released) and its browser was closed; LeaseHeld: another live lease
+	// holds the profile.
+	LeaseRequired Code = "lease_required"
+	LeaseExpired  Code = "lease_expired"
+	LeaseHeld     Code = "lease_held"
+	// NotFound: no such profile for this tenant (another tenant's is not
+	// found either, so that names do not leak).
+	NotFound Code = "not_found"
+	// TooLarge: a request body over its cap.
+	TooLarge Code = "too_large"
 )
 
 // Bounds of what a public message carries: a message never grows with what

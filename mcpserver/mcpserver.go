@@ -32,6 +32,10 @@ type Options struct {
 	// Logger records the internal causes of failures (the public code and
 	// message go to the client); nil discards them.
 	Logger *slog.Logger
+	// Open, when set, opens each MCP session's browser session instead of
+	// the runtime: a sidecar's hosted session (package hosted), with the
+	// same options and the same eliciting approver.
+	Open func(ctx context.Context, opts veetbrowser.SessionOptions) (veetbrowser.Caller, error)
 }
 
 // requestKey carries the tool call's request, so the approver can reach the
@@ -80,9 +84,9 @@ type Server struct {
 
 // page is the browser session of one MCP session.
 type page struct {
-	mu    sync.Mutex           // held while the browser session opens
-	sess  *veetbrowser.Session // nil until the first tool call
-	ended bool                 // the MCP session ended: nothing may open
+	mu    sync.Mutex         // held while the browser session opens
+	sess  veetbrowser.Caller // nil until the first tool call
+	ended bool               // the MCP session ended: nothing may open
 }
 
 // New returns an MCP server whose tools drive one browser session per MCP
@@ -149,7 +153,7 @@ func (s *Server) handler(name string) mcp.ToolHandler {
 
 // browserSession returns the browser session of ss, opening it on first
 // use; a watcher closes it when ss ends.
-func (s *Server) browserSession(ctx context.Context, ss *mcp.ServerSession) (*veetbrowser.Session, error) {
+func (s *Server) browserSession(ctx context.Context, ss *mcp.ServerSession) (veetbrowser.Caller, error) {
 	s.mu.Lock()
 	if s.closed {
 		s.mu.Unlock()
@@ -174,9 +178,16 @@ func (s *Server) browserSession(ctx context.Context, ss *mcp.ServerSession) (*ve
 		return nil, errcode.New(errcode.BrowserUnavailable, "the session has ended")
 	}
 	if p.sess == nil {
-		sess, err := s.rt.NewSession(ctx, veetbrowser.SessionOptions{Version: s.version.Name, Budget: s.opts.Budget,
+		opts := veetbrowser.SessionOptions{Version: s.version.Name, Budget: s.opts.Budget,
 			Grant: s.opts.Grant, Destinations: s.opts.Destinations, UploadRoot: s.opts.UploadRoot, Approver: elicitingApprover{},
-			Surface: "mcp"})
+			Surface: "mcp"}
+		open := s.opts.Open
+		if open == nil {
+			open = func(ctx context.Context, o veetbrowser.SessionOptions) (veetbrowser.Caller, error) {
+				return s.rt.NewSession(ctx, o)
+			}
+		}
+		sess, err := open(ctx, opts)
 		if err != nil {
 			return nil, err
 		}

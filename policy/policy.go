@@ -286,5 +286,12 @@ func Authorize(ctx context.Context, f Facts, stored *Approvals, approver Approve
 		}
 		return Permit{}, errcode.New(errcode.ApprovalRequired, "the approver declined %s", f)
 	}
-	return Permit{}, errcode.New(errcode.ApprovalRequired, "this action needs the user's approval: %s", f)
+	return Permit{}, errcode.Wrap(errcode.ApprovalRequired, &NeedsApproval{Facts: f}, "this action needs the user's approval: %s", f)
 }
+
+// NeedsApproval is the cause of approval_required when no approver could
+// be asked: the facts a user's approval must name. A client of a sidecar
+// relays them to its user (errors.As finds it).
+type NeedsApproval struct{ Facts Facts }
+
+func (n *NeedsApproval) Error() string { return "needs approval: " + n.Facts.String() }

@@ -38,6 +38,7 @@ type (
 	Summary     = record.Summary
 	ListOptions = record.ListOptions
 	Pruned      = record.Pruned
+	Lease       = record.Lease
 )
 
 // Unavailable is the code of a failure to read or write the store.
@@ -74,6 +75,28 @@ type Store interface {
 	// olderThan (0: no age limit), then the oldest until the records hold
 	// at most maxBytes of JSON (0: no size limit).
 	Prune(ctx context.Context, olderThan time.Duration, maxBytes int64) (Pruned, error)
+
+	// Leases: a tenant's profile is held by at most one live lease (its
+	// expiry after now, the store's reading of Go's clock), decided by the
+	// database's own locking, so that serving processes sharing one
+	// database agree. Times are the caller's; ids, tenants, profiles and
+	// holders have 1 to record.MaxIDBytes bytes of UTF-8.
+
+	// AcquireLease takes l.Profile of l.Tenant for l.Holder until
+	// l.Expires and returns the lease as stored. An expired lease of the
+	// profile is replaced; a live one fails with errcode.LeaseHeld.
+	AcquireLease(ctx context.Context, l Lease) (Lease, error)
+	// RenewLease moves a live lease's expiry to expires; a lease that is
+	// not live (expired, released, replaced, unknown) fails with
+	// errcode.LeaseExpired.
+	RenewLease(ctx context.Context, id string, expires time.Time) (Lease, error)
+	// ReleaseLease deletes a lease; releasing an unknown id is no error.
+	ReleaseLease(ctx context.Context, id string) error
+	// Lease reads a live lease; one that is not live fails with
+	// errcode.LeaseExpired.
+	Lease(ctx context.Context, id string) (Lease, error)
+	// ExpiredLeases deletes every lease expired at now and returns them.
+	ExpiredLeases(ctx context.Context, now time.Time) ([]Lease, error)
 	Close() error
 }
 
@@ -150,6 +173,22 @@ func (noStore) Prune(context.Context, time.Duration, int64) (Pruned, error) {
 	return Pruned{}, nil
 }
 func (noStore) Close() error { return nil }
+
+func (noStore) AcquireLease(context.Context, Lease) (Lease, error) { return Lease{}, noLeases() }
+func (noStore) RenewLease(context.Context, string, time.Time) (Lease, error) {
+	return Lease{}, noLeases()
+}
+func (noStore) ReleaseLease(context.Context, string) error   { return noLeases() }
+func (noStore) Lease(context.Context, string) (Lease, error) { return Lease{}, noLeases() }
+func (noStore) ExpiredLeases(context.Context, time.Time) ([]Lease, error) {
+	return nil, noLeases()
+}
+
+// noLeases is the error of every lease method without a store: leases
+// are shared through a database.
+func noLeases() error {
+	return errcode.New(errcode.ArtifactUnavailable, "leases need a store (store %q keeps nothing)", None)
+}
 
 func notRecorded() error {
 	return errcode.New(errcode.InvalidArgument, "artifacts are not recorded (store %q)", None)

@@ -42,6 +42,29 @@ func TestRedactTextNeverReturnsTheText(t *testing.T) {
 	}
 }
 
+// Without a store there are no leases: every lease method says so.
+func TestNoStoreHasNoLeases(t *testing.T) {
+	ctx := context.Background()
+	none, err := store.Open(ctx, store.None)
+	if err != nil {
+		t.Fatal(err)
+	}
+	l := store.Lease{ID: "l", Tenant: "t", Profile: "p", Holder: "h", Expires: time.Now().Add(time.Hour)}
+	for name, err := range map[string]error{
+		"acquire": second(none.AcquireLease(ctx, l)),
+		"renew":   second(none.RenewLease(ctx, "l", l.Expires)),
+		"release": none.ReleaseLease(ctx, "l"),
+		"read":    second(none.Lease(ctx, "l")),
+		"reap":    second(none.ExpiredLeases(ctx, time.Now())),
+	} {
+		if code, msg := errcode.Public(err); code != errcode.ArtifactUnavailable || !strings.Contains(msg, "leases need a store") {
+			t.Errorf("%s without a store: %v", name, err)
+		}
+	}
+}
+
+func second[T any](_ T, err error) error { return err }
+
 func TestOpenSpecs(t *testing.T) {
 	ctx := context.Background()
 	none, err := store.Open(ctx, store.None)

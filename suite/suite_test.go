@@ -199,3 +199,18 @@ func (t *tee) Prune(ctx context.Context, d time.Duration, n int64) (store.Pruned
 	return t.a.Prune(ctx, d, n)
 }
 func (t *tee) Close() error { return nil }
+
+// Leases are the first store's.
+func (t *tee) AcquireLease(ctx context.Context, l store.Lease) (store.Lease, error) {
+	return t.a.AcquireLease(ctx, l)
+}
+func (t *tee) RenewLease(ctx context.Context, id string, exp time.Time) (store.Lease, error) {
+	return t.a.RenewLease(ctx, id, exp)
+}
+func (t *tee) ReleaseLease(ctx context.Context, id string) error { return t.a.ReleaseLease(ctx, id) }
+func (t *tee) Lease(ctx context.Context, id string) (store.Lease, error) {
+	return t.a.Lease(ctx, id)
+}
+func (t *tee) ExpiredLeases(ctx context.Context, now time.Time) ([]store.Lease, error) {
+	return t.a.ExpiredLeases(ctx, now)
+}

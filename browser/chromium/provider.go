@@ -28,9 +28,14 @@ import (
 // Options configure Launch and Attach. The zero value launches the Chromium
 // that browser.FindChromium finds.
 type Options struct {
-	ExecPath string       // Launch: the browser binary; "" to search
-	Logger   *slog.Logger // internal detail; nil discards
-	Output   io.Writer    // Launch: the browser's own stdout/stderr; nil discards
+	ExecPath string // Launch: the browser binary; "" to search
+	// UserDataDir (Launch) is a persistent profile: the browser keeps its
+	// cookies and storage there across launches. It is created (0700) if
+	// missing and never removed. "" gives each browser a fresh profile that
+	// Close removes.
+	UserDataDir string
+	Logger      *slog.Logger // internal detail; nil discards
+	Output      io.Writer    // Launch: the browser's own stdout/stderr; nil discards
 }
 
 // Provider owns one browser and the sessions opened in it. A launched
@@ -81,9 +86,15 @@ const tempPrefix = "veetbrowser-"
 // Launch starts a private headless Chromium with a fresh user-data dir and
 // its own HOME and XDG dirs under one temp dir, all removed by Close. The
 // temp dir is marked with this process, and Launch first removes the temp
-// dirs that a killed process left behind.
+// dirs that a killed process left behind. With opts.UserDataDir, the
+// browser (and any browser relaunched after it died) runs on that
+// persistent profile instead, which nothing here removes.
 func Launch(ctx context.Context, opts Options) (*Provider, error) {
 	exe, err := browser.FindChromium(opts.ExecPath)
+	if err != nil {
+		return nil, err
+	}
+	profile, err := profileDir(opts.UserDataDir)
 	if err != nil {
 		return nil, err
 	}
@@ -91,7 +102,19 @@ func Launch(ctx context.Context, opts Options) (*Provider, error) {
 	for _, dir := range tempdir.Sweep(tempPrefix) {
 		p.log.Info("removed the temp dir of a process that is gone", "dir", dir)
 	}
-	p.launch = func(ctx context.Context) (*instance, error) { return launchBrowser(ctx, exe, opts.Output) }
+	var last *instance // the browser launched before; launches are serial
+	p.launch = func(ctx context.Context) (*instance, error) {
+		if profile != "" && last != nil {
+			// The browser before must be wholly gone before another
+			// opens its profile.
+			last.stop(last.gone())
+		}
+		inst, err := launchBrowser(ctx, exe, opts.Output, profile, p.log)
+		if err == nil {
+			last = inst
+		}
+		return inst, err
+	}
 	inst, err := p.launch(ctx)
 	if err != nil {
 		return nil, err
@@ -100,14 +123,32 @@ func Launch(ctx context.Context, opts Options) (*Provider, error) {
 	return p, nil
 }
 
-// launchBrowser starts one browser in a fresh temp dir.
-func launchBrowser(ctx context.Context, exe string, output io.Writer) (*instance, error) {
+// launchBrowser starts one browser with its HOME in a fresh temp dir, on
+// the persistent profile dir when one is given, else on a fresh profile in
+// that temp dir.
+func launchBrowser(ctx context.Context, exe string, output io.Writer, profile string, log *slog.Logger) (*instance, error) {
 	tmp, err := tempdir.Make(tempPrefix)
 	if err != nil {
 		return nil, errcode.Wrap(errcode.BrowserUnavailable, err, "could not create the browser's directory")
 	}
 	home := filepath.Join(tmp, "home")
-	dirs := []string{home, filepath.Join(home, ".config"), filepath.Join(home, ".cache"), filepath.Join(home, ".local", "share"), filepath.Join(tmp, "profile")}
+	dirs := []string{home, filepath.Join(home, ".config"), filepath.Join(home, ".cache"), filepath.Join(home, ".local", "share")}
+	// A browser on a fresh profile is killed with this process, as
+	// chromedp does by default: its profile is thrown away anyway. One on
+	// a persistent profile is not: when this process ends, however it
+	// ends, the browser's DevTools pipe closes, and the browser shuts
+	// down as on Close, writing out what it has not yet (see profile.go).
+	deathSignal := syscall.SIGKILL
+	if profile == "" {
+		profile = filepath.Join(tmp, "profile")
+		dirs = append(dirs, profile)
+	} else {
+		if err := claimProfile(ctx, profile, log); err != nil {
+			os.RemoveAll(tmp)
+			return nil, err
+		}
+		deathSignal = 0
+	}
 	for _, d := range dirs {
 		if err := os.MkdirAll(d, 0o700); err != nil {
 			os.RemoveAll(tmp)
@@ -116,13 +157,12 @@ func launchBrowser(ctx context.Context, exe string, output io.Writer) (*instance
 	}
 	flags := append(chromeflags.Private(),
 		chromedp.ExecPath(exe),
-		chromedp.UserDataDir(filepath.Join(tmp, "profile")),
+		chromedp.UserDataDir(profile),
 		chromedp.Env("HOME="+home, "XDG_CONFIG_HOME="+dirs[1], "XDG_CACHE_HOME="+dirs[2], "XDG_DATA_HOME="+dirs[3], "TMPDIR="+tmp),
 		// Its own process group, so that ending the browser ends every
-		// helper process too, even after the main process was killed;
-		// and killed with this process, as chromedp does by default.
+		// helper process too, even after the main process was killed.
 		chromedp.ModifyCmdFunc(func(cmd *exec.Cmd) {
-			cmd.SysProcAttr = &syscall.SysProcAttr{Setpgid: true, Pdeathsig: syscall.SIGKILL}
+			cmd.SysProcAttr = &syscall.SysProcAttr{Setpgid: true, Pdeathsig: deathSignal}
 		}),
 	)
 	if os.Geteuid() == 0 {
@@ -154,8 +194,10 @@ func launchBrowser(ctx context.Context, exe string, output io.Writer) (*instance
 			if !died {
 				err = chromedp.Cancel(browserCtx) // closes the browser and waits for it
 			}
-			// Helpers can outlive a killed main process.
+			// Helpers can outlive a killed main process; once they
+			// are gone, nothing writes to the profile any more.
 			syscall.Kill(-inst.pid, syscall.SIGKILL)
+			waitGroupGone(inst.pid, groupGoneTimeout)
 			browserCancel()
 			allocCancel()
 			if rerr := removeAll(tmp); rerr != nil && err == nil {
@@ -170,10 +212,11 @@ func launchBrowser(ctx context.Context, exe string, output io.Writer) (*instance
 // Attach connects to a running browser's DevTools endpoint (ws://…). Close
 // closes the pages this provider opened and the connection, not the browser.
 // Only opts.Logger applies: an attached browser was started by someone else,
-// so ExecPath and Output are refused as invalid_argument rather than ignored.
+// so ExecPath, UserDataDir and Output are refused as invalid_argument rather
+// than ignored.
 func Attach(ctx context.Context, wsURL string, opts Options) (*Provider, error) {
-	if opts.ExecPath != "" || opts.Output != nil {
-		return nil, errcode.New(errcode.InvalidArgument, "ExecPath and Output configure a launched browser; an attached one takes only a Logger")
+	if opts.ExecPath != "" || opts.Output != nil || opts.UserDataDir != "" {
+		return nil, errcode.New(errcode.InvalidArgument, "ExecPath, UserDataDir and Output configure a launched browser; an attached one takes only a Logger")
 	}
 	base := context.WithoutCancel(ctx)
 	allocCtx, allocCancel := remote.NewAllocator(base, wsURL)

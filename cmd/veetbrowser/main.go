@@ -3,7 +3,9 @@
 //	veetbrowser observe [URL] [--canonical] [--budget BYTES] [--tool-version V] [--browser PATH] [--cdp WS_URL] [--log-level LEVEL] [--store SPEC] [--retain DURATION] [--retain-bytes N]
 //	veetbrowser read URL [--budget BYTES] [--tool-version V] [--browser PATH] [--cdp WS_URL] [--log-level LEVEL] [--store SPEC] [--retain DURATION] [--retain-bytes N]
 //	veetbrowser find URL QUERY [--budget BYTES] [--tool-version V] [--browser PATH] [--cdp WS_URL] [--log-level LEVEL] [--store SPEC] [--retain DURATION] [--retain-bytes N]
-//	veetbrowser mcp (--allow-origin ORIGIN... | --allow-any-origin) [--allow-link-local] [--http ADDR] [--http-allow-origin ORIGIN...] [--max-sessions N] [--idle-timeout DURATION] [--budget BYTES] [--tool-version V] [--upload-root DIR] [--browser PATH] [--cdp WS_URL] [--log-level LEVEL] [--store SPEC] [--retain DURATION] [--retain-bytes N]
+//	veetbrowser mcp (--allow-origin ORIGIN... | --allow-any-origin) [--hosted URL --profile NAME] [--allow-link-local] [--http ADDR] [--http-allow-origin ORIGIN...] [--max-sessions N] [--idle-timeout DURATION] [--budget BYTES] [--tool-version V] [--upload-root DIR] [--browser PATH] [--cdp WS_URL] [--log-level LEVEL] [--store SPEC] [--retain DURATION] [--retain-bytes N]
+//	veetbrowser serve --data DIR --tokens FILE [--listen ADDR] [--store SPEC] [--tls-cert FILE --tls-key FILE] [--cdp WS_URL...] [--browser PATH] [--max-leases N] [--log-level LEVEL]
+//	veetbrowser token TENANT
 //	veetbrowser suite [--budget BYTES] [--json] [--browser PATH] [--cdp WS_URL] [--log-level LEVEL] [--store SPEC] [--retain DURATION] [--retain-bytes N]
 //	veetbrowser replay [--store SPEC] [--budget BYTES] [--tool-version V] [SESSION]
 //	veetbrowser sessions [--store SPEC] [--limit N]
@@ -66,6 +68,10 @@ func run(ctx context.Context, args []string, stdout, stderr io.Writer) int {
 		cmd = &FindCommand{Stdout: stdout, Log: log}
 	case "mcp":
 		cmd = &MCPCommand{Stderr: stderr, Log: log}
+	case "serve":
+		cmd = &ServeCommand{Stderr: stderr}
+	case "token":
+		cmd = &TokenCommand{Stdout: stdout, Stderr: stderr}
 	case "suite":
 		cmd = &SuiteCommand{Stdout: stdout, Log: log}
 	case "replay":
@@ -101,7 +107,7 @@ const (
 	observeUsageLine  = "veetbrowser observe [URL] [--canonical] [--budget BYTES] [--tool-version V] [--browser PATH] [--cdp WS_URL] [--log-level LEVEL] [--store SPEC] [--retain DURATION] [--retain-bytes N]"
 	readUsageLine     = "veetbrowser read URL [--budget BYTES] [--tool-version V] [--browser PATH] [--cdp WS_URL] [--log-level LEVEL] [--store SPEC] [--retain DURATION] [--retain-bytes N]"
 	findUsageLine     = "veetbrowser find URL QUERY [--budget BYTES] [--tool-version V] [--browser PATH] [--cdp WS_URL] [--log-level LEVEL] [--store SPEC] [--retain DURATION] [--retain-bytes N]"
-	mcpUsageLine      = "veetbrowser mcp (--allow-origin ORIGIN... | --allow-any-origin) [--allow-link-local] [--http ADDR] [--http-allow-origin ORIGIN...] [--max-sessions N] [--idle-timeout DURATION] [--budget BYTES] [--tool-version V] [--upload-root DIR] [--browser PATH] [--cdp WS_URL] [--log-level LEVEL] [--store SPEC] [--retain DURATION] [--retain-bytes N]"
+	mcpUsageLine      = "veetbrowser mcp (--allow-origin ORIGIN... | --allow-any-origin) [--hosted URL --profile NAME] [--allow-link-local] [--http ADDR] [--http-allow-origin ORIGIN...] [--max-sessions N] [--idle-timeout DURATION] [--budget BYTES] [--tool-version V] [--upload-root DIR] [--browser PATH] [--cdp WS_URL] [--log-level LEVEL] [--store SPEC] [--retain DURATION] [--retain-bytes N]"
 	suiteUsageLine    = "veetbrowser suite [--budget BYTES] [--json] [--browser PATH] [--cdp WS_URL] [--log-level LEVEL] [--store SPEC] [--retain DURATION] [--retain-bytes N]"
 	replayUsageLine   = "veetbrowser replay [--store SPEC] [--budget BYTES] [--tool-version V] [SESSION]"
 	sessionsUsageLine = "veetbrowser sessions [--store SPEC] [--limit N]"
@@ -116,6 +122,9 @@ commands:
                   until a view has none
   find URL QUERY  find controls and text matching QUERY on a page (browser_find)
   mcp             serve the browser tools over MCP (stdio, or streamable HTTP with --http)
+  serve           run the hosted sidecar: browsers, profiles and leases behind an
+                  authenticated HTTP API (docs/sidecar.md)
+  token TENANT    make a sidecar token: its token file line on stdout, the token on stderr
   suite           run the synthetic component task suite
   replay [ID]     re-derive a recorded session's model views (no ID: the newest) and
                   check they are byte-identical
@@ -132,6 +141,8 @@ flags:
   `+readUsageLine+`
   `+findUsageLine+`
   `+mcpUsageLine+`
+  `+serveUsageLine+`
+  `+tokenUsageLine+`
   `+suiteUsageLine+`
   `+replayUsageLine+`
   `+sessionsUsageLine+`

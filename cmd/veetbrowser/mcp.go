@@ -12,7 +12,9 @@ import (
 	"strings"
 	"time"
 
+	veetbrowser "github.com/veetbot/veetbrowser"
 	"github.com/veetbot/veetbrowser/errcode"
+	"github.com/veetbot/veetbrowser/hosted"
 	"github.com/veetbot/veetbrowser/mcpserver"
 	"github.com/veetbot/veetbrowser/policy"
 	"github.com/veetbot/veetbrowser/tools"
@@ -51,6 +53,13 @@ its page is closed then. Tool arguments are limited to %d bytes.
 Every tool call is recorded in the artifact store (--store) before its
 result is returned; veetbrowser replay re-derives the model views from it.
 
+With --hosted URL --profile NAME the pages run on a sidecar (veetbrowser
+serve) instead of a local browser: each MCP session leases the profile
+with the token in $` + EnvToken + ` (the same variable the HTTP transport
+reads), renews the lease while it lives and releases it when it ends; the
+sidecar records the calls. Approvals are still asked here, and uploads
+read from --upload-root here.
+
 flags:
 `
 
@@ -73,6 +82,8 @@ func (c *MCPCommand) Run(ctx context.Context, args []string) error {
 	anyOrigin := fs.Bool("allow-any-origin", false, "let the agent navigate to and act on any http(s) origin")
 	linkLocal := fs.Bool("allow-link-local", false, "allow link-local and cloud-metadata destinations")
 	fs.Var(&callerOrigins, "http-allow-origin", "HTTP: web origin (scheme://host[:port]) whose pages may call the server (repeatable; default: none)")
+	hostedURL := fs.String("hosted", "", "run the pages on this sidecar (http(s)://host:port) instead of a local browser")
+	profile := fs.String("profile", "", "with --hosted: the sidecar profile each session leases")
 	var bf browserFlags
 	bf.register(fs, c.Log)
 	var sf storeFlags
@@ -86,13 +97,29 @@ func (c *MCPCommand) Run(ctx context.Context, args []string) error {
 	if *maxSessions < 1 || *idle <= 0 {
 		return errcode.New(errcode.InvalidArgument, "--max-sessions must be at least 1 and --idle-timeout positive")
 	}
-	rt, closeBrowser, err := bf.runtime(ctx, *budget, &sf)
-	if err != nil {
-		return err
-	}
-	defer closeBrowser()
 	opts := mcpserver.Options{Version: *version, ServerVersion: Version, UploadRoot: *uploadRoot,
 		Grant: policy.Grant{Origins: origins}, Destinations: policy.Destinations{AllowLinkLocal: *linkLocal}, Logger: c.Log.Logger}
+	var rt *veetbrowser.Runtime
+	if (*hostedURL == "") != (*profile == "") {
+		return errcode.New(errcode.InvalidArgument, "--hosted and --profile go together")
+	}
+	if *hostedURL != "" {
+		if bf.path != "" || bf.cdp != "" || sf.spec != "" {
+			return errcode.New(errcode.InvalidArgument, "--hosted runs the pages on the sidecar: --browser, --cdp and --store do not apply")
+		}
+		token := os.Getenv(EnvToken)
+		opts.Open = func(ctx context.Context, o veetbrowser.SessionOptions) (veetbrowser.Caller, error) {
+			o.Budget = *budget
+			return hosted.Open(ctx, hosted.Options{URL: *hostedURL, Token: token, Profile: *profile, Session: o})
+		}
+	} else {
+		var closeBrowser func()
+		var err error
+		if rt, closeBrowser, err = bf.runtime(ctx, *budget, &sf); err != nil {
+			return err
+		}
+		defer closeBrowser()
+	}
 	if *addr == "" {
 		return mcpserver.RunStdio(ctx, rt, opts)
 	}

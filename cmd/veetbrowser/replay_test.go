@@ -10,9 +10,10 @@ import (
 	_ "modernc.org/sqlite"
 
 	"github.com/veetbot/veetbrowser/internal/browsertest"
+	"github.com/veetbot/veetbrowser/internal/pgtest"
 )
 
-func TestMain(m *testing.M) { browsertest.Main(m) }
+func TestMain(m *testing.M) { browsertest.Main(m, browsertest.Cleanup(pgtest.Stop)) }
 
 // TestReplayAndSessionsOnARecordedStore: observe records into the store
 // --store names; sessions lists what it holds; replay re-derives the

@@ -100,7 +100,7 @@ func Open(ctx context.Context, path string) (*Store, error) {
 	return &Store{write: write, read: read, sqlStore: sqlstore.New(sqlstore.Config[int64]{
 		Write:     writer{conn: conn{write}, db: write},
 		Read:      conn{read},
-		Dialect:   sqlstore.Dialect{Sessions: "sessions", Calls: "calls", Greatest: "max"},
+		Dialect:   sqlstore.Dialect{Sessions: "sessions", Calls: "calls", Leases: "leases", Greatest: "max"},
 		Stamp:     micros,
 		At:        fromMicros,
 		Duplicate: isConstraint,

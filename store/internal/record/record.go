@@ -8,6 +8,7 @@ import (
 	"context"
 	"encoding/json"
 	"errors"
+	"strings"
 	"time"
 	"unicode/utf8"
 
@@ -108,6 +109,17 @@ type Projection struct {
 	// NextKey mints the view's reading continuation (tool version 1.6.0),
 	// so that replay re-derives the same bytes.
 	NextKey *observation.NextKey `json:"next_key,omitempty"`
+}
+
+// Lease is one tenant's exclusive hold on one of its profiles until
+// Expires. At most one lease of a profile is live (Expires after now); a
+// lease that expired is taken over by the next acquire.
+type Lease struct {
+	ID      string    // random and unguessable: the caller makes it
+	Tenant  string    // whose profile it is
+	Profile string    // the profile's name, unique within its tenant
+	Holder  string    // the serving process that holds it
+	Expires time.Time // stored in UTC with microsecond precision
 }
 
 // Summary is a session in a listing.
@@ -256,6 +268,38 @@ func checkID(id string) error {
 	return nil
 }
 
+// CheckLease refuses a lease the store must not write.
+func CheckLease(l *Lease) error {
+	for _, f := range []struct{ what, s string }{
+		{"id", l.ID}, {"tenant", l.Tenant}, {"profile", l.Profile}, {"holder", l.Holder},
+	} {
+		if err := checkLeaseText(f.what, f.s); err != nil {
+			return err
+		}
+	}
+	return CheckExpiry(l.Expires)
+}
+
+// CheckLeaseID refuses a malformed lease id.
+func CheckLeaseID(id string) error { return checkLeaseText("id", id) }
+
+// CheckExpiry refuses a missing expiry (or time of reaping).
+func CheckExpiry(t time.Time) error {
+	if t.IsZero() {
+		return errcode.New(errcode.InvalidArgument, "a lease needs its expiry time")
+	}
+	return nil
+}
+
+// checkLeaseText refuses what a text column cannot hold as given: both
+// databases refuse invalid UTF-8, PostgreSQL a NUL byte.
+func checkLeaseText(what, s string) error {
+	if s == "" || len(s) > MaxIDBytes || !utf8.ValidString(s) || strings.ContainsRune(s, 0) {
+		return errcode.New(errcode.InvalidArgument, "a lease's %s has 1 to %d bytes of UTF-8 text without NUL", what, MaxIDBytes)
+	}
+	return nil
+}
+
 func checkName(what, s string, required bool) error {
 	if required && s == "" || len(s) > MaxNameBytes {
 		return errcode.New(errcode.InvalidArgument, "a record's %s has 1 to %d bytes", what, MaxNameBytes)
@@ -310,4 +354,21 @@ func NoIntent() error {
 // SessionExists is the error for a session id the store already holds.
 func SessionExists() error {
 	return errcode.New(errcode.InvalidArgument, "a session with that id is already recorded")
+}
+
+// LeaseHeld is the error for an acquire of a profile another live lease
+// holds.
+func LeaseHeld() error {
+	return errcode.New(errcode.LeaseHeld, "another live lease holds this profile")
+}
+
+// LeaseExpired is the error for a lease id that is not live: it expired,
+// was released, was taken over after it expired, or never existed.
+func LeaseExpired() error {
+	return errcode.New(errcode.LeaseExpired, "the lease has expired or was released")
+}
+
+// LeaseExists is the error for a lease id the store already holds.
+func LeaseExists() error {
+	return errcode.New(errcode.InvalidArgument, "a lease with that id already exists")
 }

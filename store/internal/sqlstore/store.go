@@ -30,10 +30,10 @@ type Pool interface {
 
 // Dialect is what the SQL text of the stores differs in.
 type Dialect struct {
-	Sessions, Calls string // the table names
-	Greatest        string // the function that picks the larger of two values
-	Text            string // appended to a JSON column to read it as text
-	Numbered        bool   // placeholders are $1, $2, … rather than ?
+	Sessions, Calls, Leases string // the table names
+	Greatest                string // the function that picks the larger of two values
+	Text                    string // appended to a JSON column to read it as text
+	Numbered                bool   // placeholders are $1, $2, … rather than ?
 }
 
 // Config is what a store supplies: its connections, its dialect and its
@@ -45,7 +45,8 @@ type Config[T any] struct {
 	// Stamp encodes a time for a time column; At decodes it in UTC.
 	Stamp func(time.Time) T
 	At    func(T) time.Time
-	// Duplicate tells the driver's error for a session id already recorded.
+	// Duplicate tells the driver's error for a key already taken (a
+	// session's or a lease's id).
 	Duplicate func(error) bool
 	// LockPrune, when set, runs first in the prune's transaction.
 	LockPrune func(ctx context.Context, tx DB) error
@@ -63,12 +64,14 @@ type statements struct {
 	createSession, nextSeq, insertCall, complete, addBytes string
 	session, calls, sessions                               string
 	extents, deleteCalls, deleteSession                    string
+	leases                                                 leaseStatements
 }
 
 // New returns the store that c describes.
 func New[T any](c Config[T]) *Store[T] {
 	d := c.Dialect
-	names := strings.NewReplacer("{sessions}", d.Sessions, "{calls}", d.Calls, "{greatest}", d.Greatest, "{text}", d.Text)
+	names := strings.NewReplacer("{sessions}", d.Sessions, "{calls}", d.Calls, "{leases}", d.Leases,
+		"{greatest}", d.Greatest, "{text}", d.Text)
 	q := func(query string) string {
 		query = names.Replace(query)
 		if d.Numbered {
@@ -104,6 +107,7 @@ func New[T any](c Config[T]) *Store[T] {
 		extents:       q(`SELECT id, last_at, bytes FROM {sessions} ORDER BY last_at DESC, id DESC`),
 		deleteCalls:   q(`DELETE FROM {calls} WHERE session_id = ?`),
 		deleteSession: q(`DELETE FROM {sessions} WHERE id = ?`),
+		leases:        newLeaseStatements(q),
 	}}
 }
 

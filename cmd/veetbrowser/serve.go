@@ -1,0 +1,199 @@
+package main
+
+import (
+	"context"
+	"crypto/tls"
+	"errors"
+	"flag"
+	"fmt"
+	"io"
+	"log/slog"
+	"net"
+	"net/http"
+	"os"
+	"path/filepath"
+	"strings"
+	"time"
+
+	"github.com/veetbot/veetbrowser/errcode"
+	"github.com/veetbot/veetbrowser/policy"
+	"github.com/veetbot/veetbrowser/sidecar"
+	"github.com/veetbot/veetbrowser/store"
+)
+
+// ServeCommand runs the hosted sidecar.
+type ServeCommand struct {
+	Stderr io.Writer
+}
+
+const serveUsageLine = "veetbrowser serve --data DIR --tokens FILE [--listen ADDR] [--store SPEC] [--tls-cert FILE --tls-key FILE] [--cdp WS_URL...] [--browser PATH] [--max-leases N] [--log-level LEVEL]"
+
+const serveUsage = `usage: ` + serveUsageLine + `
+
+Runs the hosted sidecar: an HTTP API (/v1, described at /v1/openapi.json)
+that owns browsers, persistent profiles and leases (docs/sidecar.md).
+
+--tokens FILE   one line per token: a tenant name and sha256:HEX of the
+                token (never the token itself); make one with
+                "veetbrowser token TENANT". Clients send
+                Authorization: Bearer TOKEN; a tenant sees only its own
+                profiles.
+--data DIR      profiles live here (DIR/tenants/T/profiles/NAME), each a
+                persistent Chromium user-data dir, never served as bytes.
+--store SPEC    leases and call records: default DIR/store.db (SQLite);
+                a postgres:// URL lets several sidecars share the leases
+                (one live lease per profile between them).
+--tls-cert/--tls-key serve HTTPS; without them serve plain HTTP on
+                loopback behind a TLS-terminating reverse proxy.
+--cdp WS_URL    (repeatable) attach leases to these browsers, one lease
+                per browser, instead of launching one per lease.
+
+GET /healthz and GET /metrics (Prometheus) need no token. Logs are JSON on
+stderr and never hold a token, an argument or a page's text. SIGTERM
+stops taking requests, waits for those in flight, releases every lease and
+closes the browsers.
+
+flags:
+`
+
+// Run runs the command.
+func (c *ServeCommand) Run(ctx context.Context, args []string) error {
+	fs := flag.NewFlagSet("serve", flag.ContinueOnError)
+	fs.SetOutput(c.Stderr)
+	fs.Usage = func() {
+		fmt.Fprint(fs.Output(), serveUsage)
+		fs.PrintDefaults()
+	}
+	listen := fs.String("listen", "127.0.0.1:8790", "address to serve on")
+	data := fs.String("data", "", "directory of the profiles (required)")
+	tokens := fs.String("tokens", "", "token file (required)")
+	spec := fs.String("store", "", "lease and artifact store: a SQLite file or a postgres:// URL (default: DATA/store.db)")
+	cert := fs.String("tls-cert", "", "TLS certificate (PEM); with --tls-key, serve HTTPS")
+	key := fs.String("tls-key", "", "TLS private key (PEM)")
+	maxLeases := fs.Int("max-leases", sidecar.DefaultMaxLeases, "live leases (browsers) this process runs at most")
+	execPath := fs.String("browser", "", "Chromium binary (default: $VEETBROWSER_CHROMIUM, then the usual paths)")
+	var fleet stringList
+	fs.Var(&fleet, "cdp", "DevTools endpoint (ws://…) of a fleet browser to attach leases to (repeatable)")
+	level := new(slog.LevelVar)
+	level.Set(slog.LevelInfo)
+	fs.TextVar(level, "log-level", level, "log from this `level` on: debug, info, warn or error")
+	if _, err := parseUsage(fs, args, 0, serveUsageLine+" (see veetbrowser serve --help)"); err != nil {
+		return err
+	}
+	if *data == "" || *tokens == "" {
+		return errcode.New(errcode.InvalidArgument, "usage: %s", serveUsageLine)
+	}
+	if (*cert == "") != (*key == "") {
+		return errcode.New(errcode.InvalidArgument, "--tls-cert and --tls-key go together")
+	}
+	if len(fleet) > 0 && *execPath != "" {
+		return errcode.New(errcode.InvalidArgument, "--cdp attaches to a fleet; --browser launches one: choose one")
+	}
+	for _, ws := range fleet {
+		if !strings.HasPrefix(ws, "ws://") && !strings.HasPrefix(ws, "wss://") {
+			return errcode.New(errcode.InvalidArgument, "--cdp wants a ws:// or wss:// DevTools URL")
+		}
+	}
+	log := slog.New(slog.NewJSONHandler(c.Stderr, &slog.HandlerOptions{Level: level}))
+	f, err := os.Open(*tokens)
+	if err != nil {
+		return errcode.Wrap(errcode.InvalidArgument, err, "the token file could not be opened")
+	}
+	toks, err := sidecar.ParseTokens(f)
+	f.Close()
+	if err != nil {
+		return err
+	}
+	if *spec == "" {
+		if err := os.MkdirAll(*data, 0o700); err != nil {
+			return errcode.Wrap(errcode.InvalidArgument, err, "the data directory could not be created")
+		}
+		*spec = filepath.Join(*data, "store.db")
+	}
+	st, err := store.Open(ctx, *spec)
+	if err != nil {
+		return err
+	}
+	defer st.Close()
+	var browsers sidecar.Browsers = sidecar.Launched{ExecPath: *execPath, Logger: log}
+	if len(fleet) > 0 {
+		browsers = &sidecar.Fleet{Endpoints: fleet, Logger: log}
+	}
+	srv, err := sidecar.New(ctx, sidecar.Options{Data: *data, Tokens: toks, Store: st, Browsers: browsers,
+		MaxLeases: *maxLeases, Destinations: policy.Destinations{}, Logger: log})
+	if err != nil {
+		return err
+	}
+	ln, err := net.Listen("tcp", *listen)
+	if err != nil {
+		srv.Close(context.WithoutCancel(ctx))
+		return errcode.Wrap(errcode.InvalidArgument, err, "cannot listen on %s", errcode.Quote(*listen))
+	}
+	scheme := "http"
+	hs := &http.Server{Handler: srv.Handler(), ReadHeaderTimeout: 10 * time.Second, ReadTimeout: 5 * time.Minute,
+		WriteTimeout: 5 * time.Minute, IdleTimeout: 2 * time.Minute, MaxHeaderBytes: 64 << 10,
+		ErrorLog: slog.NewLogLogger(log.Handler(), slog.LevelWarn)}
+	if *cert != "" {
+		pair, err := tls.LoadX509KeyPair(*cert, *key)
+		if err != nil {
+			srv.Close(context.WithoutCancel(ctx))
+			ln.Close()
+			return errcode.Wrap(errcode.InvalidArgument, err, "the TLS certificate and key could not be loaded")
+		}
+		hs.TLSConfig = &tls.Config{Certificates: []tls.Certificate{pair}, MinVersion: tls.VersionTLS12}
+		ln = tls.NewListener(ln, hs.TLSConfig)
+		scheme = "https"
+	}
+	log.Info("serving", "url", scheme+"://"+ln.Addr().String()+"/")
+	fmt.Fprintf(c.Stderr, "veetbrowser: sidecar on %s://%s/\n", scheme, ln.Addr())
+	done := make(chan error, 1)
+	go func() { done <- hs.Serve(ln) }()
+	select {
+	case err := <-done:
+		srv.Close(context.WithoutCancel(ctx))
+		return err
+	case <-ctx.Done():
+	}
+	// SIGTERM: no new requests; those in flight get a while to finish;
+	// then every lease is released and every browser closed.
+	log.Info("shutting down")
+	sctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
+	defer cancel()
+	if err := hs.Shutdown(sctx); err != nil {
+		hs.Close()
+	}
+	if err := <-done; err != nil && !errors.Is(err, http.ErrServerClosed) {
+		log.Warn("the server stopped with an error", "err", err)
+	}
+	srv.Close(sctx)
+	log.Info("stopped")
+	return nil
+}
+
+// TokenCommand makes a sidecar token for a tenant.
+type TokenCommand struct {
+	Stdout, Stderr io.Writer
+}
+
+const tokenUsageLine = "veetbrowser token TENANT"
+
+// Run prints the token file's line on stdout and the token itself on
+// stderr: only the line goes into the file.
+func (c *TokenCommand) Run(ctx context.Context, args []string) error {
+	fs := flag.NewFlagSet("token", flag.ContinueOnError)
+	fs.SetOutput(c.Stderr)
+	pos, err := parseUsage(fs, args, 1, tokenUsageLine)
+	if err != nil {
+		return err
+	}
+	if len(pos) != 1 {
+		return errcode.New(errcode.InvalidArgument, "usage: %s", tokenUsageLine)
+	}
+	token, line, err := sidecar.NewToken(pos[0])
+	if err != nil {
+		return err
+	}
+	fmt.Fprintln(c.Stdout, line)
+	fmt.Fprintf(c.Stderr, "token for %s (shown once; give it to the tenant as %s): %s\n", pos[0], "VEETBROWSER_TOKEN", token)
+	return nil
+}

@@ -1,0 +1,314 @@
+package main
+
+import (
+	"bufio"
+	"context"
+	"encoding/json"
+	"fmt"
+	"net/http"
+	"os"
+	"os/exec"
+	"os/signal"
+	"path/filepath"
+	"regexp"
+	"strings"
+	"sync"
+	"syscall"
+	"testing"
+	"time"
+
+	"github.com/veetbot/veetbrowser/errcode"
+	"github.com/veetbot/veetbrowser/hosted"
+	"github.com/veetbot/veetbrowser/internal/browsertest"
+	"github.com/veetbot/veetbrowser/internal/pgtest"
+	"github.com/veetbot/veetbrowser/projection"
+	"github.com/veetbot/veetbrowser/sidecar"
+	"github.com/veetbot/veetbrowser/store"
+)
+
+// envServeChild makes the test binary run `veetbrowser serve` with the
+// arguments in the variable (a JSON array): a real serve process that a
+// test can signal and kill.
+const envServeChild = "VEETBROWSER_TEST_SERVE"
+
+func init() {
+	raw := os.Getenv(envServeChild)
+	if raw == "" {
+		return
+	}
+	var args []string
+	if err := json.Unmarshal([]byte(raw), &args); err != nil {
+		fmt.Fprintln(os.Stderr, err)
+		os.Exit(2)
+	}
+	ctx, stop := signal.NotifyContext(context.Background(), syscall.SIGTERM, os.Interrupt)
+	code := run(ctx, append([]string{"serve"}, args...), os.Stdout, os.Stderr)
+	stop()
+	os.Exit(code)
+}
+
+// serveProcess is one running `veetbrowser serve`.
+type serveProcess struct {
+	cmd  *exec.Cmd
+	url  string
+	logs *lockedBuffer
+	done chan struct{}
+}
+
+type lockedBuffer struct {
+	mu sync.Mutex
+	b  strings.Builder
+}
+
+func (l *lockedBuffer) Write(p []byte) (int, error) {
+	l.mu.Lock()
+	defer l.mu.Unlock()
+	return l.b.Write(p)
+}
+
+func (l *lockedBuffer) String() string {
+	l.mu.Lock()
+	defer l.mu.Unlock()
+	return l.b.String()
+}
+
+var servingLine = regexp.MustCompile(`veetbrowser: sidecar on (http://127\.0\.0\.1:\d+)/`)
+
+// startServe starts a serve process on a free loopback port and waits
+// until it serves.
+func startServe(t *testing.T, args ...string) *serveProcess {
+	t.Helper()
+	raw, _ := json.Marshal(append([]string{"--listen", "127.0.0.1:0"}, args...))
+	cmd := exec.Command(os.Args[0], "-test.run=^$")
+	cmd.Env = append(os.Environ(), envServeChild+"="+string(raw))
+	stderr, err := cmd.StderrPipe()
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := cmd.Start(); err != nil {
+		t.Fatal(err)
+	}
+	p := &serveProcess{cmd: cmd, logs: &lockedBuffer{}, done: make(chan struct{})}
+	found := make(chan string, 1)
+	go func() {
+		sc := bufio.NewScanner(stderr)
+		for sc.Scan() {
+			line := sc.Text()
+			p.logs.Write([]byte(line + "\n"))
+			if m := servingLine.FindStringSubmatch(line); m != nil {
+				found <- m[1]
+			}
+		}
+		cmd.Wait()
+		close(p.done)
+	}()
+	t.Cleanup(func() {
+		cmd.Process.Kill()
+		<-p.done
+	})
+	select {
+	case p.url = <-found:
+	case <-p.done:
+		t.Fatalf("serve exited:\n%s", p.logs.String())
+	case <-time.After(time.Minute):
+		t.Fatalf("serve did not start:\n%s", p.logs.String())
+	}
+	return p
+}
+
+func (p *serveProcess) wait(t *testing.T) {
+	t.Helper()
+	select {
+	case <-p.done:
+	case <-time.After(2 * time.Minute):
+		t.Fatalf("serve did not exit:\n%s", p.logs.String())
+	}
+}
+
+// tenantFiles writes a token file for acme and returns it with the token.
+func tenantFiles(t *testing.T) (tokens, token string) {
+	t.Helper()
+	token, line, err := sidecar.NewToken("acme")
+	if err != nil {
+		t.Fatal(err)
+	}
+	tokens = filepath.Join(t.TempDir(), "tokens")
+	if err := os.WriteFile(tokens, []byte(line+"\n"), 0o600); err != nil {
+		t.Fatal(err)
+	}
+	return tokens, token
+}
+
+// storagePage sets a cookie and a localStorage item when asked, and
+// always shows what the page can see of both as two buttons.
+func storagePage(t *testing.T) string {
+	return browsertest.ServeHandler(t, http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		w.Header().Set("Content-Type", "text/html; charset=utf-8")
+		if r.URL.Query().Has("set") {
+			w.Header().Set("Set-Cookie", "session=kept-"+r.URL.Query().Get("set")+"; Max-Age=86400; Path=/")
+		}
+		fmt.Fprint(w, `<script>
+if (new URLSearchParams(location.search).has("set")) localStorage.setItem("draft", "stored");
+addEventListener("DOMContentLoaded", () => {
+  document.getElementById("c").textContent = "cookie " + (document.cookie || "none");
+  document.getElementById("s").textContent = "storage " + (localStorage.getItem("draft") || "none");
+});
+</script><button id="c"></button><button id="s"></button>`)
+	}))
+}
+
+// controls returns the names of the controls a hosted session sees.
+func controls(t *testing.T, s *hosted.Session, url string) string {
+	t.Helper()
+	ctx := browsertest.Context(t, time.Minute)
+	args, _ := json.Marshal(map[string]string{"url": url})
+	res, err := s.Call(ctx, "browser_navigate", args)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var v projection.View
+	if err := res.DecodeView(&v); err != nil {
+		t.Fatal(err)
+	}
+	var names []string
+	for _, c := range v.Controls {
+		names = append(names, c.Name)
+	}
+	return strings.Join(names, "; ")
+}
+
+func openHosted(t *testing.T, url, token, profile string) *hosted.Session {
+	t.Helper()
+	ctx := browsertest.Context(t, time.Minute)
+	o := hosted.Options{URL: url, Token: token, Profile: profile, TTL: 5 * time.Second}
+	if err := hosted.CreateProfile(ctx, o); err != nil {
+		t.Fatal(err)
+	}
+	s, err := hosted.Open(ctx, o)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return s
+}
+
+// TestServeKilledAndRestarted: serve is killed with SIGKILL while a lease
+// holds a profile; a new serve on the same data removes the lease once it
+// ran out, and the profile kept its cookie and its localStorage. A second
+// profile never saw either.
+func TestServeKilledAndRestarted(t *testing.T) {
+	t.Parallel()
+	tokens, token := tenantFiles(t)
+	data := t.TempDir()
+	page := storagePage(t)
+
+	first := startServe(t, "--data", data, "--tokens", tokens)
+	s := openHosted(t, first.url, token, "alice")
+	if got := controls(t, s, page+"?set=alice"); got != "cookie session=kept-alice; storage stored" {
+		t.Fatalf("profile alice: %q", got)
+	}
+	other := openHosted(t, first.url, token, "bob")
+	if got := controls(t, other, page); got != "cookie none; storage none" {
+		t.Fatalf("profile bob sees alice's state: %q", got)
+	}
+	other.Close(context.Background())
+
+	first.cmd.Process.Signal(syscall.SIGKILL)
+	first.wait(t)
+
+	second := startServe(t, "--data", data, "--tokens", tokens)
+	ctx := browsertest.Context(t, time.Minute)
+	// alice's lease outlived its sidecar in the store until its TTL.
+	deadline := time.Now().Add(time.Minute)
+	var again *hosted.Session
+	for again == nil {
+		var err error
+		again, err = hosted.Open(ctx, hosted.Options{URL: second.url, Token: token, Profile: "alice", TTL: 5 * time.Second})
+		if err != nil {
+			if errcode.Of(err) != errcode.LeaseHeld || time.Now().After(deadline) {
+				t.Fatalf("leasing alice after the restart: %v\n%s", err, second.logs.String())
+			}
+			time.Sleep(200 * time.Millisecond)
+		}
+	}
+	defer again.Close(context.Background())
+	if got := controls(t, again, page); got != "cookie session=kept-alice; storage stored" {
+		t.Fatalf("profile alice after SIGKILL and restart: %q", got)
+	}
+	if strings.Contains(first.logs.String()+second.logs.String(), token) {
+		t.Fatal("a log holds the token")
+	}
+}
+
+// TestServeStopsOnSIGTERM: SIGTERM releases the leases at once (not at
+// their TTL) and closes the browsers before serve exits.
+func TestServeStopsOnSIGTERM(t *testing.T) {
+	t.Parallel()
+	tokens, token := tenantFiles(t)
+	data := t.TempDir()
+	p := startServe(t, "--data", data, "--tokens", tokens)
+	openHosted(t, p.url, token, "alice")
+	p.cmd.Process.Signal(syscall.SIGTERM)
+	p.wait(t)
+	if code := p.cmd.ProcessState.ExitCode(); code != 0 {
+		t.Fatalf("serve exited %d:\n%s", code, p.logs.String())
+	}
+	if !strings.Contains(p.logs.String(), `"why":"shutdown"`) {
+		t.Fatalf("the lease was not ended on shutdown:\n%s", p.logs.String())
+	}
+	st, err := store.Open(context.Background(), filepath.Join(data, "store.db"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer st.Close()
+	l, err := st.AcquireLease(context.Background(), store.Lease{ID: "probe", Tenant: "acme", Profile: "alice", Holder: "test", Expires: time.Now().Add(time.Minute)})
+	if err != nil {
+		t.Fatalf("alice is still leased after SIGTERM: %v", err)
+	}
+	st.ReleaseLease(context.Background(), l.ID)
+}
+
+// TestServeReplicasShareLeases: two serve processes on one PostgreSQL
+// database: clients racing for one profile through both get exactly one
+// lease, round after round.
+func TestServeReplicasShareLeases(t *testing.T) {
+	t.Parallel()
+	dsn := pgtest.Database(t)
+	tokens, token := tenantFiles(t)
+	data := t.TempDir()
+	a := startServe(t, "--data", data, "--tokens", tokens, "--store", dsn)
+	b := startServe(t, "--data", data, "--tokens", tokens, "--store", dsn)
+	ctx := browsertest.Context(t, 5*time.Minute)
+	if err := hosted.CreateProfile(ctx, hosted.Options{URL: a.url, Token: token, Profile: "shop"}); err != nil {
+		t.Fatal(err)
+	}
+	for round := range 10 {
+		var wg sync.WaitGroup
+		sessions := make([]*hosted.Session, 4)
+		errs := make([]error, 4)
+		for i := range sessions {
+			url := a.url
+			if i%2 == 1 {
+				url = b.url
+			}
+			wg.Go(func() {
+				sessions[i], errs[i] = hosted.Open(ctx, hosted.Options{URL: url, Token: token, Profile: "shop"})
+			})
+		}
+		wg.Wait()
+		won := 0
+		for i, s := range sessions {
+			if errs[i] == nil {
+				won++
+				s.Close(ctx)
+			} else if errcode.Of(errs[i]) != errcode.LeaseHeld {
+				t.Fatalf("round %d: %v", round, errs[i])
+			}
+		}
+		if won != 1 {
+			t.Fatalf("round %d: %d leases of one profile", round, won)
+		}
+	}
+	if strings.Contains(a.logs.String()+b.logs.String(), token) {
+		t.Fatal("a log holds the token")
+	}
+}

@@ -1,0 +1,84 @@
+package sidecar
+
+import (
+	"context"
+	"log/slog"
+	"sync"
+
+	"github.com/veetbot/veetbrowser/browser"
+	"github.com/veetbot/veetbrowser/browser/chromium"
+	"github.com/veetbot/veetbrowser/errcode"
+)
+
+// Launched starts a private headless Chromium for each lease, on the
+// profile's directory: the profile keeps its cookies and storage from one
+// lease to the next.
+type Launched struct {
+	ExecPath string // "" searches as the CLI does
+	Logger   *slog.Logger
+}
+
+// Open launches the lease's browser.
+func (b Launched) Open(ctx context.Context, profileDir string) (browser.Provider, error) {
+	return chromium.Launch(ctx, chromium.Options{ExecPath: b.ExecPath, Logger: b.Logger, UserDataDir: profileDir})
+}
+
+// Fleet attaches each lease to a browser of a fleet (their DevTools
+// endpoints, ws://…), one lease per browser at a time, so that no two
+// tenants ever share a browser. The profile's state is then the fleet
+// browser's, not the profile directory's: a fleet suits browsers that
+// are reset between uses.
+type Fleet struct {
+	Endpoints []string
+	Logger    *slog.Logger
+
+	mu   sync.Mutex
+	busy map[string]bool
+}
+
+// Open attaches to a free browser of the fleet; none free is
+// browser_unavailable.
+func (f *Fleet) Open(ctx context.Context, _ string) (browser.Provider, error) {
+	f.mu.Lock()
+	if f.busy == nil {
+		f.busy = make(map[string]bool)
+	}
+	ws := ""
+	for _, e := range f.Endpoints {
+		if !f.busy[e] {
+			ws = e
+			break
+		}
+	}
+	if ws == "" {
+		f.mu.Unlock()
+		return nil, errcode.New(errcode.BrowserUnavailable, "every browser of the fleet is leased")
+	}
+	f.busy[ws] = true
+	f.mu.Unlock()
+	p, err := chromium.Attach(ctx, ws, chromium.Options{Logger: f.Logger})
+	if err != nil {
+		f.free(ws)
+		return nil, err
+	}
+	return &fleetBrowser{Provider: p, release: func() { f.free(ws) }}, nil
+}
+
+func (f *Fleet) free(ws string) {
+	f.mu.Lock()
+	delete(f.busy, ws)
+	f.mu.Unlock()
+}
+
+// fleetBrowser gives its browser back to the fleet when closed.
+type fleetBrowser struct {
+	*chromium.Provider
+	once    sync.Once
+	release func()
+}
+
+func (b *fleetBrowser) Close(ctx context.Context) error {
+	err := b.Provider.Close(ctx)
+	b.once.Do(b.release)
+	return err
+}

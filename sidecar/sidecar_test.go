@@ -1,0 +1,506 @@
+package sidecar
+
+import (
+	"bytes"
+	"context"
+	"encoding/json"
+	"io"
+	"log/slog"
+	"net/http"
+	"net/http/httptest"
+	"path/filepath"
+	"strings"
+	"sync"
+	"testing"
+	"time"
+
+	"github.com/veetbot/veetbrowser/browser/chromium"
+	"github.com/veetbot/veetbrowser/errcode"
+	"github.com/veetbot/veetbrowser/internal/browsertest"
+	"github.com/veetbot/veetbrowser/internal/pgtest"
+	"github.com/veetbot/veetbrowser/sidecar/api"
+	"github.com/veetbot/veetbrowser/store"
+)
+
+func TestMain(m *testing.M) { browsertest.Main(m, &shared, browsertest.Cleanup(pgtest.Stop)) }
+
+// shared is one browser for the tests that need pages but not profiles:
+// each lease opens tabs in it (browsertest.Tabs).
+var shared = browsertest.Shared[*chromium.Provider]{Launch: func() (*chromium.Provider, error) {
+	return chromium.Launch(context.Background(), chromium.Options{})
+}}
+
+// fixture is a sidecar on 127.0.0.1 with two tenants.
+type fixture struct {
+	srv      *Server
+	url      string
+	acme     string // acme's token
+	globex   string // globex's token
+	logs     *syncBuffer
+	browsers Browsers
+	clock    *fakeClock
+}
+
+type syncBuffer struct {
+	mu sync.Mutex
+	b  bytes.Buffer
+}
+
+func (s *syncBuffer) Write(p []byte) (int, error) {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	return s.b.Write(p)
+}
+
+func (s *syncBuffer) String() string {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	return s.b.String()
+}
+
+// fakeClock runs with the real one, ahead of it by what Advance added:
+// the store keeps the real time.
+type fakeClock struct {
+	mu    sync.Mutex
+	ahead time.Duration
+}
+
+func (c *fakeClock) Now() time.Time {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	return time.Now().Add(c.ahead)
+}
+
+func (c *fakeClock) Advance(d time.Duration) {
+	c.mu.Lock()
+	c.ahead += d
+	c.mu.Unlock()
+}
+
+type fixtureOptions struct {
+	store    store.Store // nil: a fresh SQLite file
+	browsers Browsers    // nil: tabs of the shared browser
+	data     string      // "": a fresh directory
+}
+
+func newFixture(t *testing.T, o fixtureOptions) *fixture {
+	t.Helper()
+	acme, acmeLine, _ := NewToken("acme")
+	globex, globexLine, _ := NewToken("globex")
+	toks, err := ParseTokens(strings.NewReader("# tenants\n" + acmeLine + "\n\n" + globexLine + "\n"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if o.store == nil {
+		st, err := store.Open(context.Background(), filepath.Join(t.TempDir(), "store.db"))
+		if err != nil {
+			t.Fatal(err)
+		}
+		t.Cleanup(func() { st.Close() })
+		o.store = st
+	}
+	if o.browsers == nil {
+		o.browsers = &browsertest.Tabs{Browser: shared.Get(t)}
+	}
+	if o.data == "" {
+		o.data = t.TempDir()
+	}
+	logs := &syncBuffer{}
+	clock := &fakeClock{}
+	srv, err := New(context.Background(), Options{Data: o.data, Tokens: toks, Store: o.store, Browsers: o.browsers,
+		Logger: slog.New(slog.NewJSONHandler(logs, &slog.HandlerOptions{Level: slog.LevelDebug})), Now: clock.Now})
+	if err != nil {
+		t.Fatal(err)
+	}
+	hs := httptest.NewServer(srv.Handler())
+	t.Cleanup(func() {
+		hs.Close()
+		srv.Close(context.Background())
+	})
+	return &fixture{srv: srv, url: hs.URL, acme: acme, globex: globex, logs: logs, browsers: o.browsers, clock: clock}
+}
+
+// response is one answer of the API.
+type response struct {
+	status int
+	header http.Header
+	body   []byte
+}
+
+func (r response) code() errcode.Code {
+	var e api.ErrorBody
+	json.Unmarshal(r.body, &e)
+	return e.Error.Code
+}
+
+func (r response) decode(t *testing.T, v any) {
+	t.Helper()
+	if err := json.Unmarshal(r.body, v); err != nil {
+		t.Fatalf("%d %s: %v", r.status, r.body, err)
+	}
+}
+
+// call sends one request with token (none if ""), checks request and
+// answer against the OpenAPI document, and returns the answer.
+func (f *fixture) call(t *testing.T, token, method, path, contentType string, body []byte) response {
+	t.Helper()
+	req, err := http.NewRequest(method, f.url+path, bytes.NewReader(body))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if token != "" {
+		req.Header.Set("Authorization", "Bearer "+token)
+	}
+	if body != nil {
+		req.Header.Set("Content-Type", contentType)
+	}
+	resp, err := http.DefaultClient.Do(req)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer resp.Body.Close()
+	b, err := io.ReadAll(resp.Body)
+	if err != nil {
+		t.Fatal(err)
+	}
+	checkReq, _ := http.NewRequest(method, f.url+path, bytes.NewReader(body))
+	checkReq.Header = req.Header.Clone()
+	checkAgainstDoc(t, checkReq, body, resp.StatusCode, resp.Header, b)
+	return response{status: resp.StatusCode, header: resp.Header, body: b}
+}
+
+func (f *fixture) json(t *testing.T, token, method, path string, v any) response {
+	t.Helper()
+	var body []byte
+	if v != nil {
+		var err error
+		if body, err = json.Marshal(v); err != nil {
+			t.Fatal(err)
+		}
+	}
+	return f.call(t, token, method, path, "application/json", body)
+}
+
+func want(t *testing.T, r response, status int, code errcode.Code) {
+	t.Helper()
+	if r.status != status || (code != "" && r.code() != code) {
+		t.Fatalf("got %d %s, want %d %s", r.status, r.body, status, code)
+	}
+}
+
+func (f *fixture) profile(t *testing.T, token, name string) {
+	t.Helper()
+	r := f.json(t, token, http.MethodPut, "/v1/profiles/"+name, nil)
+	if r.status != http.StatusCreated && r.status != http.StatusOK {
+		t.Fatalf("creating profile %s: %d %s", name, r.status, r.body)
+	}
+}
+
+func (f *fixture) lease(t *testing.T, token string, req api.LeaseRequest) api.Lease {
+	t.Helper()
+	r := f.json(t, token, http.MethodPost, "/v1/leases", req)
+	want(t, r, http.StatusCreated, "")
+	var out api.LeaseResponse
+	r.decode(t, &out)
+	return out.Lease
+}
+
+func TestAuthRefusesAndLeaksNothing(t *testing.T) {
+	t.Parallel()
+	f := newFixture(t, fixtureOptions{})
+	f.profile(t, f.acme, "shop")
+	l := f.lease(t, f.acme, api.LeaseRequest{Profile: "shop"})
+
+	// No token, a wrong one, a token in the query string: 401.
+	want(t, f.json(t, "", http.MethodGet, "/v1/profiles", nil), http.StatusUnauthorized, errcode.Unauthorized)
+	want(t, f.json(t, f.acme+"x", http.MethodGet, "/v1/profiles", nil), http.StatusUnauthorized, errcode.Unauthorized)
+	want(t, f.json(t, "", http.MethodGet, "/v1/profiles?access_token="+f.acme, nil), http.StatusUnauthorized, errcode.Unauthorized)
+	want(t, f.json(t, f.acme, http.MethodGet, "/v1/profiles?token="+f.acme, nil), http.StatusUnauthorized, errcode.Unauthorized)
+	r := f.json(t, "", http.MethodPost, "/v1/leases/"+l.ID+"/observe", map[string]any{})
+	want(t, r, http.StatusUnauthorized, errcode.Unauthorized)
+	if r.header.Get("WWW-Authenticate") == "" {
+		t.Error("a 401 names no scheme")
+	}
+
+	// Another tenant: acme's profile and lease do not exist for globex.
+	r = f.json(t, f.globex, http.MethodGet, "/v1/profiles", nil)
+	want(t, r, http.StatusOK, "")
+	if strings.Contains(string(r.body), "shop") {
+		t.Fatalf("globex sees acme's profile: %s", r.body)
+	}
+	want(t, f.json(t, f.globex, http.MethodPost, "/v1/leases", api.LeaseRequest{Profile: "shop"}), http.StatusNotFound, errcode.NotFound)
+	want(t, f.json(t, f.globex, http.MethodDelete, "/v1/profiles/shop", nil), http.StatusNotFound, errcode.NotFound)
+	want(t, f.json(t, f.globex, http.MethodPost, "/v1/leases/"+l.ID+"/observe", map[string]any{}), http.StatusConflict, errcode.LeaseRequired)
+	want(t, f.json(t, f.globex, http.MethodPost, "/v1/leases/"+l.ID+"/renew", map[string]any{}), http.StatusConflict, errcode.LeaseRequired)
+	want(t, f.json(t, f.globex, http.MethodDelete, "/v1/leases/"+l.ID, nil), http.StatusConflict, errcode.LeaseRequired)
+	// ... and acme's lease still works.
+	want(t, f.json(t, f.acme, http.MethodPost, "/v1/leases/"+l.ID+"/renew", map[string]any{}), http.StatusOK, "")
+
+	// Public routes need no token.
+	want(t, f.json(t, "", http.MethodGet, "/healthz", nil), http.StatusOK, "")
+	if r := f.call(t, "", http.MethodGet, "/v1/openapi.json", "", nil); r.status != http.StatusOK || !json.Valid(r.body) {
+		t.Fatalf("openapi.json: %d", r.status)
+	}
+
+	logs := f.logs.String()
+	for _, tok := range []string{f.acme, f.globex, l.ID} {
+		if strings.Contains(logs, tok) {
+			t.Fatalf("the logs hold a token or a lease id:\n%s", logs)
+		}
+	}
+	if !strings.Contains(logs, `"route":"POST /v1/leases"`) {
+		t.Fatalf("the requests were not logged:\n%s", logs)
+	}
+}
+
+func TestTokenFile(t *testing.T) {
+	t.Parallel()
+	for _, bad := range []string{
+		"", "# only a comment\n", "acme\n", "acme sha256:abc\n", "acme md5:" + strings.Repeat("0", 64) + "\n",
+		"../x sha256:" + strings.Repeat("0", 64) + "\n", "acme sha256:" + strings.Repeat("0", 64) + " extra\n",
+	} {
+		if _, err := ParseTokens(strings.NewReader(bad)); errcode.Of(err) != errcode.InvalidArgument {
+			t.Errorf("%q: %v, want invalid_argument", bad, err)
+		}
+	}
+	tok, line, err := NewToken("acme")
+	if err != nil {
+		t.Fatal(err)
+	}
+	if strings.Contains(line, tok) || !strings.HasPrefix(line, "acme sha256:") {
+		t.Fatalf("the line holds the token, or is not a line: %q", line)
+	}
+	if _, _, err := NewToken("../etc"); errcode.Of(err) != errcode.InvalidArgument {
+		t.Fatalf("a tenant name with a path: %v", err)
+	}
+}
+
+func TestProfiles(t *testing.T) {
+	t.Parallel()
+	f := newFixture(t, fixtureOptions{})
+	want(t, f.json(t, f.acme, http.MethodPut, "/v1/profiles/shop", nil), http.StatusCreated, "")
+	want(t, f.json(t, f.acme, http.MethodPut, "/v1/profiles/shop", nil), http.StatusOK, "")
+	f.profile(t, f.acme, "mail")
+	for _, bad := range []string{".hidden", "-x", "a..b", "UPPER", "a%2Fb", "a%2F..%2F..%2Fb", strings.Repeat("a", 64)} {
+		want(t, f.json(t, f.acme, http.MethodPut, "/v1/profiles/"+bad, nil), http.StatusBadRequest, errcode.InvalidArgument)
+	}
+	want(t, f.json(t, f.acme, http.MethodPut, "/v1/profiles/"+strings.Repeat("a", 63), nil), http.StatusCreated, "")
+
+	l := f.lease(t, f.acme, api.LeaseRequest{Profile: "shop"})
+	var list api.Profiles
+	r := f.json(t, f.acme, http.MethodGet, "/v1/profiles", nil)
+	r.decode(t, &list)
+	if len(list.Profiles) != 3 || list.Profiles[0].Name != strings.Repeat("a", 63) || list.Profiles[1] != (api.Profile{Name: "mail"}) || list.Profiles[2] != (api.Profile{Name: "shop", Leased: true}) {
+		t.Fatalf("profiles: %s", r.body)
+	}
+	// A leased profile is not deleted under its browser.
+	want(t, f.json(t, f.acme, http.MethodDelete, "/v1/profiles/shop", nil), http.StatusConflict, errcode.LeaseHeld)
+	want(t, f.json(t, f.acme, http.MethodDelete, "/v1/leases/"+l.ID, nil), http.StatusNoContent, "")
+	want(t, f.json(t, f.acme, http.MethodDelete, "/v1/leases/"+l.ID, nil), http.StatusNoContent, "") // twice is fine
+	want(t, f.json(t, f.acme, http.MethodDelete, "/v1/profiles/shop", nil), http.StatusNoContent, "")
+	want(t, f.json(t, f.acme, http.MethodDelete, "/v1/profiles/shop", nil), http.StatusNotFound, errcode.NotFound)
+	want(t, f.json(t, f.acme, http.MethodPost, "/v1/leases", api.LeaseRequest{Profile: "shop"}), http.StatusNotFound, errcode.NotFound)
+}
+
+func TestLeaseRequests(t *testing.T) {
+	t.Parallel()
+	f := newFixture(t, fixtureOptions{})
+	f.profile(t, f.acme, "shop")
+	for _, bad := range []api.LeaseRequest{
+		{Profile: "shop", TTLSeconds: api.MinTTL - 1}, {Profile: "shop", TTLSeconds: api.MaxTTL + 1},
+		{Profile: "shop", Version: "9.9.9"}, {Profile: "shop", Budget: 1023}, {Profile: "../x"},
+	} {
+		want(t, f.json(t, f.acme, http.MethodPost, "/v1/leases", bad), http.StatusBadRequest, errcode.InvalidArgument)
+	}
+	r := f.call(t, f.acme, http.MethodPost, "/v1/leases", "application/json", []byte(`{"profile":"shop","extra":1}`))
+	want(t, r, http.StatusBadRequest, errcode.InvalidArgument)
+	l := f.lease(t, f.acme, api.LeaseRequest{Profile: "shop", TTLSeconds: api.MaxTTL, Version: "1.5.0"})
+	if l.TTLSeconds != api.MaxTTL {
+		t.Fatalf("ttl: %+v", l)
+	}
+	// One live lease per profile.
+	want(t, f.json(t, f.acme, http.MethodPost, "/v1/leases", api.LeaseRequest{Profile: "shop", TTLSeconds: api.MinTTL}), http.StatusConflict, errcode.LeaseHeld)
+	var tl api.Tools
+	r = f.json(t, f.acme, http.MethodGet, "/v1/leases/"+l.ID+"/tools", nil)
+	r.decode(t, &tl)
+	if tl.Version != "1.5.0" || len(tl.Tools) != 4 {
+		t.Fatalf("tools of 1.5.0: %s", r.body)
+	}
+	// A request body over its cap.
+	big := []byte(`{"url":"` + strings.Repeat("a", maxJSONBody) + `"}`)
+	want(t, f.call(t, f.acme, http.MethodPost, "/v1/leases/"+l.ID+"/navigate", "application/json", big), http.StatusRequestEntityTooLarge, errcode.TooLarge)
+	want(t, f.json(t, f.acme, http.MethodPost, "/v1/leases/nosuchlease/observe", map[string]any{}), http.StatusConflict, errcode.LeaseRequired)
+}
+
+// TestLeaseRunsOut: a client that vanishes loses its lease at its TTL;
+// its browser is closed and the profile is free again.
+func TestLeaseRunsOut(t *testing.T) {
+	t.Parallel()
+	b := &browsertest.Tabs{Browser: shared.Get(t)}
+	f := newFixture(t, fixtureOptions{browsers: b})
+	f.profile(t, f.acme, "shop")
+	l := f.lease(t, f.acme, api.LeaseRequest{Profile: "shop", TTLSeconds: 30})
+	want(t, f.json(t, f.acme, http.MethodPost, "/v1/leases/"+l.ID+"/renew", api.RenewRequest{TTLSeconds: 30}), http.StatusOK, "")
+	f.clock.Advance(29 * time.Second)
+	want(t, f.json(t, f.acme, http.MethodPost, "/v1/leases/"+l.ID+"/observe", map[string]any{}), http.StatusOK, "")
+	f.clock.Advance(time.Second)
+	// The reaper closes the browser within a tick or two, without a request.
+	deadline := time.Now().Add(30 * time.Second)
+	for {
+		if _, closed := b.Counts(); closed == 1 {
+			break
+		}
+		if time.Now().After(deadline) {
+			t.Fatal("the lease ran out but its browser was not closed")
+		}
+		time.Sleep(50 * time.Millisecond)
+	}
+	want(t, f.json(t, f.acme, http.MethodPost, "/v1/leases/"+l.ID+"/observe", map[string]any{}), http.StatusGone, errcode.LeaseExpired)
+	want(t, f.json(t, f.acme, http.MethodPost, "/v1/leases/"+l.ID+"/renew", map[string]any{}), http.StatusGone, errcode.LeaseExpired)
+	// The store lets the profile go right after its browser is closed.
+	for {
+		r := f.json(t, f.acme, http.MethodPost, "/v1/leases", api.LeaseRequest{Profile: "shop"})
+		if r.status == http.StatusCreated {
+			break
+		}
+		want(t, r, http.StatusConflict, errcode.LeaseHeld)
+		if time.Now().After(deadline) {
+			t.Fatal("the profile stayed leased after its lease ran out")
+		}
+		time.Sleep(50 * time.Millisecond)
+	}
+}
+
+// TestLeaseRace: clients racing for one profile, on two sidecars sharing
+// one store: exactly one wins each round.
+func TestLeaseRace(t *testing.T) {
+	t.Parallel()
+	st, err := store.Open(context.Background(), filepath.Join(t.TempDir(), "store.db"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer st.Close()
+	data := t.TempDir()
+	raceLeases(t, 10, newFixture(t, fixtureOptions{store: st, data: data}), newFixture(t, fixtureOptions{store: st, data: data}))
+}
+
+// raceLeases runs rounds in which four clients, two on each sidecar,
+// acquire the same profile at once; both sidecars share the tokens' file
+// line for acme.
+func raceLeases(t *testing.T, rounds int, a, b *fixture) {
+	t.Helper()
+	b.acme = a.acme
+	b.srv.opts.Tokens = a.srv.opts.Tokens
+	a.profile(t, a.acme, "shop")
+	for round := range rounds {
+		var wg sync.WaitGroup
+		results := make([]response, 4)
+		for i := range results {
+			f := a
+			if i%2 == 1 {
+				f = b
+			}
+			wg.Go(func() {
+				results[i] = f.json(t, a.acme, http.MethodPost, "/v1/leases", api.LeaseRequest{Profile: "shop"})
+			})
+		}
+		wg.Wait()
+		won := 0
+		for i, r := range results {
+			switch {
+			case r.status == http.StatusCreated:
+				won++
+				var lr api.LeaseResponse
+				r.decode(t, &lr)
+				f := a
+				if i%2 == 1 {
+					f = b
+				}
+				want(t, f.json(t, a.acme, http.MethodDelete, "/v1/leases/"+lr.Lease.ID, nil), http.StatusNoContent, "")
+			case r.status == http.StatusConflict && r.code() == errcode.LeaseHeld:
+			default:
+				t.Fatalf("round %d: %d %s", round, r.status, r.body)
+			}
+		}
+		if won != 1 {
+			t.Fatalf("round %d: %d winners", round, won)
+		}
+	}
+}
+
+// TestShutdownReleasesLeases: Close releases every lease in the store and
+// closes the browsers.
+func TestShutdownReleasesLeases(t *testing.T) {
+	t.Parallel()
+	st, err := store.Open(context.Background(), filepath.Join(t.TempDir(), "store.db"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer st.Close()
+	b := &browsertest.Tabs{Browser: shared.Get(t)}
+	f := newFixture(t, fixtureOptions{store: st, browsers: b})
+	for _, p := range []string{"a", "b"} {
+		f.profile(t, f.acme, p)
+		f.lease(t, f.acme, api.LeaseRequest{Profile: p})
+	}
+	if err := f.srv.Close(context.Background()); err != nil {
+		t.Fatal(err)
+	}
+	if opened, closed := b.Counts(); opened != 2 || closed != 2 {
+		t.Fatalf("opened %d browsers, closed %d", opened, closed)
+	}
+	// The profiles are free for any sidecar at once, not at the TTL.
+	for _, p := range []string{"a", "b"} {
+		l, err := st.AcquireLease(context.Background(), storeLease("acme", p, "other", time.Now().Add(time.Minute)))
+		if err != nil {
+			t.Fatalf("profile %s after shutdown: %v", p, err)
+		}
+		st.ReleaseLease(context.Background(), l.ID)
+	}
+	want(t, f.json(t, f.acme, http.MethodPost, "/v1/leases", api.LeaseRequest{Profile: "a"}), http.StatusServiceUnavailable, errcode.BrowserUnavailable)
+}
+
+func TestMetrics(t *testing.T) {
+	t.Parallel()
+	f := newFixture(t, fixtureOptions{})
+	f.profile(t, f.acme, "shop")
+	l := f.lease(t, f.acme, api.LeaseRequest{Profile: "shop"})
+	page := browsertest.Serve(t, `<button>Go</button>`)
+	want(t, f.json(t, f.acme, http.MethodPost, "/v1/leases/"+l.ID+"/navigate", map[string]string{"url": page}), http.StatusOK, "")
+	want(t, f.json(t, f.acme, http.MethodPost, "/v1/leases/"+l.ID+"/act", map[string]string{"kind": "click", "ref": "nope"}), http.StatusUnprocessableEntity, "")
+	r := f.call(t, "", http.MethodGet, "/metrics", "", nil)
+	for _, line := range []string{
+		"veetbrowser_leases 1",
+		`veetbrowser_calls_total{code="ok",tool="browser_navigate"} 1`,
+		`veetbrowser_call_seconds_count{tool="browser_navigate"} 1`,
+		`veetbrowser_http_requests_total{route="POST /v1/leases",status="201"} 1`,
+	} {
+		if !strings.Contains(string(r.body), line) {
+			t.Errorf("/metrics lacks %q", line)
+		}
+	}
+	if strings.Contains(string(r.body), "shop") || strings.Contains(string(r.body), l.ID) {
+		t.Error("/metrics names a profile or a lease")
+	}
+}
+
+// TestLeaseRacePostgres: two sidecars, each with its own connection pool
+// to one PostgreSQL database, as two `serve` replicas are: exactly one of
+// four racing clients wins, round after round. (The store's own suite
+// races eight acquirers on two pools 100 times a round; here each round
+// also opens the winner's page, so there are fewer.)
+func TestLeaseRacePostgres(t *testing.T) {
+	t.Parallel()
+	dsn := pgtest.Database(t)
+	var stores [2]store.Store
+	for i := range stores {
+		st, err := store.Open(context.Background(), dsn)
+		if err != nil {
+			t.Fatal(err)
+		}
+		defer st.Close()
+		stores[i] = st
+	}
+	data := t.TempDir()
+	raceLeases(t, 25, newFixture(t, fixtureOptions{store: stores[0], data: data}), newFixture(t, fixtureOptions{store: stores[1], data: data}))
+}
