@@ -12,6 +12,7 @@ import (
 	"github.com/veetbot/veetbrowser/browser/chromium"
 	"github.com/veetbot/veetbrowser/errcode"
 	"github.com/veetbot/veetbrowser/internal/browsertest"
+	"github.com/veetbot/veetbrowser/internal/proc"
 )
 
 // TestSessionOutlivesItsBrowser kills the browser (its whole process
@@ -98,7 +99,7 @@ func TestSessionOutlivesItsBrowser(t *testing.T) {
 		t.Fatal(err)
 	}
 	for _, pid := range []int{old, fresh} {
-		if browsertest.GroupAlive(pid) {
+		if proc.GroupAlive(pid) {
 			t.Errorf("processes of browser %d survived Close", pid)
 		}
 	}

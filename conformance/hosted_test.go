@@ -3,9 +3,6 @@ package conformance
 import (
 	"context"
 	"fmt"
-	"net/http/httptest"
-	"path/filepath"
-	"strings"
 	"sync/atomic"
 	"testing"
 
@@ -13,8 +10,7 @@ import (
 	"github.com/veetbot/veetbrowser/browser/chromium"
 	"github.com/veetbot/veetbrowser/hosted"
 	"github.com/veetbot/veetbrowser/internal/browsertest"
-	"github.com/veetbot/veetbrowser/sidecar"
-	"github.com/veetbot/veetbrowser/store"
+	"github.com/veetbot/veetbrowser/sidecar/sidecartest"
 )
 
 // TestHosted runs the suite on sessions hosted by a real sidecar on
@@ -28,33 +24,11 @@ func TestHosted(t *testing.T) {
 		t.Fatal(err)
 	}
 	t.Cleanup(func() { b.Close(context.Background()) })
-	st, err := store.Open(context.Background(), filepath.Join(t.TempDir(), "sidecar.db"))
-	if err != nil {
-		t.Fatal(err)
-	}
-	t.Cleanup(func() { st.Close() })
-	token, line, err := sidecar.NewToken("conformance")
-	if err != nil {
-		t.Fatal(err)
-	}
-	toks, err := sidecar.ParseTokens(strings.NewReader(line))
-	if err != nil {
-		t.Fatal(err)
-	}
-	srv, err := sidecar.New(context.Background(), sidecar.Options{Data: t.TempDir(), Tokens: toks, Store: st,
-		Browsers: &browsertest.Tabs{Browser: b}, MaxLeases: 64})
-	if err != nil {
-		t.Fatal(err)
-	}
-	hs := httptest.NewServer(srv.Handler())
-	t.Cleanup(func() {
-		hs.Close()
-		srv.Close(context.Background())
-	})
+	sc := sidecartest.Start(t, &browsertest.Tabs{Browser: b}, 64)
 	var profiles atomic.Int64
 	Run(t, Provider{Name: "hosted", Open: func(t *testing.T, opts veetbrowser.SessionOptions) veetbrowser.Caller {
 		ctx := browsertest.Context(t, callTimeout)
-		o := hosted.Options{URL: hs.URL, Token: token, Profile: fmt.Sprintf("p%d", profiles.Add(1)), Session: opts}
+		o := hosted.Options{URL: sc.URL, Token: sc.Token, Profile: fmt.Sprintf("p%d", profiles.Add(1)), Session: opts}
 		if err := hosted.CreateProfile(ctx, o); err != nil {
 			t.Fatal(err)
 		}

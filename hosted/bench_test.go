@@ -5,7 +5,6 @@ import (
 	"encoding/json"
 	"fmt"
 	"net/http"
-	"net/http/httptest"
 	"os"
 	"path/filepath"
 	"slices"
@@ -21,7 +20,9 @@ import (
 	"github.com/veetbot/veetbrowser/hosted"
 	"github.com/veetbot/veetbrowser/internal/browsertest"
 	"github.com/veetbot/veetbrowser/internal/pages"
+	"github.com/veetbot/veetbrowser/internal/proc"
 	"github.com/veetbot/veetbrowser/sidecar"
+	"github.com/veetbot/veetbrowser/sidecar/sidecartest"
 	"github.com/veetbot/veetbrowser/store"
 	"github.com/veetbot/veetbrowser/tools"
 )
@@ -244,34 +245,11 @@ func BenchmarkLoad(b *testing.B) {
 	reportLatency(b, took)
 }
 
-// startSidecar serves a sidecar on 127.0.0.1 for the benchmark, its
-// leases in a SQLite store of its own; it returns its URL and a token.
+// startSidecar serves a sidecar on 127.0.0.1 for the benchmark; it
+// returns its URL and a token.
 func startSidecar(b *testing.B, browsers sidecar.Browsers, maxLeases int) (url, token string) {
-	ctx := context.Background()
-	st, err := store.Open(ctx, filepath.Join(b.TempDir(), "sidecar.db"))
-	if err != nil {
-		b.Fatal(err)
-	}
-	b.Cleanup(func() { st.Close() })
-	token, line, err := sidecar.NewToken("bench")
-	if err != nil {
-		b.Fatal(err)
-	}
-	toks, err := sidecar.ParseTokens(strings.NewReader(line))
-	if err != nil {
-		b.Fatal(err)
-	}
-	srv, err := sidecar.New(ctx, sidecar.Options{Data: b.TempDir(), Tokens: toks, Store: st,
-		Browsers: browsers, MaxLeases: maxLeases})
-	if err != nil {
-		b.Fatal(err)
-	}
-	hs := httptest.NewServer(srv.Handler())
-	b.Cleanup(func() {
-		hs.Close()
-		srv.Close(context.Background())
-	})
-	return hs.URL, token
+	sc := sidecartest.Start(b, browsers, maxLeases)
+	return sc.URL, sc.Token
 }
 
 // recorded launches each lease's browser as the sidecar does and keeps
@@ -306,31 +284,16 @@ func (r *recorded) count() int {
 // per process; Pss shares them out.
 func (r *recorded) memKB(file, field string) int64 {
 	r.mu.Lock()
-	groups := make(map[string]bool)
+	var leaders []int
 	for _, p := range r.launched {
 		if pid := p.Process(); pid > 0 {
-			groups[strconv.Itoa(pid)] = true
+			leaders = append(leaders, pid)
 		}
 	}
 	r.mu.Unlock()
-	entries, err := os.ReadDir("/proc")
-	if err != nil {
-		return 0
-	}
 	var sum int64
-	for _, e := range entries {
-		pid, err := strconv.Atoi(e.Name())
-		if err != nil {
-			continue
-		}
-		stat, err := os.ReadFile("/proc/" + e.Name() + "/stat")
-		if err != nil {
-			continue
-		}
-		// The fields after the command name: state, parent, group, …
-		s := string(stat)
-		f := strings.Fields(s[strings.LastIndexByte(s, ')')+1:])
-		if len(f) > 2 && groups[f[2]] {
+	for _, leader := range leaders {
+		for _, pid := range proc.Group(leader) {
 			sum += memKB(pid, file, field)
 		}
 	}

@@ -14,6 +14,7 @@ import (
 	"github.com/veetbot/veetbrowser/browser/chromium"
 	"github.com/veetbot/veetbrowser/errcode"
 	"github.com/veetbot/veetbrowser/internal/browsertest"
+	"github.com/veetbot/veetbrowser/internal/proc"
 )
 
 // TestServerSurvivesKilledBrowser: after kill -9 of the browser's process
@@ -81,7 +82,7 @@ func TestServerSurvivesKilledBrowser(t *testing.T) {
 		t.Fatal(err)
 	}
 	for _, pid := range []int{old, fresh} {
-		if browsertest.GroupAlive(pid) {
+		if proc.GroupAlive(pid) {
 			t.Errorf("processes of browser %d survived Close", pid)
 		}
 	}

@@ -1,6 +1,8 @@
 package chromium
 
 import (
+	"github.com/veetbot/veetbrowser/internal/proc"
+
 	"bytes"
 	"context"
 	"errors"
@@ -129,11 +131,10 @@ func profileHolder(profile string) int {
 // profile as its user-data dir: not some other process that reuses the pid
 // of a browser that is gone.
 func runsOnProfile(pid int, profile string) bool {
-	proc := "/proc/" + strconv.Itoa(pid)
-	if state, _, ok := procStat(proc); !ok || state == "Z" {
+	if !proc.Live(pid) {
 		return false
 	}
-	cmdline, err := os.ReadFile(proc + "/cmdline")
+	cmdline, err := os.ReadFile("/proc/" + strconv.Itoa(pid) + "/cmdline")
 	if err != nil {
 		return false
 	}
@@ -146,47 +147,11 @@ func runsOnProfile(pid int, profile string) bool {
 	return false
 }
 
-// procStat returns the state (R, S, Z, …) and process group of the
-// process at proc ("/proc/<pid>").
-func procStat(proc string) (state, group string, ok bool) {
-	b, err := os.ReadFile(proc + "/stat")
-	if err != nil {
-		return "", "", false
-	}
-	// The fields after the command name: state, parent, group, …
-	s := string(b)
-	f := strings.Fields(s[strings.LastIndexByte(s, ')')+1:])
-	if len(f) < 3 {
-		return "", "", false
-	}
-	return f[0], f[2], true
-}
-
-// groupAlive reports whether any live (not zombie) process is in the
-// process group pgid.
-func groupAlive(pgid int) bool {
-	entries, err := os.ReadDir("/proc")
-	if err != nil {
-		return false
-	}
-	want := strconv.Itoa(pgid)
-	for _, e := range entries {
-		if _, err := strconv.Atoi(e.Name()); err != nil {
-			continue
-		}
-		state, group, ok := procStat("/proc/" + e.Name())
-		if ok && state != "Z" && group == want {
-			return true
-		}
-	}
-	return false
-}
-
 // waitGroupGone waits, at most d, until no live process is left in the
 // process group pgid.
 func waitGroupGone(pgid int, d time.Duration) {
 	deadline := time.Now().Add(d)
-	for groupAlive(pgid) && time.Now().Before(deadline) {
+	for proc.GroupAlive(pgid) && time.Now().Before(deadline) {
 		time.Sleep(20 * time.Millisecond)
 	}
 }

@@ -18,6 +18,7 @@ import (
 	"github.com/veetbot/veetbrowser/browser"
 	"github.com/veetbot/veetbrowser/errcode"
 	"github.com/veetbot/veetbrowser/internal/browsertest"
+	"github.com/veetbot/veetbrowser/internal/proc"
 )
 
 // profileSite sets a persistent cookie and a localStorage item at /set and
@@ -225,7 +226,7 @@ func TestProfileSurvivesSIGKILL(t *testing.T) {
 	}
 	child.Wait()
 	deadline := time.Now().Add(time.Minute)
-	for browsertest.GroupAlive(pid) {
+	for proc.GroupAlive(pid) {
 		if time.Now().After(deadline) {
 			syscall.Kill(-pid, syscall.SIGKILL)
 			t.Fatal("the browser of the killed process still ran after 1 min")

@@ -14,6 +14,7 @@ import (
 	"github.com/veetbot/veetbrowser/browser"
 	"github.com/veetbot/veetbrowser/errcode"
 	"github.com/veetbot/veetbrowser/internal/browsertest"
+	"github.com/veetbot/veetbrowser/internal/proc"
 	"github.com/veetbot/veetbrowser/observation"
 )
 
@@ -154,7 +155,7 @@ func TestCloseLeavesNothingBehind(t *testing.T) {
 func wantBrowserGone(t *testing.T, before map[string]bool, pgids ...int) {
 	t.Helper()
 	for _, pid := range pgids {
-		if browsertest.GroupAlive(pid) {
+		if proc.GroupAlive(pid) {
 			t.Errorf("processes of browser %d survived Close", pid)
 		}
 	}
