@@ -53,18 +53,23 @@ type Options struct {
 }
 
 // Session is a profile's lease on a sidecar and the browser session it
-// holds there.
+// holds there. A lease that is lost (it ran out while the sidecar could
+// not be reached, or the sidecar ended it) is reported once, as
+// lease_expired, like a local session's dead browser; the next call leases
+// the profile again, on a fresh page.
 type Session struct {
 	// fixed at Open
 	c       client
-	lease   string
-	version tools.Version
 	opts    Options
-	stop    chan struct{} // closed by Close: ends the renewal
-	renewed chan struct{} // closed when the renewal has ended
+	req     api.LeaseRequest
+	version tools.Version
+	ctx     context.Context // ended by Close: the renewals stop
+	stop    context.CancelFunc
+	renews  sync.WaitGroup
 
-	mu     sync.Mutex
-	lost   error // the renewal failed for good: the lease is over
+	mu     sync.Mutex // held by a call while it looks up or takes the lease
+	lease  string     // "" once lost, until the next call leases again
+	lost   error      // why the lease was lost, until a call has reported it
 	closed bool
 }
 
@@ -81,18 +86,31 @@ func Open(ctx context.Context, opts Options) (*Session, error) {
 	if g := opts.Session.Grant; len(g.Origins) > 0 || len(g.Classes) > 0 {
 		req.Grant = &api.Grant{Origins: g.Origins, Classes: g.Classes}
 	}
-	var res api.LeaseResponse
-	if err := c.do(ctx, http.MethodPost, "/v1/leases", jsonBody(req), &res); err != nil {
-		return nil, err
-	}
-	v, err := tools.Lookup(res.Version)
+	s := &Session{c: c, opts: opts, req: req}
+	s.ctx, s.stop = context.WithCancel(context.Background())
+	res, err := s.acquire(ctx)
 	if err != nil {
-		c.do(context.WithoutCancel(ctx), http.MethodDelete, "/v1/leases/"+res.Lease.ID, nil, nil)
+		s.stop()
 		return nil, err
 	}
-	s := &Session{c: c, lease: res.Lease.ID, version: v, opts: opts, stop: make(chan struct{}), renewed: make(chan struct{})}
-	go s.renew(time.Duration(res.Lease.TTLSeconds) * time.Second)
+	if s.version, err = tools.Lookup(res.Version); err != nil {
+		s.Close(context.WithoutCancel(ctx))
+		return nil, err
+	}
 	return s, nil
+}
+
+// acquire takes the lease and starts renewing it; s.mu is held, or s is
+// not yet shared.
+func (s *Session) acquire(ctx context.Context) (api.LeaseResponse, error) {
+	var res api.LeaseResponse
+	if err := s.c.do(ctx, http.MethodPost, "/v1/leases", jsonBody(s.req), &res); err != nil {
+		return res, err
+	}
+	s.lease = res.Lease.ID
+	s.renews.Add(1)
+	go s.renew(res.Lease.ID, time.Duration(res.Lease.TTLSeconds)*time.Second)
+	return res, nil
 }
 
 // CreateProfile creates a profile of the token's tenant on the sidecar; an
@@ -105,26 +123,23 @@ func CreateProfile(ctx context.Context, opts Options) error {
 	return c.do(ctx, http.MethodPut, "/v1/profiles/"+url.PathEscape(opts.Profile), nil, nil)
 }
 
-// renew keeps the lease alive at a third of its TTL. A renewal the sidecar
-// refuses (the lease ran out) ends it: every later call reports that.
-func (s *Session) renew(ttl time.Duration) {
-	defer close(s.renewed)
+// renew keeps a lease alive at a third of its TTL until Close, or until
+// the sidecar refuses it: then the lease is lost.
+func (s *Session) renew(lease string, ttl time.Duration) {
+	defer s.renews.Done()
 	t := time.NewTicker(max(ttl/3, time.Second))
 	defer t.Stop()
 	for {
 		select {
-		case <-s.stop:
+		case <-s.ctx.Done():
 			return
 		case <-t.C:
 		}
-		ctx, cancel := context.WithTimeout(context.Background(), max(ttl/3, 5*time.Second))
-		err := s.c.do(ctx, http.MethodPost, s.path("renew"), jsonBody(api.RenewRequest{}), nil)
+		ctx, cancel := context.WithTimeout(s.ctx, max(ttl/3, 5*time.Second))
+		err := s.c.do(ctx, http.MethodPost, leasePath(lease, "renew"), jsonBody(api.RenewRequest{}), nil)
 		cancel()
-		switch errcode.Of(err) {
-		case errcode.LeaseExpired, errcode.LeaseRequired, errcode.Unauthorized:
-			s.mu.Lock()
-			s.lost = err
-			s.mu.Unlock()
+		if gone(err) {
+			s.loseLease(lease, err)
 			return
 		}
 		// Any other failure (the network, a restart) is retried at the
@@ -132,20 +147,66 @@ func (s *Session) renew(ttl time.Duration) {
 	}
 }
 
-// Lease is the id of the session's lease.
-func (s *Session) Lease() string { return s.lease }
+// gone reports whether err says the lease is over.
+func gone(err error) bool {
+	switch errcode.Of(err) {
+	case errcode.LeaseExpired, errcode.LeaseRequired:
+		return true
+	}
+	return false
+}
+
+// loseLease records that lease is over, if it is still the session's.
+func (s *Session) loseLease(lease string, err error) {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	if s.lease == lease {
+		s.lease, s.lost = "", errcode.New(errcode.LeaseExpired, leaseLost)
+	}
+}
+
+// current returns the lease a call runs on: a lost lease is reported
+// once, and the call after that leases the profile again.
+func (s *Session) current(ctx context.Context) (string, error) {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	if s.closed {
+		return "", errcode.New(errcode.BrowserUnavailable, "the session is closed")
+	}
+	if s.lost != nil {
+		err := s.lost
+		s.lost = nil
+		return "", err
+	}
+	if s.lease == "" {
+		if _, err := s.acquire(ctx); err != nil {
+			return "", err
+		}
+	}
+	return s.lease, nil
+}
+
+// Lease is the id of the session's current lease; "" while it is lost.
+func (s *Session) Lease() string {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	return s.lease
+}
 
 // Version is the tool version the session is pinned to.
 func (s *Session) Version() tools.Version { return s.version }
 
 // Approve relays one single-use approval for exactly these facts.
 func (s *Session) Approve(f policy.Facts) {
-	s.c.do(context.Background(), http.MethodPost, s.path("approvals"), jsonBody(api.Approval{Facts: f}), nil)
+	if lease := s.Lease(); lease != "" {
+		s.c.do(context.Background(), http.MethodPost, leasePath(lease, "approvals"), jsonBody(api.Approval{Facts: f}), nil)
+	}
 }
 
 // Call runs a tool by name with JSON arguments on the sidecar.
 func (s *Session) Call(ctx context.Context, tool string, args json.RawMessage) (*veetbrowser.Result, error) {
-	if err := s.usable(); err != nil {
+	lease, err := s.current(ctx)
+	if err != nil {
 		return nil, err
 	}
 	var route string
@@ -155,9 +216,9 @@ func (s *Session) Call(ctx context.Context, tool string, args json.RawMessage) (
 	case tools.Observe:
 		route = "observe"
 	case tools.Act:
-		return s.act(ctx, args)
+		return s.act(ctx, lease, args)
 	case tools.Upload:
-		return s.upload(ctx, args)
+		return s.upload(ctx, lease, args)
 	case tools.Find:
 		if s.version.Reading {
 			route = "find"
@@ -166,15 +227,15 @@ func (s *Session) Call(ctx context.Context, tool string, args json.RawMessage) (
 	if route == "" {
 		return nil, errcode.New(errcode.InvalidArgument, "unknown tool %s", errcode.Quote(tool))
 	}
-	return s.page(ctx, route, "application/json", bytes.NewReader(args))
+	return s.page(ctx, lease, route, "application/json", bytes.NewReader(args))
 }
 
 // act runs browser_act; an approval_required that names facts is put to
 // the approver, and its yes relayed and the action tried once more, as a
 // local session asks its approver before dispatch. The action was not
 // dispatched when approval_required came back: nothing is repeated.
-func (s *Session) act(ctx context.Context, args json.RawMessage) (*veetbrowser.Result, error) {
-	res, err := s.page(ctx, "act", "application/json", bytes.NewReader(args))
+func (s *Session) act(ctx context.Context, lease string, args json.RawMessage) (*veetbrowser.Result, error) {
+	res, err := s.page(ctx, lease, "act", "application/json", bytes.NewReader(args))
 	var need *policy.NeedsApproval
 	if errcode.Of(err) != errcode.ApprovalRequired || !errors.As(err, &need) || s.opts.Session.Approver == nil {
 		return res, err
@@ -186,15 +247,15 @@ func (s *Session) act(ctx context.Context, args json.RawMessage) (*veetbrowser.R
 	if !yes {
 		return nil, errcode.New(errcode.ApprovalRequired, "the approver declined %s", need.Facts)
 	}
-	if err := s.c.do(ctx, http.MethodPost, s.path("approvals"), jsonBody(api.Approval{Facts: need.Facts}), nil); err != nil {
-		return nil, err
+	if err := s.c.do(ctx, http.MethodPost, leasePath(lease, "approvals"), jsonBody(api.Approval{Facts: need.Facts}), nil); err != nil {
+		return nil, s.leaseError(lease, err)
 	}
-	return s.page(ctx, "act", "application/json", bytes.NewReader(args))
+	return s.page(ctx, lease, "act", "application/json", bytes.NewReader(args))
 }
 
 // upload checks and copies the files as a local session would, then sends
 // the copies.
-func (s *Session) upload(ctx context.Context, args json.RawMessage) (*veetbrowser.Result, error) {
+func (s *Session) upload(ctx context.Context, lease string, args json.RawMessage) (*veetbrowser.Result, error) {
 	a, err := tools.ParseUpload(args)
 	if err != nil {
 		return nil, err
@@ -204,9 +265,13 @@ func (s *Session) upload(ctx context.Context, args json.RawMessage) (*veetbrowse
 		return nil, errcode.Wrap(errcode.UploadRefused, err, "the upload could not be prepared")
 	}
 	defer os.RemoveAll(dir)
+	// The sidecar's caps bound what a request can carry: the session's
+	// own limits apply within them, and past them the upload is refused
+	// here, as a local session refuses it.
 	o := s.opts.Session
-	o.MaxUploadFiles, o.MaxUploadBytes = min(nonZero(o.MaxUploadFiles, api.MaxUploadFiles), api.MaxUploadFiles),
-		min(nonZero64(o.MaxUploadBytes, api.MaxUploadFile), api.MaxUploadFile)
+	o.MaxUploadFiles = min(nonZero(o.MaxUploadFiles, api.MaxUploadFiles), api.MaxUploadFiles)
+	o.MaxUploadBytes = min(nonZero64(o.MaxUploadBytes, api.MaxUploadFile), api.MaxUploadFile)
+	o.MaxUploadKept = min(nonZero64(o.MaxUploadKept, veetbrowser.DefaultMaxUploadKept), api.MaxUploadBody-multipartRoom)
 	copies, err := veetbrowser.CopyUploads(ctx, o, a.Paths, dir)
 	if err != nil {
 		return nil, err
@@ -230,8 +295,12 @@ func (s *Session) upload(ctx context.Context, args json.RawMessage) (*veetbrowse
 		}
 	}
 	mw.Close()
-	return s.page(ctx, "upload", mw.FormDataContentType(), &body)
+	return s.page(ctx, lease, "upload", mw.FormDataContentType(), &body)
 }
+
+// multipartRoom is what an upload's multipart framing may take of the
+// sidecar's request cap: a few hundred bytes a file.
+const multipartRoom = 64 << 10
 
 func nonZero(v, d int) int {
 	if v == 0 {
@@ -248,10 +317,10 @@ func nonZero64(v, d int64) int64 {
 }
 
 // page posts to one of the lease's page routes and returns its result.
-func (s *Session) page(ctx context.Context, route, contentType string, body io.Reader) (*veetbrowser.Result, error) {
+func (s *Session) page(ctx context.Context, lease, route, contentType string, body io.Reader) (*veetbrowser.Result, error) {
 	var out api.PageResult
-	if err := s.c.post(ctx, s.path(route), contentType, body, &out); err != nil {
-		return nil, err
+	if err := s.c.post(ctx, leasePath(lease, route), contentType, body, &out); err != nil {
+		return nil, s.leaseError(lease, err)
 	}
 	if out.Observation == nil || len(out.View) == 0 {
 		return nil, errcode.New(errcode.BrowserUnavailable, "the sidecar's answer holds no observation")
@@ -264,17 +333,25 @@ func (s *Session) page(ctx context.Context, route, contentType string, body io.R
 	return res, nil
 }
 
-func (s *Session) path(route string) string {
-	return "/v1/leases/" + url.PathEscape(s.lease) + "/" + route
+// leaseError is what a call reports when the sidecar refused it: a lease
+// that is over is lease_expired, whatever the sidecar knew of it (one that
+// restarted knows nothing), and the next call leases the profile again.
+func (s *Session) leaseError(lease string, err error) error {
+	if !gone(err) {
+		return err
+	}
+	s.mu.Lock()
+	if s.lease == lease {
+		s.lease = ""
+	}
+	s.mu.Unlock()
+	return errcode.New(errcode.LeaseExpired, leaseLost)
 }
 
-func (s *Session) usable() error {
-	s.mu.Lock()
-	defer s.mu.Unlock()
-	if s.closed {
-		return errcode.New(errcode.BrowserUnavailable, "the session is closed")
-	}
-	return s.lost
+const leaseLost = "the sidecar ended the session's lease and closed its page; the next call leases the profile again"
+
+func leasePath(lease, route string) string {
+	return "/v1/leases/" + url.PathEscape(lease) + "/" + route
 }
 
 // Close releases the lease, which closes its browser on the sidecar. It is
@@ -286,10 +363,19 @@ func (s *Session) Close(ctx context.Context) error {
 		return nil
 	}
 	s.closed = true
+	lease := s.lease
+	s.lease = ""
 	s.mu.Unlock()
-	close(s.stop)
-	<-s.renewed
-	return s.c.do(ctx, http.MethodDelete, "/v1/leases/"+url.PathEscape(s.lease), nil, nil)
+	s.stop()
+	s.renews.Wait()
+	if lease == "" {
+		return nil
+	}
+	err := s.c.do(ctx, http.MethodDelete, "/v1/leases/"+url.PathEscape(lease), nil, nil)
+	if gone(err) {
+		return nil // it ended on its own
+	}
+	return err
 }
 
 // client makes the API's requests.
@@ -307,10 +393,14 @@ func newClient(opts Options) (client, error) {
 	if opts.Token == "" {
 		return client{}, errcode.New(errcode.Unauthorized, "a sidecar needs a token (%s)", EnvToken)
 	}
-	hc := opts.HTTPClient
-	if hc == nil {
-		hc = http.DefaultClient
+	// A redirect is never followed: it would carry the token to another
+	// address, and turn a POST into a GET.
+	hc := &http.Client{}
+	if opts.HTTPClient != nil {
+		c := *opts.HTTPClient
+		hc = &c
 	}
+	hc.CheckRedirect = func(*http.Request, []*http.Request) error { return http.ErrUseLastResponse }
 	return client{base: strings.TrimSuffix(opts.URL, "/"), token: opts.Token, http: hc}, nil
 }
 
@@ -342,8 +432,11 @@ func (c client) request(ctx context.Context, method, path, contentType string, b
 	}
 	resp, err := c.http.Do(req)
 	if err != nil {
+		if errors.Is(ctx.Err(), context.DeadlineExceeded) {
+			return errcode.Wrap(errcode.Timeout, err, "the operation timed out")
+		}
 		if ctx.Err() != nil {
-			return errcode.Wrap(errcode.Cancelled, err, "the call was cancelled")
+			return errcode.Wrap(errcode.Cancelled, err, "the operation was cancelled")
 		}
 		return errcode.Wrap(errcode.BrowserUnavailable, err, "the sidecar could not be reached")
 	}

@@ -121,13 +121,15 @@ func sameJSON(t *testing.T, a, b []byte) bool {
 }
 
 // TestLostLease: a session whose lease was ended elsewhere reports
-// lease_expired on every call, and its Close still succeeds.
+// lease_expired once, as a local session reports its dead browser once;
+// the next call leases the profile again, on a fresh page where the old
+// refs are refused; Close still succeeds.
 func TestLostLease(t *testing.T) {
 	t.Parallel()
 	sc := startTabs(t)
 	s := open(t, sc, "shop", veetbrowser.SessionOptions{})
 	page := browsertest.Serve(t, `<button>Buy</button>`)
-	call(t, s, "browser_navigate", map[string]string{"url": page})
+	first := call(t, s, "browser_navigate", map[string]string{"url": page})
 	req, _ := http.NewRequest(http.MethodDelete, sc.URL+"/v1/leases/"+s.Lease(), nil)
 	req.Header.Set("Authorization", "Bearer "+sc.Token)
 	resp, err := http.DefaultClient.Do(req)
@@ -138,6 +140,15 @@ func TestLostLease(t *testing.T) {
 	_, err = s.Call(browsertest.Context(t, time.Minute), "browser_observe", json.RawMessage(`{}`))
 	if errcode.Of(err) != errcode.LeaseExpired {
 		t.Fatalf("a call on a released lease: %v", err)
+	}
+	old := s.Lease()
+	res := call(t, s, "browser_observe", map[string]any{})
+	if s.Lease() == "" || s.Lease() == old || res.Observation.URL != "about:blank" {
+		t.Fatalf("the call after the loss: lease %q (was %q), page %q", s.Lease(), old, res.Observation.URL)
+	}
+	raw, _ := json.Marshal(map[string]string{"kind": "click", "ref": first.Observation.Controls[0].Ref})
+	if _, err := s.Call(browsertest.Context(t, time.Minute), "browser_act", raw); errcode.Of(err) == "" || errcode.Of(err) == errcode.LeaseExpired {
+		t.Fatalf("a ref of the lost page: %v", err)
 	}
 	if err := s.Close(context.Background()); err != nil {
 		t.Fatal(err)

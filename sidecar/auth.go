@@ -60,6 +60,11 @@ func ParseTokens(r io.Reader) (Tokens, error) {
 		}
 		e := tokenEntry{tenant: fields[0]}
 		copy(e.hash[:], sum)
+		for _, o := range t.entries {
+			if o.hash == e.hash {
+				return Tokens{}, errcode.New(errcode.InvalidArgument, "token file line %d: the same token is on an earlier line", n)
+			}
+		}
 		t.entries = append(t.entries, e)
 	}
 	if err := sc.Err(); err != nil {

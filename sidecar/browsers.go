@@ -24,10 +24,10 @@ func (b Launched) Open(ctx context.Context, profileDir string) (browser.Provider
 }
 
 // Fleet attaches each lease to a browser of a fleet (their DevTools
-// endpoints, ws://…), one lease per browser at a time, so that no two
-// tenants ever share a browser. The profile's state is then the fleet
-// browser's, not the profile directory's: a fleet suits browsers that
-// are reset between uses.
+// endpoints, ws://…), one lease per browser at a time, in a browser
+// context of its own that is thrown away when the lease ends: no two
+// leases share cookies or storage, and nothing of a profile is kept. Each
+// sidecar needs browsers of its own: leases are counted per process.
 type Fleet struct {
 	Endpoints []string
 	Logger    *slog.Logger
@@ -56,7 +56,7 @@ func (f *Fleet) Open(ctx context.Context, _ string) (browser.Provider, error) {
 	}
 	f.busy[ws] = true
 	f.mu.Unlock()
-	p, err := chromium.Attach(ctx, ws, chromium.Options{Logger: f.Logger})
+	p, err := chromium.Attach(ctx, ws, chromium.Options{Isolated: true, Logger: f.Logger})
 	if err != nil {
 		f.free(ws)
 		return nil, err

@@ -44,6 +44,10 @@ func (s *Server) Handler() http.Handler {
 	mux.Handle("GET /v1/leases/{id}/tools", s.authed(s.leased(s.listTools)))
 	mux.Handle("POST /v1/leases/{id}/approvals", s.authed(s.leased(s.approve)))
 	mux.Handle("POST /v1/leases/{id}/upload", s.authed(s.leased(s.upload)))
+	// Anything else is the API's JSON 404, not the mux's text.
+	mux.HandleFunc("/", func(w http.ResponseWriter, r *http.Request) {
+		s.fail(w, r, errcode.New(errcode.NotFound, "no such route"))
+	})
 	for route, tool := range map[string]string{"navigate": tools.Navigate, "observe": tools.Observe, "act": tools.Act, "find": tools.Find} {
 		mux.Handle("POST /v1/leases/{id}/"+route, s.authed(s.leased(s.callTool(tool))))
 	}
@@ -133,10 +137,7 @@ func (s *Server) fail(w http.ResponseWriter, r *http.Request, err error) {
 func readJSON(w http.ResponseWriter, r *http.Request, max int64, v any) error {
 	b, err := io.ReadAll(http.MaxBytesReader(w, r.Body, max))
 	if err != nil {
-		if _, ok := errors.AsType[*http.MaxBytesError](err); ok {
-			return errcode.New(errcode.TooLarge, "the request body is over %d bytes", max)
-		}
-		return errcode.Wrap(errcode.InvalidArgument, err, "the request body could not be read")
+		return bodyError(err, max)
 	}
 	if len(bytes.TrimSpace(b)) == 0 {
 		b = []byte("{}")
@@ -209,6 +210,9 @@ func (s *Server) deleteProfile(w http.ResponseWriter, r *http.Request, tenant st
 		s.fail(w, r, errcode.New(errcode.NotFound, "no profile %s", errcode.Quote(name)))
 		return
 	}
+	// A lease that ran out here may still have its browser on the
+	// directory until the reaper's next round: end it first.
+	s.endExpired(tenant, name)
 	rec, err := s.opts.Store.AcquireLease(r.Context(), storeLease(tenant, name, s.holder, s.now().Add(time.Minute)))
 	if err != nil {
 		s.fail(w, r, err)
@@ -288,7 +292,7 @@ func (s *Server) callTool(tool string) func(http.ResponseWriter, *http.Request, 
 	return func(w http.ResponseWriter, r *http.Request, l *lease) {
 		b, err := io.ReadAll(http.MaxBytesReader(w, r.Body, maxJSONBody))
 		if err != nil {
-			s.fail(w, r, errcode.New(errcode.TooLarge, "the request body is over %d bytes", maxJSONBody))
+			s.fail(w, r, bodyError(err, maxJSONBody))
 			return
 		}
 		s.run(w, r, l, tool, b)
@@ -347,13 +351,13 @@ func readUpload(mr *multipart.Reader, dir string) (ref string, paths []string, e
 			break
 		}
 		if err != nil {
-			return "", nil, bodyError(err)
+			return "", nil, bodyError(err, api.MaxUploadBody)
 		}
 		switch p.FormName() {
 		case "ref":
 			b, err := io.ReadAll(io.LimitReader(p, 4<<10))
 			if err != nil {
-				return "", nil, bodyError(err)
+				return "", nil, bodyError(err, api.MaxUploadBody)
 			}
 			ref = string(b)
 		case "file":
@@ -361,7 +365,7 @@ func readUpload(mr *multipart.Reader, dir string) (ref string, paths []string, e
 				return "", nil, errcode.New(errcode.TooLarge, "at most %d files can be uploaded at once", api.MaxUploadFiles)
 			}
 			name := p.FileName()
-			if name == "" || name != filepath.Base(name) || strings.ContainsAny(name, `/\`) || name == "." || name == ".." || len(name) > 255 {
+			if !plainFileName(name) {
 				return "", nil, errcode.New(errcode.InvalidArgument, "each file part needs a plain file name")
 			}
 			sub := filepath.Join(dir, strconv.Itoa(len(paths)))
@@ -393,7 +397,7 @@ func writePart(path string, p *multipart.Part) error {
 		err = cerr
 	}
 	if err != nil {
-		return bodyError(err)
+		return bodyError(err, api.MaxUploadBody)
 	}
 	if n > api.MaxUploadFile {
 		return errcode.New(errcode.TooLarge, "a file is over %d bytes", api.MaxUploadFile)
@@ -401,9 +405,25 @@ func writePart(path string, p *multipart.Part) error {
 	return nil
 }
 
-func bodyError(err error) error {
+// bodyError is a request body that could not be read: over its cap of
+// max bytes, or cut short.
+func bodyError(err error, max int64) error {
 	if _, ok := errors.AsType[*http.MaxBytesError](err); ok {
-		return errcode.New(errcode.TooLarge, "the request body is over %d bytes", api.MaxUploadBody)
+		return errcode.New(errcode.TooLarge, "the request body is over %d bytes", max)
 	}
 	return errcode.Wrap(errcode.InvalidArgument, err, "the request body could not be read")
+}
+
+// plainFileName is a file name a part may carry: one path element, no
+// control characters, at most 255 bytes.
+func plainFileName(name string) bool {
+	if name == "" || name == "." || name == ".." || len(name) > 255 || strings.ContainsAny(name, `/\`) {
+		return false
+	}
+	for _, r := range name {
+		if r < 0x20 || r == 0x7f {
+			return false
+		}
+	}
+	return true
 }

@@ -77,10 +77,17 @@ type Server struct {
 	stop    chan struct{} // closed by Close: ends the reaper
 	reaped  chan struct{} // closed when the reaper has ended
 
-	mu     sync.Mutex
-	leases map[string]*lease    // live leases this process holds, by id
-	ended  map[string]time.Time // leases that ran out or were released here, until a while after
-	closed bool
+	mu      sync.Mutex
+	leases  map[string]*lease     // live leases this process holds, by id
+	opening int                   // leases whose browser is starting: they count against MaxLeases
+	ended   map[string]endedLease // leases that ran out or were released here, for an hour
+	closed  bool
+}
+
+// endedLease is what is kept of a lease that ended: whose it was, and when.
+type endedLease struct {
+	tenant string
+	at     time.Time
 }
 
 // lease is one live lease of this process: a profile's browser and the
@@ -111,7 +118,7 @@ func New(ctx context.Context, opts Options) (*Server, error) {
 	}
 	s := &Server{opts: opts, holder: randomID(), log: opts.Logger, metrics: newMetrics(), now: opts.Now,
 		stop: make(chan struct{}), reaped: make(chan struct{}),
-		leases: make(map[string]*lease), ended: make(map[string]time.Time)}
+		leases: make(map[string]*lease), ended: make(map[string]endedLease)}
 	if s.log == nil {
 		s.log = slog.New(slog.DiscardHandler)
 	}
@@ -173,8 +180,8 @@ func (s *Server) reap() {
 				due = append(due, l)
 			}
 		}
-		for id, at := range s.ended {
-			if now.Sub(at) > time.Hour {
+		for id, e := range s.ended {
+			if now.Sub(e.at) > time.Hour {
 				delete(s.ended, id)
 			}
 		}
@@ -219,9 +226,14 @@ func (s *Server) acquire(ctx context.Context, tenant string, req api.LeaseReques
 	if _, err := os.Stat(dir); err != nil {
 		return nil, errcode.New(errcode.NotFound, "no profile %s", errcode.Quote(req.Profile))
 	}
+	// A slot is taken before the browser starts, so that concurrent
+	// acquires cannot start more browsers than MaxLeases.
 	s.mu.Lock()
-	full := len(s.leases) >= s.opts.MaxLeases
+	full := len(s.leases)+s.opening >= s.opts.MaxLeases
 	closed := s.closed
+	if !full && !closed {
+		s.opening++
+	}
 	s.mu.Unlock()
 	if closed {
 		return nil, errcode.New(errcode.BrowserUnavailable, "the sidecar is shutting down")
@@ -229,6 +241,14 @@ func (s *Server) acquire(ctx context.Context, tenant string, req api.LeaseReques
 	if full {
 		return nil, errcode.New(errcode.TooManySessions, "this sidecar runs its most leases (%d); release one or try another", s.opts.MaxLeases)
 	}
+	opened := false
+	defer func() {
+		if !opened {
+			s.mu.Lock()
+			s.opening--
+			s.mu.Unlock()
+		}
+	}()
 	// The store holds the lease through the browser's start too, which
 	// is bounded by openTimeout; it then counts the TTL from when the
 	// client can use the lease.
@@ -238,6 +258,12 @@ func (s *Server) acquire(ctx context.Context, tenant string, req api.LeaseReques
 		return nil, err
 	}
 	l := &lease{id: rec.ID, tenant: tenant, profile: req.Profile, expires: expires, ttl: ttl}
+	// A delete of the profile may have come between the check and the
+	// lease: a browser must not bring the directory back.
+	if _, err := os.Stat(dir); err != nil {
+		s.opts.Store.ReleaseLease(context.WithoutCancel(ctx), rec.ID)
+		return nil, errcode.New(errcode.NotFound, "no profile %s", errcode.Quote(req.Profile))
+	}
 	octx, cancel := context.WithTimeout(ctx, openTimeout)
 	err = s.open(octx, l, dir, v, req)
 	cancel()
@@ -247,6 +273,8 @@ func (s *Server) acquire(ctx context.Context, tenant string, req api.LeaseReques
 	}
 	s.mu.Lock()
 	s.leases[l.id] = l
+	s.opening--
+	opened = true
 	s.metrics.browsers.Inc()
 	s.mu.Unlock()
 	if err := s.renew(ctx, l, int(ttl/time.Second)); err != nil {
@@ -290,16 +318,38 @@ func (s *Server) open(ctx context.Context, l *lease, dir string, v tools.Version
 	return nil
 }
 
+// endExpired ends this process's lease of a tenant's profile if it ran
+// out and the reaper has not got to it yet.
+func (s *Server) endExpired(tenant, profile string) {
+	s.mu.Lock()
+	var due *lease
+	for _, l := range s.leases {
+		if l.tenant == tenant && l.profile == profile && l.expired(s.now()) {
+			due = l
+		}
+	}
+	s.mu.Unlock()
+	if due != nil {
+		s.end(context.Background(), due, "expired")
+	}
+}
+
+// endTimeout bounds closing a lease's browser and releasing it.
+const endTimeout = 30 * time.Second
+
 // end closes a lease's session and browser and releases it in the store;
-// the first end of a lease wins, later ones do nothing.
+// the first end of a lease wins, later ones do nothing. It runs to its end
+// whatever ctx: a client that went away must not leave the profile leased.
 func (s *Server) end(ctx context.Context, l *lease, why string) {
+	ctx, cancel := context.WithTimeout(context.WithoutCancel(ctx), endTimeout)
+	defer cancel()
 	s.mu.Lock()
 	if s.leases[l.id] != l {
 		s.mu.Unlock()
 		return
 	}
 	delete(s.leases, l.id)
-	s.ended[l.id] = s.now()
+	s.ended[l.id] = endedLease{tenant: l.tenant, at: s.now()}
 	s.metrics.leases.Set(float64(len(s.leases)))
 	s.mu.Unlock()
 	l.session.Close(ctx)
@@ -319,10 +369,10 @@ func (s *Server) end(ctx context.Context, l *lease, why string) {
 func (s *Server) leaseOf(tenant, id string) (*lease, error) {
 	s.mu.Lock()
 	l := s.leases[id]
-	_, ended := s.ended[id]
+	e, ended := s.ended[id]
 	s.mu.Unlock()
 	if l == nil || l.tenant != tenant {
-		if ended && l == nil {
+		if ended && l == nil && e.tenant == tenant {
 			return nil, errcode.New(errcode.LeaseExpired, "the lease ended and its browser was closed; acquire a new one")
 		}
 		return nil, errcode.New(errcode.LeaseRequired, "this route needs the profile's current lease")

@@ -4,10 +4,13 @@ import (
 	"bytes"
 	"context"
 	"encoding/json"
+	"fmt"
 	"io"
 	"log/slog"
+	"mime/multipart"
 	"net/http"
 	"net/http/httptest"
+	"os"
 	"path/filepath"
 	"strings"
 	"sync"
@@ -18,6 +21,7 @@ import (
 	"github.com/veetbot/veetbrowser/errcode"
 	"github.com/veetbot/veetbrowser/internal/browsertest"
 	"github.com/veetbot/veetbrowser/internal/pgtest"
+	"github.com/veetbot/veetbrowser/projection"
 	"github.com/veetbot/veetbrowser/sidecar/api"
 	"github.com/veetbot/veetbrowser/store"
 )
@@ -258,6 +262,8 @@ func TestTokenFile(t *testing.T) {
 	for _, bad := range []string{
 		"", "# only a comment\n", "acme\n", "acme sha256:abc\n", "acme md5:" + strings.Repeat("0", 64) + "\n",
 		"../x sha256:" + strings.Repeat("0", 64) + "\n", "acme sha256:" + strings.Repeat("0", 64) + " extra\n",
+		// One token for two tenants would move it silently.
+		"acme sha256:" + strings.Repeat("0", 64) + "\nglobex sha256:" + strings.Repeat("0", 64) + "\n",
 	} {
 		if _, err := ParseTokens(strings.NewReader(bad)); errcode.Of(err) != errcode.InvalidArgument {
 			t.Errorf("%q: %v, want invalid_argument", bad, err)
@@ -503,4 +509,197 @@ func TestLeaseRacePostgres(t *testing.T) {
 	}
 	data := t.TempDir()
 	raceLeases(t, 25, newFixture(t, fixtureOptions{store: stores[0], data: data}), newFixture(t, fixtureOptions{store: stores[1], data: data}))
+}
+
+// names are the names of a page route answer's controls.
+func names(t *testing.T, r response) string {
+	t.Helper()
+	want(t, r, http.StatusOK, "")
+	var res struct {
+		View projection.View `json:"view"`
+	}
+	r.decode(t, &res)
+	var out []string
+	for _, c := range res.View.Controls {
+		out = append(out, c.Name)
+	}
+	return strings.Join(out, "; ")
+}
+
+// TestFleet: leases attached to a fleet browser take it one at a time, and
+// each runs in a browser context of its own: the next lease, another
+// tenant's, sees nothing of the one before.
+func TestFleet(t *testing.T) {
+	t.Parallel()
+	ws, _ := browsertest.DevTools(t)
+	f := newFixture(t, fixtureOptions{browsers: &Fleet{Endpoints: []string{ws}}})
+	page := browsertest.StoragePage(t)
+	f.profile(t, f.acme, "a")
+	f.profile(t, f.globex, "b")
+	a := f.lease(t, f.acme, api.LeaseRequest{Profile: "a"})
+	if got := names(t, f.json(t, f.acme, http.MethodPost, "/v1/leases/"+a.ID+"/navigate", map[string]string{"url": page + "?set=acme"})); got != "cookie session=kept-acme; storage stored" {
+		t.Fatalf("acme's page: %q", got)
+	}
+	// The fleet's one browser is taken.
+	want(t, f.json(t, f.globex, http.MethodPost, "/v1/leases", api.LeaseRequest{Profile: "b"}), http.StatusServiceUnavailable, errcode.BrowserUnavailable)
+	want(t, f.json(t, f.acme, http.MethodDelete, "/v1/leases/"+a.ID, nil), http.StatusNoContent, "")
+	b := f.lease(t, f.globex, api.LeaseRequest{Profile: "b"})
+	if got := names(t, f.json(t, f.globex, http.MethodPost, "/v1/leases/"+b.ID+"/navigate", map[string]string{"url": page})); got != "cookie none; storage none" {
+		t.Fatalf("globex's lease on the same fleet browser sees acme's state: %q", got)
+	}
+}
+
+// TestLeaseSlots: concurrent acquires cannot start more browsers than
+// MaxLeases: each takes its slot before its browser starts.
+func TestLeaseSlots(t *testing.T) {
+	t.Parallel()
+	f := newFixture(t, fixtureOptions{})
+	f.srv.opts.MaxLeases = 2
+	for i := range 5 {
+		f.profile(t, f.acme, fmt.Sprintf("p%d", i))
+	}
+	var wg sync.WaitGroup
+	results := make([]response, 5)
+	for i := range results {
+		wg.Go(func() {
+			results[i] = f.json(t, f.acme, http.MethodPost, "/v1/leases", api.LeaseRequest{Profile: fmt.Sprintf("p%d", i)})
+		})
+	}
+	wg.Wait()
+	won := 0
+	for _, r := range results {
+		switch {
+		case r.status == http.StatusCreated:
+			won++
+		case r.status == http.StatusServiceUnavailable && r.code() == errcode.TooManySessions:
+		default:
+			t.Fatalf("%d %s", r.status, r.body)
+		}
+	}
+	if won != 2 {
+		t.Fatalf("%d leases with MaxLeases 2", won)
+	}
+}
+
+// upload sends a multipart upload of files (name → bytes) for ref.
+func (f *fixture) upload(t *testing.T, lease, ref string, files [][2]string) response {
+	t.Helper()
+	var body bytes.Buffer
+	mw := multipart.NewWriter(&body)
+	mw.WriteField("ref", ref)
+	for _, file := range files {
+		w, err := mw.CreateFormFile("file", file[0])
+		if err != nil {
+			t.Fatal(err)
+		}
+		io.WriteString(w, file[1])
+	}
+	mw.Close()
+	return f.call(t, f.acme, http.MethodPost, "/v1/leases/"+lease+"/upload", mw.FormDataContentType(), body.Bytes())
+}
+
+// TestUploadRoute: the files of a multipart upload reach the page's
+// server byte for byte; a file over the cap, too many files and names
+// that are not plain file names are refused, and nothing is kept.
+func TestUploadRoute(t *testing.T) {
+	t.Parallel()
+	f := newFixture(t, fixtureOptions{})
+	f.profile(t, f.acme, "shop")
+	l := f.lease(t, f.acme, api.LeaseRequest{Profile: "shop"})
+	got := make(chan string, 1)
+	page := browsertest.ServeHandler(t, http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		if r.Method == http.MethodPost {
+			file, hdr, err := r.FormFile("doc")
+			if err == nil {
+				b, _ := io.ReadAll(file)
+				got <- hdr.Filename + ":" + string(b)
+			}
+			return
+		}
+		w.Header().Set("Content-Type", "text/html; charset=utf-8")
+		fmt.Fprint(w, `<form method=post enctype=multipart/form-data><input type=file name=doc aria-label="Document"><button>Send</button></form>`)
+	}))
+	r := f.json(t, f.acme, http.MethodPost, "/v1/leases/"+l.ID+"/navigate", map[string]string{"url": page})
+	want(t, r, http.StatusOK, "")
+	var res api.PageResult
+	r.decode(t, &res)
+	var input, send string
+	for _, c := range res.Observation.Controls {
+		switch c.Name {
+		case "Document":
+			input = c.Ref
+		case "Send":
+			send = c.Ref
+		}
+	}
+	if input == "" || send == "" {
+		t.Fatalf("controls: %s", r.body)
+	}
+	r = f.upload(t, l.ID, input, [][2]string{{"report.txt", "bytes\x00\xff end"}})
+	want(t, r, http.StatusOK, "")
+	r.decode(t, &res)
+	for _, c := range res.Observation.Controls {
+		if c.Name == "Send" {
+			send = c.Ref // of the new revision
+		}
+	}
+	// Submitting needs the user's approval: the facts come with the
+	// refusal, the client relays the user's yes, and the retry passes.
+	click := map[string]string{"kind": "click", "ref": send}
+	r = f.json(t, f.acme, http.MethodPost, "/v1/leases/"+l.ID+"/act", click)
+	want(t, r, http.StatusUnprocessableEntity, errcode.ApprovalRequired)
+	var refusal api.ErrorBody
+	r.decode(t, &refusal)
+	if refusal.Error.Facts == nil || refusal.Error.Facts.Name != "Send" || !refusal.Error.Facts.Submit {
+		t.Fatalf("the refusal's facts: %s", r.body)
+	}
+	want(t, f.json(t, f.acme, http.MethodPost, "/v1/leases/"+l.ID+"/approvals", api.Approval{Facts: *refusal.Error.Facts}), http.StatusNoContent, "")
+	want(t, f.json(t, f.acme, http.MethodPost, "/v1/leases/"+l.ID+"/act", click), http.StatusOK, "")
+	select {
+	case s := <-got:
+		if s != "report.txt:bytes\x00\xff end" {
+			t.Fatalf("the server got %q", s)
+		}
+	case <-time.After(30 * time.Second):
+		t.Fatal("the form with the file never reached the server")
+	}
+
+	big := strings.Repeat("x", api.MaxUploadFile+1)
+	want(t, f.upload(t, l.ID, input, [][2]string{{"big.bin", big}}), http.StatusRequestEntityTooLarge, errcode.TooLarge)
+	many := make([][2]string, api.MaxUploadFiles+1)
+	for i := range many {
+		many[i] = [2]string{fmt.Sprintf("f%d.txt", i), "x"}
+	}
+	want(t, f.upload(t, l.ID, input, many), http.StatusRequestEntityTooLarge, errcode.TooLarge)
+	for _, name := range []string{"a\x01b", ".."} {
+		want(t, f.upload(t, l.ID, input, [][2]string{{name, "x"}}), http.StatusBadRequest, errcode.InvalidArgument)
+	}
+	// Nothing of the refused uploads stays in the lease's upload root.
+	f.srv.mu.Lock()
+	dir := f.srv.leases[l.ID].uploads
+	f.srv.mu.Unlock()
+	left, _ := os.ReadDir(dir)
+	for _, e := range left {
+		if strings.HasPrefix(e.Name(), "r") { // a request's directory
+			t.Fatalf("left in the upload root: %v", left)
+		}
+	}
+}
+
+// TestUnknownRouteIsJSON: a route the API does not have is a JSON 404.
+func TestUnknownRouteIsJSON(t *testing.T) {
+	t.Parallel()
+	f := newFixture(t, fixtureOptions{})
+	for _, path := range []string{"/nope", "/v1/profiles/a/b/c"} {
+		resp, err := http.Get(f.url + path)
+		if err != nil {
+			t.Fatal(err)
+		}
+		var body api.ErrorBody
+		json.NewDecoder(resp.Body).Decode(&body)
+		resp.Body.Close()
+		if resp.StatusCode != http.StatusNotFound || body.Error.Code != errcode.NotFound {
+			t.Fatalf("%s: %d %+v", path, resp.StatusCode, body)
+		}
+	}
 }

@@ -34,8 +34,12 @@ type Options struct {
 	// missing and never removed. "" gives each browser a fresh profile that
 	// Close removes.
 	UserDataDir string
-	Logger      *slog.Logger // internal detail; nil discards
-	Output      io.Writer    // Launch: the browser's own stdout/stderr; nil discards
+	// Isolated opens each session in a browser context of its own, thrown away when the session closes: no cookie or storage is
+	// shared with the browser's other pages or kept after. For a browser
+	// that serves one party after another (a fleet).
+	Isolated bool
+	Logger   *slog.Logger // internal detail; nil discards
+	Output   io.Writer    // Launch: the browser's own stdout/stderr; nil discards
 }
 
 // Provider owns one browser and the sessions opened in it. A launched
@@ -45,8 +49,9 @@ type Options struct {
 // gone, NewSession reports browser_unavailable.
 type Provider struct {
 	// fixed at creation
-	launch func(ctx context.Context) (*instance, error) // starts a fresh browser; nil for an attached one
-	log    *slog.Logger
+	launch   func(ctx context.Context) (*instance, error) // starts a fresh browser; nil for an attached one
+	log      *slog.Logger
+	isolated bool // each session in a browser context of its own
 
 	starting sync.Mutex     // held while a browser is (re)started, so only one starts
 	watchers sync.WaitGroup // one per browser, until its end is handled
@@ -99,6 +104,7 @@ func Launch(ctx context.Context, opts Options) (*Provider, error) {
 		return nil, err
 	}
 	p := newProvider(opts.Logger)
+	p.isolated = opts.Isolated
 	for _, dir := range tempdir.Sweep(tempPrefix) {
 		p.log.Info("removed the temp dir of a process that is gone", "dir", dir)
 	}
@@ -216,7 +222,7 @@ func launchBrowser(ctx context.Context, exe string, output io.Writer, profile st
 // than ignored.
 func Attach(ctx context.Context, wsURL string, opts Options) (*Provider, error) {
 	if opts.ExecPath != "" || opts.Output != nil || opts.UserDataDir != "" {
-		return nil, errcode.New(errcode.InvalidArgument, "ExecPath, UserDataDir and Output configure a launched browser; an attached one takes only a Logger")
+		return nil, errcode.New(errcode.InvalidArgument, "ExecPath, UserDataDir and Output configure a launched browser; an attached one takes only Isolated and a Logger")
 	}
 	base := context.WithoutCancel(ctx)
 	allocCtx, allocCancel := remote.NewAllocator(base, wsURL)
@@ -230,6 +236,7 @@ func Attach(ctx context.Context, wsURL string, opts Options) (*Provider, error) 
 	}
 	var once sync.Once
 	p := newProvider(opts.Logger)
+	p.isolated = opts.Isolated
 	p.adopt(&instance{
 		ctx:  browserCtx,
 		lost: chromedp.FromContext(browserCtx).Browser.LostConnection,

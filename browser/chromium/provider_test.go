@@ -1,12 +1,9 @@
 package chromium
 
 import (
-	"bufio"
 	"context"
 	"os"
-	"os/exec"
 	"path/filepath"
-	"regexp"
 	"syscall"
 	"testing"
 	"time"
@@ -46,56 +43,9 @@ func TestMissingBrowserIsBrowserUnavailable(t *testing.T) {
 	wantCode(t, err, errcode.BrowserUnavailable)
 }
 
-// startDevTools starts a browser the way a fleet would, with a DevTools
-// port, in its own process group, and returns its ws:// endpoint.
-func startDevTools(t *testing.T) (string, *exec.Cmd) {
-	t.Helper()
-	exe, err := browser.FindChromium("")
-	if err != nil {
-		t.Fatal(err)
-	}
-	// Not t.TempDir(): Chromium's singleton socket path must stay short.
-	dir, err := os.MkdirTemp("", "cdp")
-	if err != nil {
-		t.Fatal(err)
-	}
-	t.Cleanup(func() { removeAll(dir) })
-	args := []string{"--headless", "--remote-debugging-port=0", "--remote-debugging-address=127.0.0.1",
-		"--user-data-dir=" + filepath.Join(dir, "profile"), "--no-first-run", "--disable-background-networking",
-		"--disable-component-update", "--disable-sync", "--disable-quic", "about:blank"}
-	if os.Geteuid() == 0 {
-		args = append(args, "--no-sandbox")
-	}
-	cmd := exec.Command(exe, args...)
-	cmd.Env = append(os.Environ(), "HOME="+dir, "XDG_CONFIG_HOME="+dir, "XDG_CACHE_HOME="+dir, "TMPDIR="+dir)
-	cmd.SysProcAttr = &syscall.SysProcAttr{Setpgid: true} // helpers die with the group
-	stderr, _ := cmd.StderrPipe()
-	if err := cmd.Start(); err != nil {
-		t.Fatal(err)
-	}
-	t.Cleanup(func() { syscall.Kill(-cmd.Process.Pid, syscall.SIGKILL); cmd.Wait() })
-	wsURL := make(chan string, 1)
-	go func() {
-		re := regexp.MustCompile(`ws://\S+`)
-		sc := bufio.NewScanner(stderr)
-		for sc.Scan() {
-			if m := re.FindString(sc.Text()); m != "" {
-				wsURL <- m
-			}
-		}
-	}()
-	select {
-	case ws := <-wsURL:
-		return ws, cmd
-	case <-time.After(20 * time.Second):
-		t.Fatal("the browser printed no DevTools URL")
-	}
-	return "", nil
-}
-
 // TestAttachObservesThroughDevTools attaches to a browser over ws://.
 func TestAttachObservesThroughDevTools(t *testing.T) {
-	ws, cmd := startDevTools(t)
+	ws, pid := browsertest.DevTools(t)
 	p, err := Attach(context.Background(), ws, Options{})
 	if err != nil {
 		t.Fatal(err)
@@ -117,7 +67,7 @@ func TestAttachObservesThroughDevTools(t *testing.T) {
 		t.Fatal(err)
 	}
 	// Closing the provider leaves the attached browser running.
-	if !processAlive(cmd.Process.Pid) {
+	if !processAlive(pid) {
 		t.Fatal("Close stopped a browser it did not launch")
 	}
 }

@@ -90,7 +90,7 @@ func TestKilledBrowserIsReportedAndReplaced(t *testing.T) {
 // cannot be started again; its pages and new sessions report
 // browser_unavailable.
 func TestAttachedBrowserGoneIsUnavailable(t *testing.T) {
-	ws, cmd := startDevTools(t)
+	ws, pid := browsertest.DevTools(t)
 	p, err := Attach(context.Background(), ws, Options{})
 	if err != nil {
 		t.Fatal(err)
@@ -104,7 +104,7 @@ func TestAttachedBrowserGoneIsUnavailable(t *testing.T) {
 	if _, err := s.Navigate(ctx, browsertest.Serve(t, `<button>one</button>`)); err != nil {
 		t.Fatal(err)
 	}
-	if err := syscall.Kill(-cmd.Process.Pid, syscall.SIGKILL); err != nil {
+	if err := syscall.Kill(-pid, syscall.SIGKILL); err != nil {
 		t.Fatal(err)
 	}
 	if _, err := s.Observe(ctx, observation.Request{}); err == nil {

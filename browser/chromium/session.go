@@ -49,7 +49,7 @@ var _ browser.Session = (*Session)(nil)
 func newSession(ctx context.Context, p *Provider, browserCtx context.Context, opts browser.SessionOptions) (*Session, error) {
 	s := &Session{provider: p, refKeys: observation.NewKeys(), lock: semaphore.NewWeighted(1), validate: observation.Validate,
 		reading: opts.Reading, window: opts.ReadingBytes}
-	t, err := openTab(ctx, browserCtx, opts.CheckNavigation)
+	t, err := openTab(ctx, browserCtx, opts.CheckNavigation, p.isolated)
 	if err != nil {
 		return nil, err
 	}

@@ -65,10 +65,15 @@ type tab struct {
 	popupWake  chan struct{}         // has room for one wake-up of closePopups
 }
 
-// openTab opens a page in the browser of parent; the caller's ctx bounds
-// the opening, not the page's life.
-func openTab(ctx, parent context.Context, check func(context.Context, *url.URL) error) (*tab, error) {
-	tabCtx, cancel := chromedp.NewContext(parent)
+// openTab opens a page in the browser of parent, in a browser context of
+// its own if isolated (disposed of when the tab's context ends); the
+// caller's ctx bounds the opening, not the page's life.
+func openTab(ctx, parent context.Context, check func(context.Context, *url.URL) error, isolated bool) (*tab, error) {
+	var opts []chromedp.ContextOption
+	if isolated {
+		opts = append(opts, chromedp.WithNewBrowserContext())
+	}
+	tabCtx, cancel := chromedp.NewContext(parent, opts...)
 	// Opening runs on the tab's own context, which ends if ctx does first.
 	opening, opened := context.WithCancel(tabCtx)
 	defer opened()

@@ -20,8 +20,14 @@ import (
 	"github.com/veetbot/veetbrowser/tools"
 )
 
-// EnvToken names the variable holding the bearer token of the HTTP transport.
-const EnvToken = "VEETBROWSER_TOKEN"
+// EnvToken names the variable holding the bearer token of the HTTP
+// transport, and with --hosted the sidecar's token.
+const EnvToken = hosted.EnvToken
+
+// EnvMCPToken names the HTTP transport's token when --hosted takes
+// EnvToken for the sidecar: the MCP clients must not hold the tenant's
+// token, which could approve their own actions.
+const EnvMCPToken = "VEETBROWSER_MCP_TOKEN"
 
 // MCPCommand serves the browser tools over MCP.
 type MCPCommand struct {
@@ -55,10 +61,12 @@ result is returned; veetbrowser replay re-derives the model views from it.
 
 With --hosted URL --profile NAME the pages run on a sidecar (veetbrowser
 serve) instead of a local browser: each MCP session leases the profile
-with the token in $` + EnvToken + ` (the same variable the HTTP transport
-reads), renews the lease while it lives and releases it when it ends; the
-sidecar records the calls. Approvals are still asked here, and uploads
-read from --upload-root here.
+with the token in $` + EnvToken + `, renews the lease while it lives and
+releases it when it ends; the sidecar records the calls and applies its
+own destination policy. Approvals are still asked here, and uploads read
+from --upload-root here. One profile has one lease: a second MCP session
+waits for the first to end (lease_held). With --http, the MCP clients'
+token is then $` + EnvMCPToken + `, which must differ from the sidecar's.
 
 flags:
 `
@@ -104,8 +112,8 @@ func (c *MCPCommand) Run(ctx context.Context, args []string) error {
 		return errcode.New(errcode.InvalidArgument, "--hosted and --profile go together")
 	}
 	if *hostedURL != "" {
-		if bf.path != "" || bf.cdp != "" || sf.spec != "" {
-			return errcode.New(errcode.InvalidArgument, "--hosted runs the pages on the sidecar: --browser, --cdp and --store do not apply")
+		if bf.path != "" || bf.cdp != "" || sf.spec != "" || *linkLocal {
+			return errcode.New(errcode.InvalidArgument, "--hosted runs the pages on the sidecar: --browser, --cdp, --store and --allow-link-local do not apply")
 		}
 		token := os.Getenv(EnvToken)
 		opts.Open = func(ctx context.Context, o veetbrowser.SessionOptions) (veetbrowser.Caller, error) {
@@ -123,7 +131,14 @@ func (c *MCPCommand) Run(ctx context.Context, args []string) error {
 	if *addr == "" {
 		return mcpserver.RunStdio(ctx, rt, opts)
 	}
-	h, err := mcpserver.HTTPHandler(ctx, rt, opts, mcpserver.HTTPOptions{Token: os.Getenv(EnvToken),
+	httpToken := os.Getenv(EnvToken)
+	if *hostedURL != "" {
+		httpToken = os.Getenv(EnvMCPToken)
+		if httpToken == "" || httpToken == os.Getenv(EnvToken) {
+			return errcode.New(errcode.InvalidArgument, "with --hosted and --http, set $%s to the MCP clients' token, other than the sidecar's", EnvMCPToken)
+		}
+	}
+	h, err := mcpserver.HTTPHandler(ctx, rt, opts, mcpserver.HTTPOptions{Token: httpToken,
 		AllowedOrigins: callerOrigins, MaxSessions: *maxSessions, IdleTimeout: *idle})
 	if err != nil {
 		return err

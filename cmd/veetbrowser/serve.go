@@ -26,7 +26,7 @@ type ServeCommand struct {
 	Stderr io.Writer
 }
 
-const serveUsageLine = "veetbrowser serve --data DIR --tokens FILE [--listen ADDR] [--store SPEC] [--tls-cert FILE --tls-key FILE] [--cdp WS_URL...] [--browser PATH] [--max-leases N] [--log-level LEVEL]"
+const serveUsageLine = "veetbrowser serve --data DIR --tokens FILE [--listen ADDR] [--store SPEC] [--tls-cert FILE --tls-key FILE] [--cdp WS_URL...] [--browser PATH] [--max-leases N] [--allow-private] [--log-level LEVEL]"
 
 const serveUsage = `usage: ` + serveUsageLine + `
 
@@ -46,7 +46,12 @@ that owns browsers, persistent profiles and leases (docs/sidecar.md).
 --tls-cert/--tls-key serve HTTPS; without them serve plain HTTP on
                 loopback behind a TLS-terminating reverse proxy.
 --cdp WS_URL    (repeatable) attach leases to these browsers, one lease
-                per browser, instead of launching one per lease.
+                per browser, each in a browser context of its own that
+                is thrown away at its end (a fleet keeps no profile).
+--allow-private let pages reach loopback and private addresses: by
+                default every navigation hop to 127.0.0.0/8, 10/8,
+                192.168/16, … (and link-local, metadata) is refused, so
+                tenants cannot reach the sidecar's own network.
 
 GET /healthz and GET /metrics (Prometheus) need no token. Logs are JSON on
 stderr and never hold a token, an argument or a page's text. SIGTERM
@@ -72,6 +77,7 @@ func (c *ServeCommand) Run(ctx context.Context, args []string) error {
 	key := fs.String("tls-key", "", "TLS private key (PEM)")
 	maxLeases := fs.Int("max-leases", sidecar.DefaultMaxLeases, "live leases (browsers) this process runs at most")
 	execPath := fs.String("browser", "", "Chromium binary (default: $VEETBROWSER_CHROMIUM, then the usual paths)")
+	allowPrivate := fs.Bool("allow-private", false, "let leased pages reach loopback and private addresses (default: refused)")
 	var fleet stringList
 	fs.Var(&fleet, "cdp", "DevTools endpoint (ws://…) of a fleet browser to attach leases to (repeatable)")
 	level := new(slog.LevelVar)
@@ -82,6 +88,9 @@ func (c *ServeCommand) Run(ctx context.Context, args []string) error {
 	}
 	if *data == "" || *tokens == "" {
 		return errcode.New(errcode.InvalidArgument, "usage: %s", serveUsageLine)
+	}
+	if *maxLeases < 1 {
+		return errcode.New(errcode.InvalidArgument, "--max-leases must be at least 1")
 	}
 	if (*cert == "") != (*key == "") {
 		return errcode.New(errcode.InvalidArgument, "--tls-cert and --tls-key go together")
@@ -120,7 +129,7 @@ func (c *ServeCommand) Run(ctx context.Context, args []string) error {
 		browsers = &sidecar.Fleet{Endpoints: fleet, Logger: log}
 	}
 	srv, err := sidecar.New(ctx, sidecar.Options{Data: *data, Tokens: toks, Store: st, Browsers: browsers,
-		MaxLeases: *maxLeases, Destinations: policy.Destinations{}, Logger: log})
+		MaxLeases: *maxLeases, Destinations: policy.Destinations{DenyPrivate: !*allowPrivate}, Logger: log})
 	if err != nil {
 		return err
 	}
@@ -165,7 +174,11 @@ func (c *ServeCommand) Run(ctx context.Context, args []string) error {
 	if err := <-done; err != nil && !errors.Is(err, http.ErrServerClosed) {
 		log.Warn("the server stopped with an error", "err", err)
 	}
-	srv.Close(sctx)
+	// Ending the leases has its own time: the requests may have used up
+	// theirs.
+	cctx, ccancel := context.WithTimeout(context.Background(), 30*time.Second)
+	defer ccancel()
+	srv.Close(cctx)
 	log.Info("stopped")
 	return nil
 }

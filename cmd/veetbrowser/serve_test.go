@@ -3,8 +3,17 @@ package main
 import (
 	"bufio"
 	"context"
+	"crypto/ecdsa"
+	"crypto/elliptic"
+	"crypto/rand"
+	"crypto/tls"
+	"crypto/x509"
+	"crypto/x509/pkix"
 	"encoding/json"
+	"encoding/pem"
 	"fmt"
+	"math/big"
+	"net"
 	"net/http"
 	"os"
 	"os/exec"
@@ -72,13 +81,15 @@ func (l *lockedBuffer) String() string {
 	return l.b.String()
 }
 
-var servingLine = regexp.MustCompile(`veetbrowser: sidecar on (http://127\.0\.0\.1:\d+)/`)
+var servingLine = regexp.MustCompile(`veetbrowser: sidecar on (https?://127\.0\.0\.1:\d+)/`)
 
 // startServe starts a serve process on a free loopback port and waits
 // until it serves.
 func startServe(t *testing.T, args ...string) *serveProcess {
 	t.Helper()
-	raw, _ := json.Marshal(append([]string{"--listen", "127.0.0.1:0"}, args...))
+	// The pages of the tests are on loopback, which a sidecar refuses by
+	// default.
+	raw, _ := json.Marshal(append([]string{"--listen", "127.0.0.1:0", "--allow-private"}, args...))
 	cmd := exec.Command(os.Args[0], "-test.run=^$")
 	cmd.Env = append(os.Environ(), envServeChild+"="+string(raw))
 	stderr, err := cmd.StderrPipe()
@@ -139,24 +150,6 @@ func tenantFiles(t *testing.T) (tokens, token string) {
 	return tokens, token
 }
 
-// storagePage sets a cookie and a localStorage item when asked, and
-// always shows what the page can see of both as two buttons.
-func storagePage(t *testing.T) string {
-	return browsertest.ServeHandler(t, http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
-		w.Header().Set("Content-Type", "text/html; charset=utf-8")
-		if r.URL.Query().Has("set") {
-			w.Header().Set("Set-Cookie", "session=kept-"+r.URL.Query().Get("set")+"; Max-Age=86400; Path=/")
-		}
-		fmt.Fprint(w, `<script>
-if (new URLSearchParams(location.search).has("set")) localStorage.setItem("draft", "stored");
-addEventListener("DOMContentLoaded", () => {
-  document.getElementById("c").textContent = "cookie " + (document.cookie || "none");
-  document.getElementById("s").textContent = "storage " + (localStorage.getItem("draft") || "none");
-});
-</script><button id="c"></button><button id="s"></button>`)
-	}))
-}
-
 // controls returns the names of the controls a hosted session sees.
 func controls(t *testing.T, s *hosted.Session, url string) string {
 	t.Helper()
@@ -199,7 +192,7 @@ func TestServeKilledAndRestarted(t *testing.T) {
 	t.Parallel()
 	tokens, token := tenantFiles(t)
 	data := t.TempDir()
-	page := storagePage(t)
+	page := browsertest.StoragePage(t)
 
 	first := startServe(t, "--data", data, "--tokens", tokens)
 	s := openHosted(t, first.url, token, "alice")
@@ -311,4 +304,73 @@ func TestServeReplicasShareLeases(t *testing.T) {
 	if strings.Contains(a.logs.String()+b.logs.String(), token) {
 		t.Fatal("a log holds the token")
 	}
+}
+
+// TestServeTLS: with --tls-cert and --tls-key the sidecar speaks only
+// HTTPS; a client that trusts the certificate leases and drives a page.
+func TestServeTLS(t *testing.T) {
+	t.Parallel()
+	tokens, token := tenantFiles(t)
+	certFile, keyFile, pool := selfSigned(t)
+	p := startServe(t, "--data", t.TempDir(), "--tokens", tokens, "--tls-cert", certFile, "--tls-key", keyFile)
+	if !strings.HasPrefix(p.url, "https://") {
+		t.Fatalf("serving on %s", p.url)
+	}
+	ctx := browsertest.Context(t, time.Minute)
+	client := &http.Client{Transport: &http.Transport{TLSClientConfig: &tls.Config{RootCAs: pool}}}
+	o := hosted.Options{URL: p.url, Token: token, Profile: "alice", HTTPClient: client}
+	if err := hosted.CreateProfile(ctx, o); err != nil {
+		t.Fatal(err)
+	}
+	s, err := hosted.Open(ctx, o)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer s.Close(context.Background())
+	if got := controls(t, s, browsertest.Serve(t, `<button>Over TLS</button>`)); got != "Over TLS" {
+		t.Fatalf("controls: %q", got)
+	}
+	// Plain HTTP on the same port is not served.
+	if resp, err := http.Get("http://" + strings.TrimPrefix(p.url, "https://") + "/healthz"); err == nil {
+		resp.Body.Close()
+		if resp.StatusCode == http.StatusOK {
+			t.Fatal("plain HTTP was served")
+		}
+	}
+}
+
+// selfSigned writes a certificate and key for 127.0.0.1 and returns them
+// with a pool that trusts the certificate.
+func selfSigned(t *testing.T) (certFile, keyFile string, pool *x509.CertPool) {
+	t.Helper()
+	key, err := ecdsa.GenerateKey(elliptic.P256(), rand.Reader)
+	if err != nil {
+		t.Fatal(err)
+	}
+	tmpl := &x509.Certificate{SerialNumber: big.NewInt(1), Subject: pkix.Name{CommonName: "127.0.0.1"},
+		IPAddresses: []net.IP{net.ParseIP("127.0.0.1")}, NotBefore: time.Now().Add(-time.Hour), NotAfter: time.Now().Add(time.Hour),
+		KeyUsage: x509.KeyUsageDigitalSignature, ExtKeyUsage: []x509.ExtKeyUsage{x509.ExtKeyUsageServerAuth}}
+	der, err := x509.CreateCertificate(rand.Reader, tmpl, tmpl, &key.PublicKey, key)
+	if err != nil {
+		t.Fatal(err)
+	}
+	keyDER, err := x509.MarshalECPrivateKey(key)
+	if err != nil {
+		t.Fatal(err)
+	}
+	dir := t.TempDir()
+	certFile, keyFile = filepath.Join(dir, "cert.pem"), filepath.Join(dir, "key.pem")
+	if err := os.WriteFile(certFile, pem.EncodeToMemory(&pem.Block{Type: "CERTIFICATE", Bytes: der}), 0o600); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.WriteFile(keyFile, pem.EncodeToMemory(&pem.Block{Type: "EC PRIVATE KEY", Bytes: keyDER}), 0o600); err != nil {
+		t.Fatal(err)
+	}
+	cert, err := x509.ParseCertificate(der)
+	if err != nil {
+		t.Fatal(err)
+	}
+	pool = x509.NewCertPool()
+	pool.AddCert(cert)
+	return certFile, keyFile, pool
 }

@@ -29,7 +29,7 @@ func migrate(ctx context.Context, dsn string) error {
 		return record.Fail(err, "the artifact store cannot be opened")
 	}
 	defer db.Close()
-	if err := prepare(ctx, db); err != nil {
+	if err := prepareWaiting(ctx, db); err != nil {
 		return record.Fail(err, "the artifact store cannot be opened")
 	}
 	fsys, err := fs.Sub(migrations, "migrations")
@@ -58,6 +58,25 @@ func migrate(ctx context.Context, dsn string) error {
 		return record.Fail(err, "the artifact store's schema could not be migrated")
 	}
 	return nil
+}
+
+// prepareWaiting prepares the file, waiting for other openers: SQLite
+// answers a switch to WAL that races another one with SQLITE_BUSY at once,
+// without its busy timeout (it would deadlock), so the switch is tried
+// again until BusyTimeout has passed.
+func prepareWaiting(ctx context.Context, db *sql.DB) error {
+	deadline := time.Now().Add(BusyTimeout)
+	for {
+		err := prepare(ctx, db)
+		if !isBusy(err) || time.Now().After(deadline) {
+			return err
+		}
+		select {
+		case <-ctx.Done():
+			return ctx.Err()
+		case <-time.After(lockPoll):
+		}
+	}
 }
 
 // prepare puts a file that is not yet in WAL mode (a new one) into it,

@@ -196,13 +196,22 @@ func (w writer) InTx(ctx context.Context, fn func(sqlstore.DB) error) error {
 	return tx.Commit()
 }
 
-// sqliteConstraint is SQLITE_CONSTRAINT, the primary code of every
-// constraint violation.
-const sqliteConstraint = 19
+// SQLite's primary result codes: SQLITE_BUSY, and SQLITE_CONSTRAINT, the
+// code of every constraint violation.
+const (
+	sqliteBusy       = 5
+	sqliteConstraint = 19
+)
 
 func isConstraint(err error) bool {
 	var e *sqlite.Error
 	return errors.As(err, &e) && e.Code()&0xff == sqliteConstraint
+}
+
+// isBusy tells SQLite's "database is locked" (SQLITE_BUSY).
+func isBusy(err error) bool {
+	var e *sqlite.Error
+	return errors.As(err, &e) && e.Code()&0xff == sqliteBusy
 }
 
 func micros(t time.Time) int64 { return record.Timestamp(t).UnixMicro() }

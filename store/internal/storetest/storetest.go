@@ -421,7 +421,7 @@ func (s Suite) OpenTogether(t *testing.T) {
 	wg.Wait()
 	for k := range openers {
 		if errs[k] != nil {
-			t.Fatalf("opener %d: %v", k, errs[k])
+			t.Fatalf("opener %d: %v (%v)", k, errs[k], errors.Unwrap(errs[k]))
 		}
 		defer stores[k].Close()
 	}
