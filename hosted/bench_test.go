@@ -34,7 +34,7 @@ const benchVersion = "1.6.0"
 // benchPage is a realistic article: about 200 controls (navigation,
 // see-also and footnote links, a search form) and enough text that
 // reading it takes several observations.
-func benchPage(b *testing.B) string {
+func benchPage(b testing.TB) string {
 	return browsertest.Serve(b, pages.NewArticle(pages.ArticleOptions{Paragraphs: 120, NavLinks: 160}).HTML)
 }
 
@@ -52,11 +52,22 @@ func BenchmarkObserveLocalNoStore(b *testing.B) {
 }
 
 // BenchmarkObserveHosted observes the same page b.N times through a
-// sidecar on loopback, over HTTP.
-func BenchmarkObserveHosted(b *testing.B) {
+// sidecar on loopback, over HTTP. Besides the latency it reports the hop:
+// what each call took at the client minus what the runtime took in the
+// sidecar (its Server-Timing), that is the HTTP exchange and the JSON of
+// the view and the canonical observation both ways.
+func BenchmarkObserveHosted(b *testing.B) { benchHosted(b, false) }
+
+// BenchmarkObserveHostedViewOnly is BenchmarkObserveHosted for a client
+// that takes the view only (hosted.Options.ViewOnly), as MCP does.
+func BenchmarkObserveHostedViewOnly(b *testing.B) { benchHosted(b, true) }
+
+func benchHosted(b *testing.B, viewOnly bool) {
 	url, token := startSidecar(b, sidecar.Launched{}, 0)
 	ctx := context.Background()
-	o := hosted.Options{URL: url, Token: token, Profile: "bench", Session: veetbrowser.SessionOptions{Version: benchVersion}}
+	hop := &hopTimer{}
+	o := hosted.Options{URL: url, Token: token, Profile: "bench", Session: veetbrowser.SessionOptions{Version: benchVersion},
+		HTTPClient: &http.Client{Transport: hop}, ViewOnly: viewOnly}
 	if err := hosted.CreateProfile(ctx, o); err != nil {
 		b.Fatal(err)
 	}
@@ -65,12 +76,53 @@ func BenchmarkObserveHosted(b *testing.B) {
 		b.Fatal(err)
 	}
 	b.Cleanup(func() { s.Close(context.Background()) })
-	benchObserve(b, s)
+	took := benchObserve(b, s)
+	hop.report(b, took)
+}
+
+// hopTimer is a transport that reads the sidecar's Server-Timing of each
+// page call: what the runtime took there.
+type hopTimer struct {
+	mu     sync.Mutex
+	server []time.Duration
+}
+
+func (h *hopTimer) RoundTrip(r *http.Request) (*http.Response, error) {
+	resp, err := http.DefaultTransport.RoundTrip(r)
+	if err != nil {
+		return nil, err
+	}
+	var ms float64
+	if _, serr := fmt.Sscanf(resp.Header.Get("Server-Timing"), "call;dur=%g", &ms); serr == nil {
+		h.mu.Lock()
+		h.server = append(h.server, time.Duration(ms*float64(time.Millisecond)))
+		h.mu.Unlock()
+	}
+	return resp, nil
+}
+
+// report gives the hop's p50 and p95 in ms: each call's time at the
+// client (took, in order) minus the runtime's time in the sidecar.
+func (h *hopTimer) report(b *testing.B, took []time.Duration) {
+	h.mu.Lock()
+	defer h.mu.Unlock()
+	// The observes are the last calls; the navigate came before them.
+	if len(h.server) < len(took) {
+		b.Fatalf("%d Server-Timings for %d calls", len(h.server), len(took))
+	}
+	server := h.server[len(h.server)-len(took):]
+	hops := make([]time.Duration, len(took))
+	for i := range took {
+		hops[i] = took[i] - server[i]
+	}
+	slices.Sort(hops)
+	b.ReportMetric(float64(hops[len(hops)/2].Microseconds())/1000, "hop-p50-ms")
+	b.ReportMetric(float64(hops[len(hops)*95/100].Microseconds())/1000, "hop-p95-ms")
 }
 
 // openLocal opens a session on a Chromium of its own, as the sidecar
 // gives each lease one.
-func openLocal(b *testing.B, storeSpec string) veetbrowser.Caller {
+func openLocal(b testing.TB, storeSpec string) veetbrowser.Caller {
 	ctx := context.Background()
 	p, err := chromium.Launch(ctx, chromium.Options{})
 	if err != nil {
@@ -97,7 +149,7 @@ func openLocal(b *testing.B, storeSpec string) veetbrowser.Caller {
 
 // benchObserve navigates s to the bench page once, then times b.N
 // observations of it.
-func benchObserve(b *testing.B, s veetbrowser.Caller) {
+func benchObserve(b *testing.B, s veetbrowser.Caller) []time.Duration {
 	ctx := context.Background()
 	if _, err := s.Call(ctx, tools.Navigate, navigateArgs(benchPage(b))); err != nil {
 		b.Fatal(err)
@@ -113,6 +165,7 @@ func benchObserve(b *testing.B, s veetbrowser.Caller) {
 	}
 	b.StopTimer()
 	reportLatency(b, took)
+	return took
 }
 
 // loadLeases is how many leases BenchmarkLoad drives at once.

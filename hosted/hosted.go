@@ -50,6 +50,12 @@ type Options struct {
 	// HTTPClient is used for every request; nil is a client with no
 	// overall timeout (a navigation may take its 20 s and more).
 	HTTPClient *http.Client
+	// ViewOnly asks for the model views without the canonical
+	// observations (Result.Observation is nil): for a surface that only
+	// passes the view on, as MCP does. It spares the hop the encoding,
+	// transfer and decoding of the canonical observation; the sidecar
+	// records it all the same.
+	ViewOnly bool
 }
 
 // Session is a profile's lease on a sidecar and the browser session it
@@ -318,12 +324,16 @@ func nonZero64(v, d int64) int64 {
 
 // page posts to one of the lease's page routes and returns its result.
 func (s *Session) page(ctx context.Context, lease, route, contentType string, body io.Reader) (*veetbrowser.Result, error) {
+	path := leasePath(lease, route)
+	if s.opts.ViewOnly {
+		path += "?observation=" + api.OmitObservation
+	}
 	var out api.PageResult
-	if err := s.c.post(ctx, leasePath(lease, route), contentType, body, &out); err != nil {
+	if err := s.c.post(ctx, path, contentType, body, &out); err != nil {
 		return nil, s.leaseError(lease, err)
 	}
-	if out.Observation == nil || len(out.View) == 0 {
-		return nil, errcode.New(errcode.BrowserUnavailable, "the sidecar's answer holds no observation")
+	if len(out.View) == 0 || (out.Observation == nil && !s.opts.ViewOnly) {
+		return nil, errcode.New(errcode.BrowserUnavailable, "the sidecar's answer holds no view or no observation")
 	}
 	res := &veetbrowser.Result{Observation: out.Observation, View: out.View}
 	if out.Action != nil {

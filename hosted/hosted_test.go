@@ -180,3 +180,42 @@ func TestOpenRefuses(t *testing.T) {
 		t.Fatalf("a held profile: %v", err)
 	}
 }
+
+// TestViewOnly: a ViewOnly session gets the views without the canonical
+// observations; the sidecar still records them.
+func TestViewOnly(t *testing.T) {
+	t.Parallel()
+	sc := startTabs(t)
+	ctx := browsertest.Context(t, time.Minute)
+	o := hosted.Options{URL: sc.URL, Token: sc.Token, Profile: "mcp", ViewOnly: true}
+	if err := hosted.CreateProfile(ctx, o); err != nil {
+		t.Fatal(err)
+	}
+	s, err := hosted.Open(ctx, o)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer s.Close(context.Background())
+	res := call(t, s, "browser_navigate", map[string]string{"url": browsertest.Serve(t, `<button>Only the view</button>`)})
+	var v projection.View
+	if err := res.DecodeView(&v); err != nil || len(v.Controls) != 1 || v.Controls[0].Name != "Only the view" {
+		t.Fatalf("view %s: %v", res.View, err)
+	}
+	if res.Observation != nil {
+		t.Fatal("a ViewOnly session got the canonical observation")
+	}
+	sessions, err := sc.Store.Sessions(context.Background(), store.ListOptions{})
+	if err != nil || len(sessions) != 1 {
+		t.Fatalf("sessions: %v %v", sessions, err)
+	}
+	recorded := 0
+	sc.Store.Calls(context.Background(), sessions[0].ID, func(c store.Call) error {
+		if len(c.Observation) > 0 {
+			recorded++
+		}
+		return nil
+	})
+	if recorded != 1 {
+		t.Fatalf("%d observations recorded", recorded)
+	}
+}

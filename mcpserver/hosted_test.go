@@ -29,7 +29,7 @@ func TestHostedSessionsOverMCP(t *testing.T) {
 	t.Parallel()
 	sc := sidecartest.Start(t, &browsertest.Tabs{Browser: shared.Get(t)}, 0)
 	ctx := browsertest.Context(t, 2*time.Minute)
-	profile := hosted.Options{URL: sc.URL, Token: sc.Token, Profile: "agent"}
+	profile := hosted.Options{URL: sc.URL, Token: sc.Token, Profile: "agent", ViewOnly: true}
 	if err := hosted.CreateProfile(ctx, profile); err != nil {
 		t.Fatal(err)
 	}

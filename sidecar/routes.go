@@ -5,6 +5,7 @@ import (
 	"context"
 	"encoding/json"
 	"errors"
+	"fmt"
 	"io"
 	"mime/multipart"
 	"net/http"
@@ -299,11 +300,26 @@ func (s *Server) callTool(tool string) func(http.ResponseWriter, *http.Request, 
 	}
 }
 
-// run calls the lease's session and writes its result.
+// run calls the lease's session and writes its result: the view, the
+// canonical observation unless the request says observation=omit, and
+// an act's postconditions.
 func (s *Server) run(w http.ResponseWriter, r *http.Request, l *lease, tool string, args []byte) {
+	omit := false
+	switch r.URL.Query().Get("observation") {
+	case "":
+	case api.OmitObservation:
+		omit = true
+	default:
+		s.fail(w, r, errcode.New(errcode.InvalidArgument, "observation=omit is the only value of observation"))
+		return
+	}
 	start := time.Now()
 	res, err := l.session.Call(r.Context(), tool, args)
-	s.metrics.latency.WithLabelValues(tool).Observe(time.Since(start).Seconds())
+	took := time.Since(start)
+	s.metrics.latency.WithLabelValues(tool).Observe(took.Seconds())
+	// What the call took in the runtime, apart from the transport: for
+	// an operator's tools, and for measuring the hop.
+	w.Header().Set("Server-Timing", fmt.Sprintf("call;dur=%.3f", float64(took.Microseconds())/1000))
 	code := "ok"
 	if err != nil {
 		code = string(errcode.Of(err))
@@ -316,7 +332,11 @@ func (s *Server) run(w http.ResponseWriter, r *http.Request, l *lease, tool stri
 		s.fail(w, r, err)
 		return
 	}
-	writeJSON(w, http.StatusOK, api.PageResult{View: res.View, Observation: res.Observation, Action: res.Action})
+	out := api.PageResult{View: res.View, Observation: res.Observation, Action: res.Action}
+	if omit {
+		out.Observation = nil
+	}
+	writeJSON(w, http.StatusOK, out)
 }
 
 // upload writes the request's files into a fresh directory of the lease's

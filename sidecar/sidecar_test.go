@@ -336,6 +336,16 @@ func TestLeaseRequests(t *testing.T) {
 	big := []byte(`{"url":"` + strings.Repeat("a", maxJSONBody) + `"}`)
 	want(t, f.call(t, f.acme, http.MethodPost, "/v1/leases/"+l.ID+"/navigate", "application/json", big), http.StatusRequestEntityTooLarge, errcode.TooLarge)
 	want(t, f.json(t, f.acme, http.MethodPost, "/v1/leases/nosuchlease/observe", map[string]any{}), http.StatusConflict, errcode.LeaseRequired)
+	// observation=omit leaves the canonical observation out; nothing else
+	// is a value of it.
+	r = f.json(t, f.acme, http.MethodPost, "/v1/leases/"+l.ID+"/observe?observation=omit", map[string]any{})
+	want(t, r, http.StatusOK, "")
+	var page map[string]json.RawMessage
+	r.decode(t, &page)
+	if _, ok := page["observation"]; ok || len(page["view"]) == 0 {
+		t.Fatalf("observation=omit: %s", r.body)
+	}
+	want(t, f.json(t, f.acme, http.MethodPost, "/v1/leases/"+l.ID+"/observe?observation=all", map[string]any{}), http.StatusBadRequest, errcode.InvalidArgument)
 }
 
 // TestLeaseRunsOut: a client that vanishes loses its lease at its TTL;

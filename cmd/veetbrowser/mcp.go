@@ -118,7 +118,9 @@ func (c *MCPCommand) Run(ctx context.Context, args []string) error {
 		token := os.Getenv(EnvToken)
 		opts.Open = func(ctx context.Context, o veetbrowser.SessionOptions) (veetbrowser.Caller, error) {
 			o.Budget = *budget
-			return hosted.Open(ctx, hosted.Options{URL: *hostedURL, Token: token, Profile: *profile, Session: o})
+			// The model is given the view only; the sidecar records the
+			// canonical observation.
+			return hosted.Open(ctx, hosted.Options{URL: *hostedURL, Token: token, Profile: *profile, Session: o, ViewOnly: true})
 		}
 	} else {
 		var closeBrowser func()

@@ -94,9 +94,15 @@ type Tools struct {
 // upload's postconditions.
 type PageResult struct {
 	View        json.RawMessage          `json:"view"`
-	Observation *observation.Observation `json:"observation"`
+	Observation *observation.Observation `json:"observation,omitempty"` // absent with ?observation=omit
 	Action      *browser.ActResult       `json:"action,omitempty"`
 }
+
+// OmitObservation is the value of a page route's observation query
+// parameter that leaves the canonical observation out of the answer: for
+// a client that only passes the view on (an MCP surface). The sidecar
+// records it all the same.
+const OmitObservation = "omit"
 
 // Approval is POST /v1/leases/{id}/approvals: one single-use approval the
 // user gave for exactly these facts.
