@@ -8,7 +8,6 @@ import (
 
 	"github.com/veetbot/veetbrowser"
 	"github.com/veetbot/veetbrowser/browser/chromium"
-	"github.com/veetbot/veetbrowser/hosted"
 	"github.com/veetbot/veetbrowser/internal/browsertest"
 	"github.com/veetbot/veetbrowser/sidecar/sidecartest"
 )
@@ -27,16 +26,6 @@ func TestHosted(t *testing.T) {
 	sc := sidecartest.Start(t, &browsertest.Tabs{Browser: b}, 64)
 	var profiles atomic.Int64
 	Run(t, Provider{Name: "hosted", Open: func(t *testing.T, opts veetbrowser.SessionOptions) veetbrowser.Caller {
-		ctx := browsertest.Context(t, callTimeout)
-		o := hosted.Options{URL: sc.URL, Token: sc.Token, Profile: fmt.Sprintf("p%d", profiles.Add(1)), Session: opts}
-		if err := hosted.CreateProfile(ctx, o); err != nil {
-			t.Fatal(err)
-		}
-		s, err := hosted.Open(ctx, o)
-		if err != nil {
-			t.Fatal(err)
-		}
-		t.Cleanup(func() { s.Close(context.Background()) })
-		return s
+		return sc.Open(t, fmt.Sprintf("p%d", profiles.Add(1)), opts)
 	}})
 }

@@ -30,21 +30,6 @@ func startTabs(t *testing.T) *sidecartest.Sidecar {
 	return sidecartest.Start(t, &browsertest.Tabs{Browser: b}, 0)
 }
 
-func open(t *testing.T, sc *sidecartest.Sidecar, profile string, opts veetbrowser.SessionOptions) *hosted.Session {
-	t.Helper()
-	ctx := browsertest.Context(t, time.Minute)
-	o := hosted.Options{URL: sc.URL, Token: sc.Token, Profile: profile, Session: opts}
-	if err := hosted.CreateProfile(ctx, o); err != nil {
-		t.Fatal(err)
-	}
-	s, err := hosted.Open(ctx, o)
-	if err != nil {
-		t.Fatal(err)
-	}
-	t.Cleanup(func() { s.Close(context.Background()) })
-	return s
-}
-
 func call(t *testing.T, s veetbrowser.Caller, tool string, args any) *veetbrowser.Result {
 	t.Helper()
 	raw, _ := json.Marshal(args)
@@ -64,7 +49,7 @@ func TestTransportKeepsEverything(t *testing.T) {
 	t.Parallel()
 	sc := startTabs(t)
 	article := browsertest.Serve(t, pages.NewArticle(pages.ArticleOptions{Paragraphs: 60, NavLinks: 40}).HTML)
-	s := open(t, sc, "reader", veetbrowser.SessionOptions{Version: "1.6.0", Budget: 2048})
+	s := sc.Open(t, "reader", veetbrowser.SessionOptions{Version: "1.6.0", Budget: 2048})
 	var got []*veetbrowser.Result
 	res := call(t, s, "browser_navigate", map[string]string{"url": article})
 	for range 100 {
@@ -127,7 +112,7 @@ func sameJSON(t *testing.T, a, b []byte) bool {
 func TestLostLease(t *testing.T) {
 	t.Parallel()
 	sc := startTabs(t)
-	s := open(t, sc, "shop", veetbrowser.SessionOptions{})
+	s := sc.Open(t, "shop", veetbrowser.SessionOptions{})
 	page := browsertest.Serve(t, `<button>Buy</button>`)
 	first := call(t, s, "browser_navigate", map[string]string{"url": page})
 	req, _ := http.NewRequest(http.MethodDelete, sc.URL+"/v1/leases/"+s.Lease(), nil)
@@ -175,7 +160,7 @@ func TestOpenRefuses(t *testing.T) {
 			t.Errorf("%+v: %v, want %s", c.o, err, c.want)
 		}
 	}
-	open(t, sc, "held", veetbrowser.SessionOptions{})
+	sc.Open(t, "held", veetbrowser.SessionOptions{})
 	if _, err := hosted.Open(ctx, hosted.Options{URL: sc.URL, Token: sc.Token, Profile: "held"}); errcode.Of(err) != errcode.LeaseHeld {
 		t.Fatalf("a held profile: %v", err)
 	}

@@ -2,15 +2,9 @@ package mcpserver
 
 import (
 	"context"
-	"fmt"
-	"net/http"
 	"net/http/httptest"
-	"strings"
-	"sync"
 	"testing"
 	"time"
-
-	"github.com/modelcontextprotocol/go-sdk/mcp"
 
 	veetbrowser "github.com/veetbot/veetbrowser"
 	"github.com/veetbot/veetbrowser/hosted"
@@ -46,50 +40,9 @@ func TestHostedSessionsOverMCP(t *testing.T) {
 	srv := httptest.NewServer(handler)
 	t.Cleanup(srv.Close)
 
-	var mu sync.Mutex
-	posts := 0
-	page := browsertest.ServeHandler(t, http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
-		if r.URL.Path == "/publish" {
-			mu.Lock()
-			posts++
-			mu.Unlock()
-			return
-		}
-		fmt.Fprint(w, `<!doctype html><button onclick="fetch('/publish', {method: 'POST'}).then(() => document.title = 'sent')">Publish</button>`)
-	}))
-	var asked []string
-	cs := connectHTTP(t, srv.URL, &mcp.ClientOptions{
-		ElicitationHandler: func(_ context.Context, req *mcp.ElicitRequest) (*mcp.ElicitResult, error) {
-			mu.Lock()
-			asked = append(asked, req.Params.Message)
-			mu.Unlock()
-			return &mcp.ElicitResult{Action: "accept", Content: map[string]any{"approve": true}}, nil
-		},
-	})
-	text, isErr := call(t, cs, "browser_navigate", map[string]any{"url": page})
-	if isErr {
-		t.Fatal(text)
-	}
-	ref := text[strings.Index(text, `"ref":"`)+7:]
-	ref = ref[:strings.IndexByte(ref, '"')]
-	if text, isErr = call(t, cs, "browser_act", map[string]any{"kind": "click", "ref": ref}); isErr {
-		t.Fatal(text)
-	}
-	deadline := time.Now().Add(30 * time.Second)
-	for {
-		mu.Lock()
-		n := posts
-		mu.Unlock()
-		if n > 0 || time.Now().After(deadline) {
-			break
-		}
-		time.Sleep(20 * time.Millisecond)
-	}
-	mu.Lock()
-	if posts != 1 || len(asked) != 1 || !strings.Contains(asked[0], `button "Publish"`) {
-		t.Fatalf("posts %d, approvals asked %q", posts, asked)
-	}
-	mu.Unlock()
+	user := &approvingUser{}
+	cs := connectHTTP(t, srv.URL, user.options())
+	publishApproved(t, cs, servePublish(t), user)
 
 	// The MCP session ends: its lease is released, and the profile is free.
 	cs.Close()
@@ -99,7 +52,7 @@ func TestHostedSessionsOverMCP(t *testing.T) {
 			again.Close(context.Background())
 			break
 		}
-		if time.Now().After(deadline) {
+		if ctx.Err() != nil {
 			t.Fatalf("the profile stayed leased after the MCP session ended: %v", err)
 		}
 		time.Sleep(50 * time.Millisecond)

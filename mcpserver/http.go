@@ -1,11 +1,13 @@
 package mcpserver
 
 import (
+	"bytes"
 	"context"
 	"crypto/sha256"
 	"crypto/subtle"
 	"encoding/hex"
 	"encoding/json"
+	"io"
 	"net/http"
 	"net/url"
 	"strings"
@@ -188,30 +190,54 @@ type sessionLimit struct {
 const sessionIDHeader = "Mcp-Session-Id"
 
 func (l *sessionLimit) serve(w http.ResponseWriter, r *http.Request, token string, next http.Handler) {
-	// Only a POST without a session id opens a session.
+	// Only a POST without a session id can open a session.
 	if r.Method != http.MethodPost || r.Header.Get(sessionIDHeader) != "" {
 		next.ServeHTTP(w, r)
 		return
 	}
-	l.mu.Lock()
-	if l.liveLocked(token)+l.pending[token] >= l.max {
+	// An initialize request takes its place under the limit before it is
+	// served. A client may send other messages without a session id (a
+	// notification of a newer protocol version) while its initialize is
+	// still being answered: those are not held against the limit, but any
+	// session one of them opens is counted all the same.
+	reserved := initializes(r)
+	if reserved {
+		l.mu.Lock()
+		if l.liveLocked(token)+l.pending[token] >= l.max {
+			l.mu.Unlock()
+			writeError(w, http.StatusTooManyRequests, errcode.New(errcode.TooManySessions,
+				"this token already holds %d live sessions, the limit; end one (HTTP DELETE) or let one idle out (%s)", l.max, l.idle))
+			return
+		}
+		l.pending[token]++
 		l.mu.Unlock()
-		writeError(w, http.StatusTooManyRequests, errcode.New(errcode.TooManySessions,
-			"this token already holds %d live sessions, the limit; end one (HTTP DELETE) or let one idle out (%s)", l.max, l.idle))
-		return
 	}
-	l.pending[token]++
-	l.mu.Unlock()
 
 	next.ServeHTTP(w, r)
 
 	id := w.Header().Get(sessionIDHeader)
 	l.mu.Lock()
-	l.pending[token]--
+	if reserved {
+		l.pending[token]--
+	}
 	if id != "" {
 		l.owners[id] = token
 	}
 	l.mu.Unlock()
+}
+
+// initializes reports whether r's body is an initialize request. The body
+// is read within the transport's own bound and handed on unchanged.
+func initializes(r *http.Request) bool {
+	body, err := io.ReadAll(io.LimitReader(r.Body, maxBodyBytes+1))
+	r.Body = io.NopCloser(io.MultiReader(bytes.NewReader(body), r.Body))
+	if err != nil {
+		return false
+	}
+	var msg struct {
+		Method string `json:"method"`
+	}
+	return json.Unmarshal(body, &msg) == nil && msg.Method == "initialize"
 }
 
 // liveLocked counts the token's sessions the SDK still holds, forgetting

@@ -8,7 +8,10 @@ import (
 	"path/filepath"
 	"strings"
 	"testing"
+	"time"
 
+	"github.com/veetbot/veetbrowser"
+	"github.com/veetbot/veetbrowser/hosted"
 	"github.com/veetbot/veetbrowser/sidecar"
 	"github.com/veetbot/veetbrowser/store"
 )
@@ -50,4 +53,23 @@ func Start(tb testing.TB, browsers sidecar.Browsers, maxLeases int) *Sidecar {
 		srv.Close(context.Background())
 	})
 	return &Sidecar{URL: hs.URL, Token: token, Store: st, Server: srv}
+}
+
+// Open creates a profile of the sidecar's tenant and leases it: a hosted
+// session with opts (Version, Budget, Grant, Approver, upload root) that
+// is closed when the test ends.
+func (s *Sidecar) Open(tb testing.TB, profile string, opts veetbrowser.SessionOptions) *hosted.Session {
+	tb.Helper()
+	ctx, cancel := context.WithTimeout(context.Background(), time.Minute)
+	defer cancel()
+	o := hosted.Options{URL: s.URL, Token: s.Token, Profile: profile, Session: opts}
+	if err := hosted.CreateProfile(ctx, o); err != nil {
+		tb.Fatal(err)
+	}
+	sess, err := hosted.Open(ctx, o)
+	if err != nil {
+		tb.Fatal(err)
+	}
+	tb.Cleanup(func() { sess.Close(context.Background()) })
+	return sess
 }
