@@ -110,6 +110,9 @@ func New(ctx context.Context, opts Options) (*Server, error) {
 	if opts.Store == nil || opts.Browsers == nil || opts.Data == "" || len(opts.Tokens.entries) == 0 {
 		return nil, errcode.New(errcode.InvalidArgument, "a sidecar needs a data directory, tokens, a store and browsers")
 	}
+	if opts.MaxLeases < 0 {
+		return nil, errcode.New(errcode.InvalidArgument, "MaxLeases cannot be negative")
+	}
 	if opts.MaxLeases == 0 {
 		opts.MaxLeases = DefaultMaxLeases
 	}

@@ -233,3 +233,18 @@ func helpOf(t *testing.T, command string) string {
 	r.Close()
 	return help + string(printed)
 }
+
+// TestREADMEListsEveryUsageLine: the README's Use block shows each
+// command's usage line as --help prints it, so the two cannot drift.
+func TestREADMEListsEveryUsageLine(t *testing.T) {
+	readme, err := os.ReadFile("../../README.md")
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, line := range []string{observeUsageLine, readUsageLine, findUsageLine, mcpUsageLine, serveUsageLine,
+		tokenUsageLine, suiteUsageLine, replayUsageLine, sessionsUsageLine} {
+		if !strings.Contains(string(readme), "\n"+line+"\n") {
+			t.Errorf("README.md lacks the usage line %q", line)
+		}
+	}
+}
