@@ -12,6 +12,7 @@ package hosted
 
 import (
 	"bytes"
+	"cmp"
 	"context"
 	"encoding/json"
 	"errors"
@@ -275,9 +276,9 @@ func (s *Session) upload(ctx context.Context, lease string, args json.RawMessage
 	// own limits apply within them, and past them the upload is refused
 	// here, as a local session refuses it.
 	o := s.opts.Session
-	o.MaxUploadFiles = min(nonZero(o.MaxUploadFiles, api.MaxUploadFiles), api.MaxUploadFiles)
-	o.MaxUploadBytes = min(nonZero64(o.MaxUploadBytes, api.MaxUploadFile), api.MaxUploadFile)
-	o.MaxUploadKept = min(nonZero64(o.MaxUploadKept, veetbrowser.DefaultMaxUploadKept), api.MaxUploadBody-multipartRoom)
+	o.MaxUploadFiles = min(cmp.Or(o.MaxUploadFiles, api.MaxUploadFiles), api.MaxUploadFiles)
+	o.MaxUploadBytes = min(cmp.Or(o.MaxUploadBytes, api.MaxUploadFile), api.MaxUploadFile)
+	o.MaxUploadKept = min(cmp.Or(o.MaxUploadKept, veetbrowser.DefaultMaxUploadKept), api.MaxUploadBody-multipartRoom)
 	copies, err := veetbrowser.CopyUploads(ctx, o, a.Paths, dir)
 	if err != nil {
 		return nil, err
@@ -307,20 +308,6 @@ func (s *Session) upload(ctx context.Context, lease string, args json.RawMessage
 // multipartRoom is what an upload's multipart framing may take of the
 // sidecar's request cap: a few hundred bytes a file.
 const multipartRoom = 64 << 10
-
-func nonZero(v, d int) int {
-	if v == 0 {
-		return d
-	}
-	return v
-}
-
-func nonZero64(v, d int64) int64 {
-	if v == 0 {
-		return d
-	}
-	return v
-}
 
 // page posts to one of the lease's page routes and returns its result.
 func (s *Session) page(ctx context.Context, lease, route, contentType string, body io.Reader) (*veetbrowser.Result, error) {

@@ -36,30 +36,12 @@ var shared = browsertest.Shared[*chromium.Provider]{Launch: func() (*chromium.Pr
 
 // fixture is a sidecar on 127.0.0.1 with two tenants.
 type fixture struct {
-	srv      *Server
-	url      string
-	acme     string // acme's token
-	globex   string // globex's token
-	logs     *syncBuffer
-	browsers Browsers
-	clock    *fakeClock
-}
-
-type syncBuffer struct {
-	mu sync.Mutex
-	b  bytes.Buffer
-}
-
-func (s *syncBuffer) Write(p []byte) (int, error) {
-	s.mu.Lock()
-	defer s.mu.Unlock()
-	return s.b.Write(p)
-}
-
-func (s *syncBuffer) String() string {
-	s.mu.Lock()
-	defer s.mu.Unlock()
-	return s.b.String()
+	srv    *Server
+	url    string
+	acme   string // acme's token
+	globex string // globex's token
+	logs   *browsertest.Buffer
+	clock  *fakeClock
 }
 
 // fakeClock runs with the real one, ahead of it by what Advance added:
@@ -109,7 +91,7 @@ func newFixture(t *testing.T, o fixtureOptions) *fixture {
 	if o.data == "" {
 		o.data = t.TempDir()
 	}
-	logs := &syncBuffer{}
+	logs := &browsertest.Buffer{}
 	clock := &fakeClock{}
 	srv, err := New(context.Background(), Options{Data: o.data, Tokens: toks, Store: o.store, Browsers: o.browsers,
 		Logger: slog.New(slog.NewJSONHandler(logs, &slog.HandlerOptions{Level: slog.LevelDebug})), Now: clock.Now})
@@ -121,7 +103,7 @@ func newFixture(t *testing.T, o fixtureOptions) *fixture {
 		hs.Close()
 		srv.Close(context.Background())
 	})
-	return &fixture{srv: srv, url: hs.URL, acme: acme, globex: globex, logs: logs, browsers: o.browsers, clock: clock}
+	return &fixture{srv: srv, url: hs.URL, acme: acme, globex: globex, logs: logs, clock: clock}
 }
 
 // response is one answer of the API.
@@ -627,7 +609,7 @@ func TestUploadRoute(t *testing.T) {
 			return
 		}
 		w.Header().Set("Content-Type", "text/html; charset=utf-8")
-		fmt.Fprint(w, `<form method=post enctype=multipart/form-data><input type=file name=doc aria-label="Document"><button>Send</button></form>`)
+		fmt.Fprint(w, `<form method=post enctype=multipart/form-data><input type=file name=doc multiple aria-label="Document"><button>Send</button></form>`)
 	}))
 	r := f.json(t, f.acme, http.MethodPost, "/v1/leases/"+l.ID+"/navigate", map[string]string{"url": page})
 	want(t, r, http.StatusOK, "")
@@ -674,6 +656,29 @@ func TestUploadRoute(t *testing.T) {
 		t.Fatal("the form with the file never reached the server")
 	}
 
+	// At the bounds: 16 files, and one of exactly 10 MiB, pass; each on
+	// the newest revision's ref of the input.
+	documentRef := func(r response) string {
+		t.Helper()
+		want(t, r, http.StatusOK, "")
+		var res api.PageResult
+		r.decode(t, &res)
+		for _, c := range res.Observation.Controls {
+			if c.Name == "Document" {
+				return c.Ref
+			}
+		}
+		t.Fatalf("no Document control: %s", r.body)
+		return ""
+	}
+	input = documentRef(f.json(t, f.acme, http.MethodPost, "/v1/leases/"+l.ID+"/navigate", map[string]string{"url": page}))
+	atBound := make([][2]string, api.MaxUploadFiles)
+	for i := range atBound {
+		atBound[i] = [2]string{fmt.Sprintf("f%d.txt", i), "x"}
+	}
+	input = documentRef(f.upload(t, l.ID, input, atBound))
+	input = documentRef(f.upload(t, l.ID, input, [][2]string{{"full.bin", strings.Repeat("x", api.MaxUploadFile)}}))
+	// One past them: refused.
 	big := strings.Repeat("x", api.MaxUploadFile+1)
 	want(t, f.upload(t, l.ID, input, [][2]string{{"big.bin", big}}), http.StatusRequestEntityTooLarge, errcode.TooLarge)
 	many := make([][2]string, api.MaxUploadFiles+1)

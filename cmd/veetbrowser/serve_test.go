@@ -60,25 +60,8 @@ func init() {
 type serveProcess struct {
 	cmd  *exec.Cmd
 	url  string
-	logs *lockedBuffer
+	logs *browsertest.Buffer
 	done chan struct{}
-}
-
-type lockedBuffer struct {
-	mu sync.Mutex
-	b  strings.Builder
-}
-
-func (l *lockedBuffer) Write(p []byte) (int, error) {
-	l.mu.Lock()
-	defer l.mu.Unlock()
-	return l.b.Write(p)
-}
-
-func (l *lockedBuffer) String() string {
-	l.mu.Lock()
-	defer l.mu.Unlock()
-	return l.b.String()
 }
 
 var servingLine = regexp.MustCompile(`veetbrowser: sidecar on (https?://127\.0\.0\.1:\d+)/`)
@@ -99,7 +82,7 @@ func startServe(t *testing.T, args ...string) *serveProcess {
 	if err := cmd.Start(); err != nil {
 		t.Fatal(err)
 	}
-	p := &serveProcess{cmd: cmd, logs: &lockedBuffer{}, done: make(chan struct{})}
+	p := &serveProcess{cmd: cmd, logs: &browsertest.Buffer{}, done: make(chan struct{})}
 	found := make(chan string, 1)
 	go func() {
 		sc := bufio.NewScanner(stderr)

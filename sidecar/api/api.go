@@ -7,6 +7,8 @@ import (
 	"encoding/json"
 	"time"
 
+	veetbrowser "github.com/veetbot/veetbrowser"
+
 	"github.com/veetbot/veetbrowser/browser"
 	"github.com/veetbot/veetbrowser/errcode"
 	"github.com/veetbot/veetbrowser/observation"
@@ -20,12 +22,12 @@ const (
 	DefaultTTL = 60
 )
 
-// Upload bounds of one request: the runtime's per-upload limits, and a cap
-// on the whole body.
+// Upload bounds of one request: the runtime's own limits of one upload
+// (its files, each file) and of the copies a session keeps (the body).
 const (
-	MaxUploadFiles = 16
-	MaxUploadFile  = 10 << 20
-	MaxUploadBody  = 64 << 20
+	MaxUploadFiles = veetbrowser.DefaultMaxUploadFiles
+	MaxUploadFile  = veetbrowser.DefaultMaxUpload
+	MaxUploadBody  = veetbrowser.DefaultMaxUploadKept
 )
 
 // Grant is a lease's task grant (policy.Grant): the origins it may act on
