@@ -2,6 +2,10 @@ package chromium
 
 import (
 	"context"
+	"os"
+	goruntime "runtime"
+	"strconv"
+	"strings"
 	"time"
 
 	"github.com/chromedp/cdproto/cdp"
@@ -25,7 +29,10 @@ import (
 //
 // A renderer is silent when it leaves a trivial evaluation unanswered for
 // hangProbe after a step has run hangAfter: a step that keeps the renderer
-// busy for hangBound (one collector run of that long included) is hung. The
+// busy for hangBound (one collector run of that long included) is hung. On
+// a loaded machine the probe waits longer (probeWait): a starved renderer
+// is slow in proportion to the load, and a heavy page that takes a second
+// or two of layout on an idle machine would otherwise be taken as hung. The
 // collector's own bounds keep a healthy observation of the largest page far
 // below that. A slow network is not a hung renderer: a navigation waiting on
 // a server is probed again every hangAfter and runs on to its own deadline.
@@ -36,6 +43,11 @@ const (
 	hangAfter = 10 * time.Second
 	hangProbe = 5 * time.Second
 	hangBound = hangAfter + hangProbe
+	// maxLoadFactor caps how much longer the probe waits on a loaded
+	// machine, so that a hung renderer is still stopped within
+	// hangAfter + maxLoadFactor*hangProbe.
+	maxLoadFactor = 4
+	maxHangBound  = hangAfter + maxLoadFactor*hangProbe
 	// crashWait bounds the wait for the crash a hung renderer was sent.
 	crashWait = 5 * time.Second
 )
@@ -69,10 +81,31 @@ func (t *tab) answers(step context.Context) bool {
 	if t.excusedSilence() {
 		return true
 	}
-	ctx, cancel := context.WithTimeout(step, hangProbe)
+	ctx, cancel := context.WithTimeout(step, probeWait(loadFactor()))
 	defer cancel()
 	_, err := cdp.Call(ctx, t.target, runtime.Evaluate, runtime.EvaluateParams{Expression: "0", Silent: ptr(true)})
 	return ctx.Err() == nil || err == nil || t.excusedSilence()
+}
+
+// probeWait is how long the probe waits for an answer when the machine runs
+// factor runnable tasks per core.
+func probeWait(factor float64) time.Duration {
+	return time.Duration(float64(hangProbe) * min(max(factor, 1), maxLoadFactor))
+}
+
+// loadFactor is the machine's one-minute load average per core, or 1 where
+// the system does not say.
+func loadFactor() float64 {
+	b, err := os.ReadFile("/proc/loadavg")
+	if err != nil {
+		return 1
+	}
+	first, _, _ := strings.Cut(string(b), " ")
+	load, err := strconv.ParseFloat(first, 64)
+	if err != nil {
+		return 1
+	}
+	return load / float64(goruntime.NumCPU())
 }
 
 // DevTools holds the commands for a renderer while a navigation of its

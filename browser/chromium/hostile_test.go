@@ -20,7 +20,8 @@ import (
 )
 
 // hostileCall bounds one call on a hostile page. A hung renderer is stopped
-// within hangBound; without the guard these calls wait for minutes.
+// within hangBound, or maxHangBound on a loaded machine; without the guard
+// these calls wait for minutes.
 const hostileCall = 45 * time.Second
 
 // hostile is one hostile page and what a session must do with it.
