@@ -46,7 +46,7 @@ const (
 	// maxLoadFactor caps how much longer the probe waits on a loaded
 	// machine, so that a hung renderer is still stopped within
 	// hangAfter + maxLoadFactor*hangProbe.
-	maxLoadFactor = 4
+	maxLoadFactor = 2
 	maxHangBound  = hangAfter + maxLoadFactor*hangProbe
 	// crashWait bounds the wait for the crash a hung renderer was sent.
 	crashWait = 5 * time.Second

@@ -16,7 +16,7 @@ func TestProbeWaitFollowsTheLoad(t *testing.T) {
 		{0, hangProbe},
 		{0.5, hangProbe},
 		{1, hangProbe},
-		{2.5, hangProbe * 5 / 2},
+		{1.5, hangProbe * 3 / 2},
 		{maxLoadFactor, maxLoadFactor * hangProbe},
 		{maxLoadFactor + 1, maxLoadFactor * hangProbe},
 	} {
@@ -27,7 +27,7 @@ func TestProbeWaitFollowsTheLoad(t *testing.T) {
 	if f := loadFactor(); f < 0 {
 		t.Errorf("load factor %v", f)
 	}
-	if maxHangBound >= hostileCall {
-		t.Errorf("a hung renderer is stopped within %v, after the %v a hostile call may take", maxHangBound, hostileCall)
+	if maxHangBound+navigationExcuse >= hostileCall {
+		t.Errorf("a hung renderer is stopped within %v, after the %v a hostile call may take", maxHangBound+navigationExcuse, hostileCall)
 	}
 }

@@ -22,7 +22,9 @@ import (
 // hostileCall bounds one call on a hostile page. A hung renderer is stopped
 // within hangBound, or maxHangBound on a loaded machine; without the guard
 // these calls wait for minutes.
-const hostileCall = 45 * time.Second
+// A page that hangs while it loads is excused for the navigation's
+// time first.
+const hostileCall = navigationExcuse + maxLoadFactor*hangProbe + crashWait + 10*time.Second
 
 // hostile is one hostile page and what a session must do with it.
 type hostile struct {
