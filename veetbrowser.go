@@ -180,7 +180,8 @@ func (r *Runtime) NewSession(ctx context.Context, opts SessionOptions) (*Session
 		return nil, err
 	}
 	page, err := openPage(ctx, r.provider, browser.SessionOptions{CheckNavigation: navigationCheck(opts.Grant, opts.Destinations),
-		Reading: v.Reading, ReadingBytes: observation.ReadingWindow(budget)})
+		Reading: v.Reading, ReadingBytes: observation.ReadingWindow(budget),
+		Frames: v.Frames, FrameAllowed: opts.Grant.AllowsOrigin})
 	if err != nil {
 		return nil, err
 	}
@@ -490,5 +491,5 @@ func (s *Session) Close(ctx context.Context) error {
 func ViewOptions(v tools.Version, budget int, o ObserveOptions) projection.Options {
 	return projection.Options{Budget: budget, Coverage: v.Continuation, Regions: v.Regions,
 		TextCoverage: v.TextCoverage, Offsets: v.Offsets, ElementOffset: o.ElementOffset, TextOffset: o.TextOffset,
-		Reading: v.Reading}
+		Reading: v.Reading, Frames: v.Frames}
 }

@@ -39,6 +39,12 @@ type SessionOptions struct {
 	// ReadingBytes bounds the text bytes of each reading observation
 	// (observation.ReadingWindow); 0: observation.TextBytes.
 	ReadingBytes int
+	// Frames observes as tool version 1.7.0 does: the content of child
+	// frames, same-origin and cross-origin, in place of their elements
+	// (docs/frames.md). FrameAllowed says whether a frame's origin may be
+	// read and acted on; nil allows every origin.
+	Frames       bool
+	FrameAllowed func(origin string) bool
 }
 
 // Session is one page. Every method is serialized on the session's

@@ -33,7 +33,7 @@ var sources embed.FS
 // may call any file's functions; code that runs while the script loads
 // uses only what an earlier file or its own defines.
 var files = []string{
-	"dom.js", "strings.js", "visibility.js", "names.js", "controls.js", "regions.js",
+	"dom.js", "strings.js", "visibility.js", "names.js", "frames.js", "controls.js", "regions.js",
 	"text.js", "draft.js", "actions.js", "find.js", "observe.js",
 }
 
@@ -149,6 +149,26 @@ type Params struct {
 	// TextBytes bounds the text of a reading observation below
 	// observation.TextBytes (observation.ReadingWindow); 0: TextBytes.
 	TextBytes int `json:"text_bytes,omitempty"`
+
+	// Frames (tool version 1.7.0): frame owners are candidates of the
+	// control scan and marks of the text walk, and the bounds below are
+	// what the page and its other frames left of the observation's (0:
+	// the whole bound; a spent one is not collected at all).
+	Frames      bool `json:"frames,omitempty"`
+	TextNodes   int  `json:"text_nodes,omitempty"`
+	TextUnits   int  `json:"text_units,omitempty"`
+	RegionNodes int  `json:"region_nodes,omitempty"`
+	MaxRegions  *int `json:"max_regions,omitempty"`
+}
+
+// RoleFrame is the role of a frame owner in a frames-mode control scan: a
+// place holder for the frame's content, never a control.
+const RoleFrame = "frame"
+
+// FrameMark is where a frame's text goes: before the Index-th text part.
+type FrameMark struct {
+	Frame string `json:"frame"` // the key the runtime named the owner with; "" if none
+	Index int    `json:"index"`
 }
 
 // From continues a region or text stream of a revision: at the Index-th
@@ -220,6 +240,10 @@ type Result struct {
 	Text            []string                   `json:"text"`
 	TextCoverage    observation.TextCoverage   `json:"text_coverage"`
 	Draft           DraftVerdict               `json:"draft"` // verdict of the draft check, DraftNone if none asked
+	// Frames mode: the keys of the owners the control scan found hidden,
+	// and where each visible frame's text goes.
+	HiddenFrames []FrameMark `json:"hidden_frames,omitempty"` // Index: controls before it
+	TextFrames   []FrameMark `json:"text_frames,omitempty"`
 }
 
 // Control is a collected control; Position is its candidate position.
@@ -229,6 +253,7 @@ type Control struct {
 	NameTruncated bool               `json:"name_truncated"`
 	Position      int                `json:"position"`
 	States        observation.States `json:"states"`
+	Frame         string             `json:"frame,omitempty"` // RoleFrame: the key of its frame
 }
 
 // ControlCoverage is the collector's view of the control scan.
@@ -278,6 +303,24 @@ func Decode(raw []byte) (*Result, error) {
 	}
 	if err := r.Page.check(); err != nil {
 		return nil, err
+	}
+	if len(r.HiddenFrames) > observation.WindowSize {
+		return nil, fmt.Errorf("collector returned %d hidden frames, more than its window", len(r.HiddenFrames))
+	}
+	for _, m := range r.HiddenFrames {
+		if m.Index < 0 || m.Index > len(r.Controls) {
+			return nil, fmt.Errorf("collector returned a hidden frame at control %d of %d", m.Index, len(r.Controls))
+		}
+	}
+	last := 0
+	for _, m := range r.TextFrames {
+		if m.Index < last || m.Index > len(r.Text) {
+			return nil, fmt.Errorf("collector returned a frame mark at part %d of %d", m.Index, len(r.Text))
+		}
+		last = m.Index
+	}
+	if len(r.TextFrames) > observation.TextNodes {
+		return nil, fmt.Errorf("collector returned %d frame marks, more than its node bound", len(r.TextFrames))
 	}
 	for _, c := range r.Controls {
 		if observation.UTF16Len(c.Name) > observation.MaxNameUnits {

@@ -68,6 +68,11 @@ type Observation struct {
 	// Find holds the text matches of a find (tool version 1.6.0); its
 	// Controls are the matching controls.
 	Find *Find `json:"find,omitempty"`
+	// Frames are the child frames the observation met (tool version
+	// 1.7.0), collected or not, at most MaxFrameRecords; FramesOmitted
+	// counts the others.
+	Frames        []Frame `json:"frames,omitempty"`
+	FramesOmitted int     `json:"frames_omitted,omitempty"`
 	// NextKey mints the reading continuations of this revision (tool
 	// version 1.6.0). It is not part of the observation: the record keeps it
 	// with the view's projection inputs.
@@ -98,6 +103,9 @@ type Control struct {
 	Name          string `json:"name"`
 	NameTruncated bool   `json:"name_truncated"`
 	States
+	// Frame is the index of the frame the control is in (tool version
+	// 1.7.0); 0, the top document, is omitted.
+	Frame int `json:"frame,omitempty"`
 }
 
 // States are the ARIA and native states of a control; false is the default.
@@ -190,6 +198,7 @@ type Region struct {
 	// has one: a form labelled "Profile", a dialog labelled by its heading.
 	Name          string `json:"name,omitempty"`
 	NameTruncated bool   `json:"name_truncated,omitempty"`
+	Frame         int    `json:"frame,omitempty"` // as Control.Frame
 }
 
 // RegionCoverage (version 1) says what the region scan covered. A hit
@@ -209,7 +218,8 @@ type RegionCoverage struct {
 // TextPart is one block of readable text.
 type TextPart struct {
 	Text   string `json:"text"`
-	Source string `json:"source"` // page, or draft for the echoed receipt
+	Source string `json:"source"`          // page, or draft for the echoed receipt
+	Frame  int    `json:"frame,omitempty"` // as Control.Frame
 }
 
 // TextCoverage (version 1) says what the text walk covered.

@@ -2,6 +2,7 @@ package observation
 
 import (
 	"fmt"
+	"slices"
 
 	"github.com/veetbot/veetbrowser/errcode"
 )
@@ -41,6 +42,93 @@ func Validate(o *Observation) error {
 	if o.TextCoverage != nil {
 		if total := o.TextCost(); total > TextBytes {
 			return fail("captured text of %d bytes with omissions, more than %d", total, TextBytes)
+		}
+	}
+	if err := validateFrames(o); err != nil {
+		return fail("%v", err)
+	}
+	return nil
+}
+
+// validateFrames checks the frame records (tool version 1.7.0) and that
+// every control, region and text part names a frame whose content the
+// observation holds, with each frame's counts matching what names it.
+func validateFrames(o *Observation) error {
+	if len(o.Frames) > MaxFrameRecords {
+		return fmt.Errorf("%d frame records, more than %d", len(o.Frames), MaxFrameRecords)
+	}
+	if o.FramesOmitted < 0 {
+		return fmt.Errorf("frames_omitted %d", o.FramesOmitted)
+	}
+	collected := 0
+	for i, f := range o.Frames {
+		if f.Index != i+1 {
+			return fmt.Errorf("frame record %d has index %d", i+1, f.Index)
+		}
+		if f.Parent < 0 || f.Parent >= f.Index {
+			return fmt.Errorf("frame %d has parent %d", f.Index, f.Parent)
+		}
+		parentDepth := 0
+		if f.Parent > 0 {
+			parentDepth = o.Frames[f.Parent-1].Depth
+		}
+		if f.Depth != parentDepth+1 {
+			return fmt.Errorf("frame %d at depth %d under a parent at depth %d", f.Index, f.Depth, parentDepth)
+		}
+		if !slices.Contains(FrameStatuses, f.Status) {
+			return fmt.Errorf("frame %d has status %q", f.Index, f.Status)
+		}
+		if UTF16Len(f.Origin) > MaxURLUnits {
+			return fmt.Errorf("frame %d has an origin of %d units", f.Index, UTF16Len(f.Origin))
+		}
+		if f.Status != FrameCollected {
+			// Nothing of a frame that was not read is in the observation.
+			if f.Controls != 0 || f.TextParts != 0 || f.Scanned != 0 {
+				return fmt.Errorf("frame %d is %s but has %d controls, %d text parts, %d scanned", f.Index, f.Status, f.Controls, f.TextParts, f.Scanned)
+			}
+			continue
+		}
+		// A collected frame's content stands in place of its element, so
+		// the document holding that element was read too.
+		if f.Parent > 0 && o.Frames[f.Parent-1].Status != FrameCollected {
+			return fmt.Errorf("frame %d is collected inside frame %d, which is %s", f.Index, f.Parent, o.Frames[f.Parent-1].Status)
+		}
+		if f.Depth > MaxFrameDepth {
+			return fmt.Errorf("frame %d is collected at depth %d, deeper than %d", f.Index, f.Depth, MaxFrameDepth)
+		}
+		if collected++; collected > MaxFrames {
+			return fmt.Errorf("more than %d frames collected", MaxFrames)
+		}
+	}
+	controls := make([]int, len(o.Frames)+1)
+	parts := make([]int, len(o.Frames)+1)
+	named := func(what string, frame int) error {
+		if frame < 0 || frame > len(o.Frames) || frame > 0 && o.Frames[frame-1].Status != FrameCollected {
+			return fmt.Errorf("a %s names frame %d, which is not a collected frame", what, frame)
+		}
+		return nil
+	}
+	for _, c := range o.Controls {
+		if err := named("control", c.Frame); err != nil {
+			return err
+		}
+		controls[c.Frame]++
+	}
+	for _, g := range o.Regions {
+		if err := named("region", g.Frame); err != nil {
+			return err
+		}
+	}
+	for _, p := range o.Text {
+		if err := named("text part", p.Frame); err != nil {
+			return err
+		}
+		parts[p.Frame]++
+	}
+	for _, f := range o.Frames {
+		if f.Controls != controls[f.Index] || f.TextParts != parts[f.Index] {
+			return fmt.Errorf("frame %d counts %d controls and %d text parts; %d and %d name it",
+				f.Index, f.Controls, f.TextParts, controls[f.Index], parts[f.Index])
 		}
 	}
 	return nil

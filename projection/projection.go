@@ -56,6 +56,10 @@ type Options struct {
 	// accepts: a view re-projected without its recorded key.
 	Reading bool
 	Next    *observation.NextKey
+	// Frames (browser tools ≥ 1.7.0): controls, regions and text parts
+	// name their frame, and the view lists the frames (docs/frames.md,
+	// frames.go). It takes effect with Reading, as 1.7.0 has it.
+	Frames bool
 }
 
 // Outcome is an action's postconditions; false flags are omitted.
@@ -113,10 +117,15 @@ type View struct {
 	RegionCoverage *RegionCoverage `json:"region_coverage,omitempty"`
 	TextContinues  bool            `json:"text_continues,omitempty"` // 1.6.0: the first part continues the previous view's last
 	Text           []string        `json:"text,omitempty"`
+	TextFrames     []int           `json:"text_frames,omitempty"`    // 1.7.0: the frame of each text part, when one is not the top document's
 	TextTruncated  bool            `json:"text_truncated,omitempty"` // the last part shown is cut
 	TextOmitted    int             `json:"text_omitted,omitempty"`   // parts not shown
 	TextCoverage   *TextCoverage   `json:"text_coverage,omitempty"`
 	Draft          *Draft          `json:"draft,omitempty"`
+	// 1.7.0: the frame records the view names, then others as room allows
+	// (frames.go).
+	Frames        []Frame `json:"frames,omitempty"`
+	FramesOmitted int     `json:"frames_omitted,omitempty"`
 }
 
 // Region is region evidence as the model sees it.
@@ -128,6 +137,7 @@ type Region struct {
 	NameTruncated    bool   `json:"name_truncated,omitempty"`
 	Summary          string `json:"summary"`
 	SummaryTruncated bool   `json:"summary_truncated,omitempty"`
+	Frame            int    `json:"frame,omitempty"` // 1.7.0: the frame it is in; 0, the top document, is left out
 }
 
 // RegionCoverage is region coverage in lossless compact form.
@@ -179,6 +189,7 @@ type Control struct {
 	Required      bool   `json:"required,omitempty"`
 	Readonly      bool   `json:"readonly,omitempty"`
 	Focused       bool   `json:"focused,omitempty"`
+	Frame         int    `json:"frame,omitempty"` // 1.7.0: the frame it is in; 0, the top document, is left out
 }
 
 // Skipped discloses a control too large to show even alone; pass its ref as
@@ -234,6 +245,9 @@ func Project(obs *observation.Observation, opts Options) ([]byte, error) {
 	a.encoded = make([]int, len(source))
 	for i, c := range source {
 		a.controls[i] = modelControl(c)
+		if opts.Frames {
+			a.controls[i].Frame = c.Frame
+		}
 		a.encoded[i] = size(a.controls[i])
 	}
 	if opts.Regions && obs.RegionCoverage != nil {

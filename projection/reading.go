@@ -45,16 +45,26 @@ type reader struct {
 	cut         string
 	cutUnits    int // UTF-16 units of the cut part shown
 	textDone    bool
+
+	frames     frameView // 1.7.0 (frames.go)
+	textFrames []int     // the frame of each text part
 }
 
 func (a *admission) reading() ([]byte, error) {
 	r := &reader{a: a, regions: make([]Region, len(a.obs.Regions)), tsize: make([]int, len(a.text))}
-	r.ctl = records{ref: func(i int) string { return a.controls[i].Ref }, sizes: a.encoded}
-	r.reg = records{ref: func(i int) string { return r.regions[i].Ref }, sizes: make([]int, len(r.regions))}
+	r.ctl = records{ref: func(i int) string { return a.controls[i].Ref }, sizes: a.encoded,
+		frame: func(i int) int { return a.controls[i].Frame }}
+	r.reg = records{ref: func(i int) string { return r.regions[i].Ref }, sizes: make([]int, len(r.regions)),
+		frame: func(i int) int { return r.regions[i].Frame }}
 	for i, g := range a.obs.Regions {
 		r.regions[i] = modelRegion(g)
+		if a.opts.Frames {
+			r.regions[i].Frame = g.Frame
+		}
 		r.reg.sizes[i] = size(r.regions[i])
 	}
+	r.frames = newFrameView(a.obs, a.opts.Frames)
+	r.textFrames = pageTextFrames(a.obs)
 	for i, t := range a.text {
 		r.tsize[i] = size(t)
 	}
@@ -74,6 +84,9 @@ func (a *admission) reading() ([]byte, error) {
 	}
 	if len(r.regions) > 0 {
 		ess.RegionsSkipped = []Skipped{{Ref: longestRegionRef(a.obs), Reason: "oversized"}}
+	}
+	if len(r.frames.records) > 0 || r.frames.omitted > 0 {
+		ess.FramesOmitted = len(r.frames.records) + r.frames.omitted
 	}
 	essentials := size(ess) - len("null") + len("[]")
 	if essentials > a.budget {
@@ -104,10 +117,12 @@ func (a *admission) reading() ([]byte, error) {
 		}
 	}
 	r.pass(&r.ctl, a.budget-textReserve-regionReserve, len(a.controls), oversized)
+	r.addFrames(a.budget - textReserve - regionReserve)
 	r.pass(&r.reg, a.budget-textReserve, len(r.regions), oversized)
 	r.addText()
 	// 5. What text left over.
 	r.pass(&r.ctl, a.budget, len(a.controls), oversized)
+	r.addFrames(a.budget)
 	r.pass(&r.reg, a.budget, len(r.regions), oversized)
 	r.addText()
 
@@ -132,8 +147,9 @@ func (a *admission) reading() ([]byte, error) {
 // alone.
 type records struct {
 	ref    func(i int) string
-	sizes  []int // JSON size of each record
-	shown  []int // indexes shown
+	sizes  []int           // JSON size of each record
+	frame  func(i int) int // the frame of each record (1.7.0)
+	shown  []int           // indexes shown
 	skips  []Skipped
 	passed int // records shown or skipped
 }
@@ -150,7 +166,7 @@ func (r *reader) pass(s *records, limit, most int, oversized func(int) bool) {
 		}
 		s.shown = s.shown[:len(s.shown)-1]
 		s.passed--
-		if !oversized(s.sizes[i]) {
+		if !oversized(s.sizes[i] + r.frames.chainCost(s.frame(i))) {
 			return
 		}
 		s.skips = append(s.skips, Skipped{Ref: s.ref(i), Reason: "oversized"})
@@ -183,7 +199,7 @@ func (r *reader) addText() {
 // the cut implies change the view's size too, so the cut shrinks by what
 // it overflows until it fits.
 func (r *reader) cutPart(part string) {
-	room := r.a.budget - r.sizeWith(`""`) + len(`""`)
+	room := r.a.budget - r.sizeWith(`""`, r.textFrames[r.partsPassed]) + len(`""`)
 	for room > len(`""`) {
 		r.cut, _ = clip(part, room)
 		r.cutUnits = observation.UTF16Len(r.cut)
@@ -200,14 +216,17 @@ func (r *reader) cutPart(part string) {
 }
 
 // size is the exact size of the view as it stands.
-func (r *reader) size() int { return r.sizeWith("") }
+func (r *reader) size() int { return r.sizeWith("", 0) }
 
 // sizeWith is the size of the view with one more text part, extra, already
-// JSON-encoded, after the shown ones (none when extra is "").
-func (r *reader) sizeWith(extra string) int {
-	v := r.header()
+// JSON-encoded, in frame extraFrame, after the shown ones (none when extra
+// is "").
+func (r *reader) sizeWith(extra string, extraFrame int) int {
+	frames := r.shownFrames(extraFrame)
+	v := r.header(frames)
 	v.Controls, v.Regions, v.Text = nil, nil, nil
 	total := size(v) - len("null") + len("[]")
+	total += r.framesSize(frames) + textFramesSize(r.shownTextFrames(extra, extraFrame))
 	for k, i := range r.ctl.shown {
 		total += r.ctl.sizes[i]
 		if k > 0 {
@@ -238,11 +257,20 @@ func (r *reader) sizeWith(extra string) int {
 	return total
 }
 
-// header is the view without its controls, regions and text arrays: the
-// counts, skips, truncation flag and continuation they imply.
-func (r *reader) header() View {
+// header is the view without its controls, regions, text and frames
+// arrays: the counts, skips, truncation flag and continuation they imply,
+// with the given frames shown.
+func (r *reader) header(frames []bool) View {
 	a := r.a
 	v := a.v
+	if n := len(r.frames.records) + r.frames.omitted; n > 0 {
+		for _, on := range frames {
+			if on {
+				n--
+			}
+		}
+		v.FramesOmitted = n
+	}
 	v.ControlsOmitted = len(a.controls) - r.ctl.passed
 	v.Skipped = r.ctl.skips
 	v.RegionsOmitted = len(r.regions) - r.reg.passed
@@ -300,7 +328,16 @@ func (r *reader) next() *Next {
 
 // view is the finished view.
 func (r *reader) view() View {
-	v := r.header()
+	frames := r.shownFrames(0)
+	v := r.header(frames)
+	for f, on := range frames {
+		if on {
+			v.Frames = append(v.Frames, r.frames.records[f-1])
+		}
+	}
+	if textFramesSize(r.shownTextFrames("", 0)) > 0 {
+		v.TextFrames = r.shownTextFrames("", 0)
+	}
 	v.Controls = make([]Control, len(r.ctl.shown))
 	for k, i := range r.ctl.shown {
 		v.Controls[k] = r.a.controls[i]

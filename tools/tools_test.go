@@ -7,6 +7,7 @@ import (
 	"testing"
 
 	"github.com/veetbot/veetbrowser/errcode"
+	"github.com/veetbot/veetbrowser/observation"
 )
 
 // parseAll runs every parser of the newest version on raw.
@@ -105,5 +106,50 @@ func TestTypeErrorsNameTheField(t *testing.T) {
 	_, err := ParseAct(json.RawMessage(`{"kind":1}`))
 	if _, msg := errcode.Public(err); errcode.Of(err) != errcode.InvalidArgument || !strings.Contains(msg, `"kind" must be a string`) {
 		t.Fatalf("%v", err)
+	}
+}
+
+// TestFrameDescriptions: 1.7.0's tools that return an observation say that
+// frame content is included, how it is named and what each frame status
+// means, as an addition to 1.6.0's descriptions; no older version speaks
+// of frames.
+func TestFrameDescriptions(t *testing.T) {
+	v17 := Preview
+	if _, err := Lookup(Preview.Name); err == nil {
+		t.Fatalf("%s is registered before frames are whole", Preview.Name)
+	}
+	v16, err := Lookup("1.6.0")
+	if err != nil {
+		t.Fatal(err)
+	}
+	before := map[string]string{}
+	for _, tool := range Tools(v16) {
+		before[tool.Name] = tool.Description
+	}
+	for _, tool := range Tools(v17) {
+		if tool.Name == Find {
+			if tool.Description != before[Find] {
+				t.Errorf("1.7.0's find description changed: %q", tool.Description)
+			}
+			continue
+		}
+		if !strings.HasPrefix(tool.Description, before[tool.Name]) {
+			t.Errorf("%s 1.7.0 does not extend 1.6.0's description: %q", tool.Name, tool.Description)
+		}
+		for _, want := range append([]string{`"frame"`, "text_frames", `"frames"`, "grant"}, observation.FrameStatuses...) {
+			if !strings.Contains(tool.Description, want) {
+				t.Errorf("%s 1.7.0 description lacks %q", tool.Name, want)
+			}
+		}
+	}
+	for _, v := range Versions {
+		if v.Frames {
+			continue
+		}
+		for _, tool := range Tools(v) {
+			if strings.Contains(strings.ToLower(tool.Description), "frame") {
+				t.Errorf("%s %s speaks of frames: %q", tool.Name, v.Name, tool.Description)
+			}
+		}
 	}
 }

@@ -153,7 +153,11 @@ func (s *Session) control(ref string) (collect.Target, error) {
 	if err := s.current(rev); err != nil {
 		return collect.Target{}, err
 	}
-	return collect.Target{Revision: s.revisionToken(rev), Index: index, Doc: s.doc}, nil
+	i, err := s.topIndex(index)
+	if err != nil {
+		return collect.Target{}, err
+	}
+	return collect.Target{Revision: s.revisionToken(rev), Index: uint64(i), Doc: s.doc}, nil
 }
 
 // guards runs the live guards of one step in the page (collect.Inspect

@@ -33,6 +33,10 @@ type Session struct {
 	validate func(*observation.Observation) error
 	reading  bool // observe as tool version 1.6.0: browser.SessionOptions.Reading
 	window   int  // text bytes of a reading observation: browser.SessionOptions.ReadingBytes
+	// frames observes child frames as tool version 1.7.0 does
+	// (frames_observe.go); frameAllowed judges a frame's origin.
+	frames       bool
+	frameAllowed func(origin string) bool
 
 	closed atomic.Bool // set by Close, even when an operation is stuck
 
@@ -42,13 +46,15 @@ type Session struct {
 	origin   string         // origin of the newest revision's main document
 	cursor   *uint64        // the newest revision's control cursor index (cursorIndex); nil: none
 	draft    *collect.Draft // the agent's own submitted rich-text draft, weakly bound in the page
+	// places of the newest frames-mode revision's controls; nil otherwise
+	places []place
 }
 
 var _ browser.Session = (*Session)(nil)
 
 func newSession(ctx context.Context, p *Provider, browserCtx context.Context, opts browser.SessionOptions) (*Session, error) {
 	s := &Session{provider: p, refKeys: observation.NewKeys(), lock: semaphore.NewWeighted(1), validate: observation.Validate,
-		reading: opts.Reading, window: opts.ReadingBytes}
+		reading: opts.Reading, window: opts.ReadingBytes, frames: opts.Frames && opts.Reading, frameAllowed: opts.FrameAllowed}
 	t, err := openTab(ctx, browserCtx, opts.CheckNavigation, p.isolated)
 	if err != nil {
 		return nil, err
@@ -134,7 +140,11 @@ func (s *Session) observeLocked(ctx context.Context, req observation.Request) (*
 		if err := s.current(rev); err != nil {
 			return nil, err
 		}
-		params.After = &collect.Anchor{Revision: s.revisionToken(rev), Index: int(index)}
+		i, err := s.afterIndex(index)
+		if err != nil {
+			return nil, err
+		}
+		params.After = &collect.Anchor{Revision: s.revisionToken(rev), Index: i}
 		params.Doc = s.doc
 	case req.Cursor != "":
 		rev, index, err := s.refKeys.Parse(observation.KindCursor, req.Cursor)
@@ -158,11 +168,15 @@ func (s *Session) observeLocked(ctx context.Context, req observation.Request) (*
 		if err := observation.Validate(obs); err != nil {
 			return nil, err
 		}
-		s.revision, s.cursor = next, nil
+		s.revision, s.cursor, s.places = next, nil, nil
 		return obs, nil
 	}
 	params.Revision = s.revisionToken(next)
 	params.Draft = s.draft
+	params.Frames = s.frames
+	if s.frames {
+		s.tab.nameMainFrames(ctx)
+	}
 	res, err := collectIn(ctx, s.tab, collect.Expression(params), collect.Decode, "the page could not be observed")
 	if err != nil {
 		return nil, err
@@ -170,12 +184,17 @@ func (s *Session) observeLocked(ctx context.Context, req observation.Request) (*
 	if res.Error != "" {
 		return nil, continuationError(res.Error, params.Resume != nil || params.Regions != nil || params.Text != nil)
 	}
+	var fm *framesOut
+	if s.frames {
+		res, fm = s.withFrames(ctx, params, res)
+	}
 	if params.TextBytes > 0 && !params.TextEnded && res.TextCoverage.ByteBound != params.TextBytes {
 		// Decode holds the text to the bound the collector reports: it
 		// must be the one asked for.
 		return nil, errcode.Wrap(errcode.CaptureFailed, fmt.Errorf("text bound %d, asked %d", res.TextCoverage.ByteBound, params.TextBytes), "the page could not be observed")
 	}
 	obs := s.build(next, res)
+	fm.apply(obs)
 	dropDraft := false
 	if s.draft != nil {
 		obs.Draft = &observation.Draft{State: string(res.Draft)}
@@ -195,6 +214,7 @@ func (s *Session) observeLocked(ctx context.Context, req observation.Request) (*
 		s.draft = nil
 	}
 	s.revision, s.doc, s.origin, s.cursor = next, res.Doc, res.Origin, nextWindow(res.ControlCoverage)
+	s.places = fm.placesOf()
 	if s.reading {
 		nk := s.refKeys.NextKey(next)
 		obs.NextKey = &nk
@@ -234,7 +254,11 @@ func (s *Session) readOn(params *collect.Params, cursor string) error {
 	case observation.ControlsEnded:
 		params.ControlsEnded = true
 	case observation.ControlsAfter:
-		params.After = &collect.Anchor{Revision: token, Index: st.Control}
+		i, err := s.afterIndex(uint64(st.Control))
+		if err != nil {
+			return err
+		}
+		params.After = &collect.Anchor{Revision: token, Index: i}
 	case observation.ControlsCursor:
 		if s.cursor == nil {
 			return errcode.New(errcode.UnknownReference, "the cursor continues controls the observation had no cursor for")

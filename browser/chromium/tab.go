@@ -41,7 +41,8 @@ type tab struct {
 	mu        sync.Mutex
 	changed   chan struct{} // closed and replaced on every state change
 	mainFrame cdp.FrameID
-	world     string                  // unique id of the collector world of the main document; "" between documents
+	world     string // unique id of the collector world of the main document; "" between documents
+	worldID   runtime.ExecutionContextID
 	lifecycle map[cdp.LoaderID]string // newest lifecycle milestone per main-frame loader
 	crashed   bool
 	hung      bool                               // the renderer was found hung and sent a crash
@@ -59,6 +60,12 @@ type tab struct {
 	inflight  map[*int]context.CancelCauseFunc
 	refusals  uint64 // top-level navigation hops the navigation guard refused
 	refused   error  // the newest refusal
+
+	// Child frames (frames.go): by frame id, and the sessions of
+	// out-of-process ones by target id; session is the tab's own.
+	session       *frameSession
+	frames        map[cdp.FrameID]*frame
+	frameSessions map[cdptarget.ID]*frameSession
 
 	popups     map[cdptarget.ID]bool // pages the tab or its popups opened, until they are gone
 	popupQueue []cdptarget.ID        // popups not yet closed
@@ -96,19 +103,22 @@ func openTab(ctx, parent context.Context, check func(context.Context, *url.URL) 
 		return nil, errcode.Wrap(errcode.BrowserUnavailable, err, "could not open a browser page")
 	}
 	t := &tab{
-		ctx:       tabCtx,
-		cancel:    cancel,
-		target:    chromedp.FromContext(tabCtx).Target,
-		dialogs:   make(chan *page.EventJavascriptDialogOpening, 4),
-		check:     check,
-		changed:   make(chan struct{}),
-		lifecycle: make(map[cdp.LoaderID]string),
-		startedAt: make(map[cdp.LoaderID]uint64),
-		competing: make(map[cdp.LoaderID]bool),
-		inflight:  make(map[*int]context.CancelCauseFunc),
-		popups:    make(map[cdptarget.ID]bool),
-		popupWake: make(chan struct{}, 1),
+		ctx:           tabCtx,
+		cancel:        cancel,
+		target:        chromedp.FromContext(tabCtx).Target,
+		dialogs:       make(chan *page.EventJavascriptDialogOpening, 4),
+		check:         check,
+		changed:       make(chan struct{}),
+		lifecycle:     make(map[cdp.LoaderID]string),
+		startedAt:     make(map[cdp.LoaderID]uint64),
+		competing:     make(map[cdp.LoaderID]bool),
+		inflight:      make(map[*int]context.CancelCauseFunc),
+		popups:        make(map[cdptarget.ID]bool),
+		frames:        make(map[cdp.FrameID]*frame),
+		frameSessions: make(map[cdptarget.ID]*frameSession),
+		popupWake:     make(chan struct{}, 1),
 	}
+	t.session = &frameSession{target: t.target, cancel: func() {}}
 	if err := chromedp.Listen(tabCtx, t.onEvent); err != nil {
 		cancel()
 		return nil, errcode.Wrap(errcode.BrowserUnavailable, err, "could not open a browser page")
@@ -171,6 +181,10 @@ func (t *tab) onEvent(ev any) {
 	}
 	t.mu.Lock()
 	defer t.mu.Unlock()
+	if t.onFrameEventLocked(t.session, ev) {
+		close(t.changed)
+		t.changed = make(chan struct{})
+	}
 	switch ev := ev.(type) {
 	case *runtime.EventExecutionContextCreated:
 		if ev.Context.Name != collect.WorldName {
@@ -182,7 +196,7 @@ func (t *tab) onEvent(ev any) {
 		if json.Unmarshal(ev.Context.AuxData, &aux) != nil || aux.FrameID != t.mainFrame {
 			return
 		}
-		t.world = ev.Context.UniqueID
+		t.world, t.worldID = ev.Context.UniqueID, ev.Context.ID
 	case *runtime.EventExecutionContextDestroyed:
 		if ev.ExecutionContextUniqueID == t.world {
 			t.world = ""

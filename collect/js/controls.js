@@ -140,9 +140,10 @@ function collectControls(p, revision, visible) {
     position = origin.position;
   }
   const acquired = []; // {el, role}: the role is computed once, in the scan
+  const frames = p.frames === true;
   const scan = walk(null, {stack, max: B.ScanNodes, shadow: true}, (n) => {
     if (n.nodeType !== 1) return SKIP;
-    const role = controlRole(n);
+    const role = controlRole(n) || (frames && FRAME_TAGS.has(n.localName) ? 'frame' : null);
     if (!role) return;
     if (start < 0) {
       if (n === anchor) start = position + 1;
@@ -162,11 +163,23 @@ function collectControls(p, revision, visible) {
   const controls = [];
   const nodes = [];
   const parents = [];
+  const hiddenFrames = []; // the owners scanned and not visible: {frame: key, index: controls before it}
   let scanned = 0;
   const limit = Math.min(acquired.length, windowSize);
   while (scanned < limit && controls.length < maxVisible) {
     const {el, role} = acquired[scanned];
     scanned++;
+    if (role === 'frame') {
+      const key = frameKeys.get(el) || '';
+      if (!visible(el)) {
+        hiddenFrames.push({frame: key, index: controls.length});
+        continue;
+      }
+      controls.push({role, name: '', name_truncated: false, position: start + scanned - 1, states: NO_STATES, frame: key});
+      nodes.push(el);
+      parents.push(flatParent(el));
+      continue;
+    }
     if (!visible(el)) continue;
     const [name, truncated] = cut(accessibleName(el, role), B.MaxNameUnits);
     controls.push({role, name, name_truncated: truncated, position: start + scanned - 1,
@@ -185,6 +198,8 @@ function collectControls(p, revision, visible) {
   // start, 'origin' this scan's origin, 'stop' where the node bound ended it.
   const from = stopped ? 'stop' : origin ? 'origin' : '';
   const stop = stopped ? {node: scan.last, parent: walkParent(scan.last), position} : null;
-  return {controls, nodes, parents, origin, stop,
+  const out = {controls, nodes, parents, origin, stop,
     coverage: {offset: start, scanned, more, limit: lim, acquired: acquired.length, from}};
+  if (frames) out.hidden_frames = hiddenFrames;
+  return out;
 }

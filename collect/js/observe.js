@@ -13,13 +13,15 @@ function observe(p) {
   if (c.error) return {error: c.error, doc: docId};
   const regions = p.reading ? readRegions(p, visible) : collectRegions(visible);
   if (regions.error) return {error: regions.error, doc: docId};
-  const text = p.reading ? readText(p, visible) : collectText(visible);
+  const text = p.reading ? readText(p, visible) : collectText(visible, sharedTextBounds(p));
   if (text.error) return {error: text.error, doc: docId};
   const draft = p.draft ? checkDraft(p.draft, visible) : '';
   const [title, titleCut] = cut(document.title || '', B.MaxTitleUnits);
   const [href, hrefCut] = cut(location.href, B.MaxURLUnits);
   retain(p.revision, c, p.reading ? {regions: regions.retained, text: text.starts && {starts: text.starts}} : null);
+  const frames = p.frames ? {hidden_frames: c.hidden_frames || [], text_frames: text.frames || []} : {};
   return {
+    ...frames,
     doc: docId,
     url: href,
     url_truncated: hrefCut,
@@ -34,6 +36,15 @@ function observe(p) {
     text_coverage: text.coverage,
     draft,
   };
+}
+
+// sharedTextBounds are the text walk's bounds when a frame's walk shares
+// the observation's with the page and its other frames (tool version
+// 1.7.0): what is left of each, never more than an observation's.
+function sharedTextBounds(p) {
+  if (!p.frames) return {};
+  return {frames: true, nodes: Math.min(p.text_nodes || B.TextNodes, B.TextNodes),
+    units: Math.min(p.text_units || B.TextUnits, B.TextUnits)};
 }
 
 // endedControls stands for the control scan of a reading whose control
@@ -55,7 +66,7 @@ function readText(p, visible) {
   }
   const bytes = p.text_bytes > 0 ? Math.min(p.text_bytes, B.TextBytes) : B.TextBytes;
   const read = (opts) => {
-    const text = collectText(visible, Object.assign({reading: true, bytes}, opts));
+    const text = collectText(visible, Object.assign({reading: true, bytes}, sharedTextBounds(p), opts));
     if (!text.error && bytes < B.TextBytes) text.coverage.byte_bound = bytes;
     return text;
   };
@@ -77,7 +88,7 @@ function readText(p, visible) {
 
 Object.defineProperty(globalThis, '__veetbrowser', {
   // retainedNodes is diagnostic: how many nodes the runtime keeps alive.
-  value: Object.freeze({observe, find, inspect, prepare, arm, disarm, selectPlan, selectedIs, node, bindDraft, docId, retainedNodes: () => {
+  value: Object.freeze({observe, nameFrame, find, inspect, prepare, arm, disarm, selectPlan, selectedIs, node, bindDraft, docId, retainedNodes: () => {
     let n = 0;
     for (const e of retained.values()) n += e.nodes.length;
     return n;

@@ -178,7 +178,9 @@ function readRegions(p, visibleEl) {
   if (!matches) {
     matches = [];
     const sectioned = sectionedIn();
-    const scan = walk(null, {stack, max: B.RegionScanNodes, shadow: true}, (n) => {
+    // A frame's scan shares the observation's node bound (tool version 1.7.0).
+    const max = Math.min(p.region_nodes || B.RegionScanNodes, B.RegionScanNodes);
+    const scan = walk(null, {stack, max, shadow: true}, (n) => {
       if (n.nodeType !== 1) return SKIP;
       if (excludedSubtree(n) && n.localName !== 'form') return SKIP;
       const kind = landmarkKind(n, sectioned);
@@ -192,7 +194,8 @@ function readRegions(p, visibleEl) {
     if (scan.bound) stop = {node: scan.next, parent: walkParent(scan.next)};
   }
   coverage.node_limit_reached = stop !== null;
-  coverage.omitted = Math.max(0, matches.length - B.MaxRegions);
-  const regions = matches.slice(0, B.MaxRegions).map((m) => region(m, visibleEl, true));
+  const most = Math.min(p.max_regions === undefined ? B.MaxRegions : p.max_regions, B.MaxRegions);
+  coverage.omitted = Math.max(0, matches.length - most);
+  const regions = matches.slice(0, most).map((m) => region(m, visibleEl, true));
   return {regions, retained: {matches, stop}, coverage};
 }

@@ -1,29 +1,5 @@
 // text.js: readable text (docs/regions-and-text.md).
 
-// Subtrees that give no prose: non-rendered, embedded documents, form
-// values and editable content.
-const NO_TEXT = new Set(['script', 'style', 'template', 'noscript', 'iframe', 'frame', 'object', 'embed',
-  'input', 'textarea', 'select', 'option', 'datalist', 'head', 'title', 'meta', 'link']);
-const VALUE_ROLES = new Set(['textbox', 'searchbox', 'combobox', 'spinbutton']);
-
-// excludedSubtree: content that never becomes prose or summary text.
-function excludedSubtree(el) {
-  if (NO_TEXT.has(el.localName)) return true;
-  if (el.hasAttribute('hidden') || el.hasAttribute('inert') || el.getAttribute('aria-hidden') === 'true') return true;
-  return valueBearing(el);
-}
-
-// valueBearing: an element whose content is a value (form controls,
-// editable content, custom text fields), never readable text.
-function valueBearing(el) {
-  const tag = el.localName;
-  if (tag === 'input' || tag === 'textarea' || tag === 'select') return true;
-  const ce = el.getAttribute('contenteditable');
-  if (ce !== null && ce !== 'false') return true;
-  const role = (el.getAttribute('role') || '').trim().toLowerCase();
-  return VALUE_ROLES.has(role);
-}
-
 const CELL_TAGS = new Set(['td', 'th']);
 const PRE_SPACE = new Set(['pre', 'pre-wrap', 'break-spaces', 'pre-line']);
 
@@ -53,6 +29,8 @@ const CLOSING = 1;
 //  from: a point of starts to resume at; skip: UTF-16 units of the first
 //    part the reader already has (a surrogate pair is never split).
 //  nodes, units, bytes: other bounds than an observation's.
+//  frames (1.7.0): frames lists where each visible frame's text goes:
+//    {frame: its key, index: the number of parts before it}.
 //  onPart(text, start, index): takes each part instead of the result
 //    (find); STOP ends the walk after that part, stop is then where the
 //    next part begins. It implies reading.
@@ -63,7 +41,7 @@ function collectText(vis, opts = {}) {
   const maxNodes = opts.nodes || B.TextNodes;
   const maxUnits = opts.units || B.TextUnits;
   const maxBytes = opts.bytes || B.TextBytes;
-  const parts = [], starts = [];
+  const parts = [], starts = [], frameMarks = [];
   let produced = 0, line = '';
   let lineCost = 0, lineStart = null; // reading: the line's cost as a part (or more), where it began
   let joined = false; // the line continues a part an earlier walk cut: its start stays as it is
@@ -271,6 +249,14 @@ function collectText(vis, opts = {}) {
       if (unitLimit && !done) endAt({node: n, offset: offset + data.length, parent});
       continue;
     }
+    if (opts.frames && FRAME_TAGS.has(n.localName) && vis(n)) {
+      // A frame is a boundary, like a block: its text goes between.
+      if (line || joined) flush();
+      pendingBreak = false, pendingSep = '';
+      if (done) { stop = here(); break; }
+      frameMarks.push({frame: frameKeys.get(n) || '', index: parts.length});
+      continue;
+    }
     if (n.nodeType !== 1 || excludedSubtree(n)) continue;
     if (reading && navigationLandmark(n)) continue; // menus: the control and region streams
     const tag = n.localName;
@@ -296,5 +282,5 @@ function collectText(vis, opts = {}) {
   if (from) coverage.resumed = true;
   if (firstContinues) coverage.first_continues = true;
   if (lastCut) coverage.last_cut = true;
-  return {parts, starts, stop, coverage};
+  return opts.frames ? {parts, starts, stop, coverage, frames: frameMarks} : {parts, starts, stop, coverage};
 }

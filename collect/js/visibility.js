@@ -271,3 +271,27 @@ function blankText(el, st) {
   });
   return !drawn.stopped;
 }
+
+// Subtrees that give no prose: non-rendered, embedded documents, form
+// values and editable content.
+const NO_TEXT = new Set(['script', 'style', 'template', 'noscript', 'iframe', 'frame', 'object', 'embed',
+  'input', 'textarea', 'select', 'option', 'datalist', 'head', 'title', 'meta', 'link']);
+const VALUE_ROLES = new Set(['textbox', 'searchbox', 'combobox', 'spinbutton']);
+
+// excludedSubtree: content that never becomes prose or summary text.
+function excludedSubtree(el) {
+  if (NO_TEXT.has(el.localName)) return true;
+  if (el.hasAttribute('hidden') || el.hasAttribute('inert') || el.getAttribute('aria-hidden') === 'true') return true;
+  return valueBearing(el);
+}
+
+// valueBearing: an element whose content is a value (form controls,
+// editable content, custom text fields), never readable text.
+function valueBearing(el) {
+  const tag = el.localName;
+  if (tag === 'input' || tag === 'textarea' || tag === 'select') return true;
+  const ce = el.getAttribute('contenteditable');
+  if (ce !== null && ce !== 'false') return true;
+  const role = (el.getAttribute('role') || '').trim().toLowerCase();
+  return VALUE_ROLES.has(role);
+}

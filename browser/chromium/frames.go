@@ -1,0 +1,369 @@
+package chromium
+
+import (
+	"context"
+	"encoding/json"
+	"errors"
+	"time"
+
+	"github.com/chromedp/cdproto/cdp"
+	"github.com/chromedp/cdproto/dom"
+	"github.com/chromedp/cdproto/inspector"
+	"github.com/chromedp/cdproto/page"
+	"github.com/chromedp/cdproto/runtime"
+	cdptarget "github.com/chromedp/cdproto/target"
+	"github.com/chromedp/chromedp"
+
+	"github.com/veetbot/veetbrowser/collect"
+)
+
+// The frame registry (tool version 1.7.0, docs/frames.md). Every child
+// frame of the tab is known by its frame id, with the CDP session its
+// document lives in: the tab's own for a frame in the page's process, the
+// frame's own target for a cross-origin frame that site isolation runs in
+// another process (an OOPIF). Chromium announces an OOPIF to the session of
+// its parent (auto-attach); the tab then attaches to it with a session of
+// its own and installs the collector there, as it does for the page. The
+// listeners only record state; attaching runs in its own goroutine.
+
+// frameSession is one CDP session frames live in.
+type frameSession struct {
+	target  *chromedp.Target // nil until attached
+	cancel  context.CancelFunc
+	crashed bool
+}
+
+// frame is one child frame and its collector world.
+type frame struct {
+	id      cdp.FrameID
+	parent  cdp.FrameID
+	session *frameSession // the session its document lives in
+	world   string        // unique id of its collector world; "" between documents
+	worldID runtime.ExecutionContextID
+	url     string
+	origin  string
+	// owned: the parent world its element was named in (nameFrame), so
+	// that it is named once per parent document.
+	named string
+}
+
+// onFrameEventLocked records what an event of session s says about child
+// frames; it reports whether the tab's state changed.
+func (t *tab) onFrameEventLocked(s *frameSession, ev any) bool {
+	switch ev := ev.(type) {
+	case *page.EventFrameAttached:
+		if ev.ParentFrameID == "" {
+			return false
+		}
+		f := t.frameLocked(ev.FrameID)
+		f.parent = ev.ParentFrameID
+		return true
+	case *page.EventFrameNavigated:
+		if ev.Frame.ParentID == "" && s == t.session {
+			return false // the main frame: tab.onEvent
+		}
+		f := t.frameLocked(ev.Frame.ID)
+		if ev.Frame.ParentID != "" {
+			f.parent = ev.Frame.ParentID
+		}
+		f.url, f.origin = ev.Frame.URL, ev.Frame.SecurityOrigin
+		return true
+	case *page.EventFrameDetached:
+		if ev.Reason == page.FrameDetachedReasonSwap {
+			return false // it goes on in another process
+		}
+		delete(t.frames, ev.FrameID)
+		return true
+	case *runtime.EventExecutionContextCreated:
+		if ev.Context.Name != collect.WorldName {
+			return false
+		}
+		var aux struct {
+			FrameID cdp.FrameID `json:"frameId"`
+		}
+		if json.Unmarshal(ev.Context.AuxData, &aux) != nil || aux.FrameID == t.mainFrame {
+			return false
+		}
+		f := t.frameLocked(aux.FrameID)
+		f.session, f.world, f.worldID, f.named = s, ev.Context.UniqueID, ev.Context.ID, ""
+		return true
+	case *runtime.EventExecutionContextDestroyed:
+		for _, f := range t.frames {
+			if f.world == ev.ExecutionContextUniqueID {
+				f.world = ""
+			}
+		}
+		return true
+	case *runtime.EventExecutionContextsCleared:
+		for _, f := range t.frames {
+			if f.session == s {
+				f.world = ""
+			}
+		}
+		return true
+	case *cdptarget.EventAttachedToTarget:
+		if ev.TargetInfo.Type == "iframe" {
+			go t.attachFrame(ev.TargetInfo.TargetID)
+		}
+		return false
+	case *cdptarget.EventTargetDestroyed:
+		if c, ok := t.frameSessions[ev.TargetID]; ok {
+			delete(t.frameSessions, ev.TargetID)
+			go c.cancel() // it may wait on the reader this runs on
+			for _, f := range t.frames {
+				if f.session == c {
+					f.world = ""
+				}
+			}
+			return true
+		}
+		return false
+	case *inspector.EventTargetCrashed:
+		if s == t.session {
+			return false // the page's renderer: tab.onEvent
+		}
+		s.crashed = true
+		for _, f := range t.frames {
+			if f.session == s {
+				f.world = ""
+			}
+		}
+		return true
+	}
+	return false
+}
+
+// frameLocked returns the frame of id, registering it if new.
+func (t *tab) frameLocked(id cdp.FrameID) *frame {
+	f, ok := t.frames[id]
+	if !ok {
+		f = &frame{id: id, session: t.session}
+		t.frames[id] = f
+	}
+	return f
+}
+
+// frameAttachTimeout bounds attaching to an out-of-process frame and
+// installing its collector.
+const frameAttachTimeout = 10 * time.Second
+
+// attachFrame attaches to an out-of-process frame's target and installs
+// the collector in it, for its documents to come and the one it has.
+func (t *tab) attachFrame(id cdptarget.ID) {
+	s := &frameSession{}
+	listen := func(ev any) {
+		t.mu.Lock()
+		defer t.mu.Unlock()
+		if t.onFrameEventLocked(s, ev) {
+			close(t.changed)
+			t.changed = make(chan struct{})
+		}
+	}
+	// Cancelling detaches: the frame belongs to the page, not to us.
+	fctx, cancel := chromedp.NewContext(t.ctx, chromedp.WithTargetID(id), chromedp.WithDetachOnCancel(), chromedp.WithListener(listen))
+	s.cancel = cancel
+	t.mu.Lock()
+	if old, ok := t.frameSessions[id]; ok {
+		old.cancel()
+	}
+	t.frameSessions[id] = s
+	t.mu.Unlock()
+	// The first run binds the target to the context it gets, so it gets
+	// fctx itself; its wait is bounded from outside.
+	attached := make(chan error, 1)
+	go func() { attached <- chromedp.Do(fctx) }()
+	timer := time.NewTimer(frameAttachTimeout)
+	defer timer.Stop()
+	var err error
+	select {
+	case err = <-attached:
+	case <-timer.C:
+		cancel()
+		err = <-attached
+	}
+	if err != nil {
+		t.dropFrameSession(id, s)
+		return
+	}
+	ctx, stop := context.WithTimeout(fctx, frameAttachTimeout)
+	defer stop()
+	target := chromedp.FromContext(fctx).Target
+	t.mu.Lock()
+	s.target = target
+	t.mu.Unlock()
+	tree, err := cdp.Call(ctx, target, page.GetFrameTree, cdp.Empty{})
+	if err != nil {
+		t.dropFrameSession(id, s)
+		return
+	}
+	// Its documents loaded before the session existed: record them and
+	// create the collector's world in each.
+	var install func(ft *page.FrameTree) error
+	install = func(ft *page.FrameTree) error {
+		t.mu.Lock()
+		f := t.frameLocked(ft.Frame.ID)
+		if ft.Frame.ParentID != "" {
+			f.parent = ft.Frame.ParentID
+		}
+		f.url, f.origin = ft.Frame.URL, ft.Frame.SecurityOrigin
+		t.mu.Unlock()
+		if err := createWorld(ctx, target, ft.Frame.ID); err != nil {
+			return err
+		}
+		for _, c := range ft.ChildFrames {
+			if err := install(c); err != nil {
+				return err
+			}
+		}
+		return nil
+	}
+	if _, err := cdp.Call(ctx, target, page.AddScriptToEvaluateOnNewDocument, page.AddScriptToEvaluateOnNewDocumentParams{
+		Source: collect.Script, WorldName: collect.WorldName,
+	}); err != nil || install(tree.FrameTree) != nil {
+		t.dropFrameSession(id, s)
+		return
+	}
+	t.wake()
+}
+
+func (t *tab) dropFrameSession(id cdptarget.ID, s *frameSession) {
+	t.mu.Lock()
+	if t.frameSessions[id] == s {
+		delete(t.frameSessions, id)
+	}
+	t.mu.Unlock()
+	s.cancel()
+}
+
+// createWorld creates the collector's world in frame's current document.
+func createWorld(ctx context.Context, target *chromedp.Target, frame cdp.FrameID) error {
+	w, err := cdp.Call(ctx, target, page.CreateIsolatedWorld, page.CreateIsolatedWorldParams{
+		FrameID: frame, WorldName: collect.WorldName,
+	})
+	if err != nil {
+		return err
+	}
+	res, err := cdp.Call(ctx, target, runtime.Evaluate, runtime.EvaluateParams{
+		Expression: collect.Script, ContextID: w.ExecutionContextID, Silent: ptr(true),
+	})
+	if err != nil {
+		return err
+	}
+	if res.ExceptionDetails != nil {
+		return errors.New("collector: " + res.ExceptionDetails.Text)
+	}
+	return nil
+}
+
+// frameView is a child frame as one observation sees it: a copy taken
+// under the lock.
+type frameView struct {
+	id      cdp.FrameID
+	parent  cdp.FrameID
+	target  *chromedp.Target
+	world   string
+	worldID runtime.ExecutionContextID
+	url     string
+	origin  string
+	crashed bool
+	named   string
+}
+
+// childFrames returns the known child frames of parent.
+func (t *tab) childFrames(parent cdp.FrameID) []frameView {
+	t.mu.Lock()
+	defer t.mu.Unlock()
+	var out []frameView
+	for _, f := range t.frames {
+		if f.parent != parent {
+			continue
+		}
+		out = append(out, t.viewLocked(f))
+	}
+	return out
+}
+
+func (t *tab) viewLocked(f *frame) frameView {
+	return frameView{id: f.id, parent: f.parent, target: f.session.target, world: f.world, worldID: f.worldID,
+		url: f.url, origin: f.origin, crashed: f.session.crashed, named: f.named}
+}
+
+// frameByID returns the frame of id as it is now.
+func (t *tab) frameByID(id cdp.FrameID) (frameView, bool) {
+	t.mu.Lock()
+	defer t.mu.Unlock()
+	f, ok := t.frames[id]
+	if !ok {
+		return frameView{}, false
+	}
+	return t.viewLocked(f), true
+}
+
+// frameWorldWait bounds the wait for a frame's collector world: a frame
+// that is loading gets that long to have one.
+const frameWorldWait = 2 * time.Second
+
+// waitFrameWorld waits for frame id to have a collector world in an
+// attached session.
+func (t *tab) waitFrameWorld(ctx context.Context, id cdp.FrameID) (frameView, bool) {
+	wctx, cancel := context.WithTimeout(ctx, frameWorldWait)
+	defer cancel()
+	var v frameView
+	found := false
+	t.waitFor(wctx, func() bool {
+		f, ok := t.frames[id]
+		if !ok {
+			found = false
+			return true
+		}
+		found = true
+		v = t.viewLocked(f)
+		return v.crashed || (v.world != "" && v.target != nil)
+	})
+	return v, found && v.world != "" && v.target != nil && !v.crashed
+}
+
+// nameFrames names the elements of parent's child frames in the parent's
+// world (parentWorld, on target) with their frame ids, so that its
+// collector can say which frame stands where. Each is named once per parent
+// document; at most limit are named per call.
+func (t *tab) nameFrames(ctx context.Context, target *chromedp.Target, parent cdp.FrameID, parentWorld string, worldID runtime.ExecutionContextID, limit int) {
+	for _, c := range t.childFrames(parent) {
+		if c.named == parentWorld {
+			continue
+		}
+		if limit--; limit < 0 {
+			return
+		}
+		if t.nameFrame(ctx, target, c.id, worldID) {
+			t.mu.Lock()
+			if f, ok := t.frames[c.id]; ok {
+				f.named = parentWorld
+			}
+			t.mu.Unlock()
+		}
+	}
+}
+
+const nameFrameGroup = "veetbrowser-frames"
+
+func (t *tab) nameFrame(ctx context.Context, target *chromedp.Target, id cdp.FrameID, worldID runtime.ExecutionContextID) bool {
+	owner, err := cdp.Call(ctx, target, dom.GetFrameOwner, dom.GetFrameOwnerParams{FrameID: id})
+	if err != nil {
+		return false
+	}
+	defer cdp.Call(context.WithoutCancel(ctx), target, runtime.ReleaseObjectGroup, runtime.ReleaseObjectGroupParams{ObjectGroup: nameFrameGroup})
+	obj, err := cdp.Call(ctx, target, dom.ResolveNode, dom.ResolveNodeParams{BackendNodeID: owner.BackendNodeID,
+		ExecutionContextID: worldID, ObjectGroup: nameFrameGroup})
+	if err != nil || obj.Object == nil {
+		return false
+	}
+	key, _ := json.Marshal(string(id))
+	_, err = cdp.Call(ctx, target, runtime.CallFunctionOn, runtime.CallFunctionOnParams{
+		FunctionDeclaration: "function (key) { return globalThis.__veetbrowser.nameFrame(this, key); }",
+		ObjectID:            obj.Object.ObjectID,
+		Arguments:           []*runtime.CallArgument{{Value: key}},
+		Silent:              ptr(true),
+	})
+	return err == nil
+}

@@ -1,0 +1,135 @@
+package chromium
+
+import (
+	"context"
+	"fmt"
+	"net/http"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/veetbot/veetbrowser/browser"
+	"github.com/veetbot/veetbrowser/internal/browsertest"
+	"github.com/veetbot/veetbrowser/observation"
+)
+
+// otherOrigin serves pages by path on 127.0.0.1 and returns their base URL
+// under the name localhost: another origin than browsertest.Serve's, so
+// that Chromium runs its frames out of process.
+func otherOrigin(t *testing.T, pages map[string]string) string {
+	t.Helper()
+	u := browsertest.ServeHandler(t, http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		w.Header().Set("Content-Type", "text/html; charset=utf-8")
+		fmt.Fprint(w, pages[r.URL.Path])
+	}))
+	return strings.Replace(u, "127.0.0.1", "localhost", 1)
+}
+
+// openFrames opens a frames-mode session (tool version 1.7.0) on url;
+// allowed judges frame origins (nil: all).
+func openFrames(t *testing.T, url string, allowed func(string) bool) (*Session, *observation.Observation) {
+	t.Helper()
+	ctx := browsertest.Context(t, time.Minute)
+	bs, err := shared.Get(t).NewSession(ctx, browser.SessionOptions{Reading: true, Frames: true, FrameAllowed: allowed})
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { bs.Close(context.Background()) })
+	s := bs.(*Session)
+	if _, err := s.Navigate(ctx, url); err != nil {
+		t.Fatal(err)
+	}
+	// Out-of-process frames are attached as they load: observe until every
+	// frame the page holds is collected or says why not.
+	var obs *observation.Observation
+	for range 5 {
+		if obs, err = s.Observe(ctx, observation.Request{}); err != nil {
+			t.Fatal(err)
+		}
+		settled := true
+		for _, f := range obs.Frames {
+			if f.Status == observation.FrameDetached {
+				settled = false
+			}
+		}
+		if settled && len(obs.Frames) > 0 {
+			break
+		}
+		time.Sleep(100 * time.Millisecond)
+	}
+	return s, obs
+}
+
+func frameOf(obs *observation.Observation, name string) int {
+	for _, c := range obs.Controls {
+		if c.Name == name {
+			return c.Frame
+		}
+	}
+	return -1
+}
+
+func TestFramesInPlace(t *testing.T) {
+	t.Parallel()
+	other := otherOrigin(t, map[string]string{
+		"/cross":  `<p>cross text</p><button>cross button</button><iframe src="/nested" style="width:300px;height:100px"></iframe><button>cross after</button>`,
+		"/nested": `<p>nested text</p><button>nested button</button>`,
+	})
+	top := browsertest.Serve(t, `<p>top text</p><button>first</button>
+<iframe srcdoc="<p>srcdoc text</p><button>srcdoc button</button><input value='canary-srcdoc'>" style="width:300px;height:100px"></iframe>
+<button>between</button>
+<iframe src="`+other+`cross" style="width:400px;height:300px"></iframe>
+<iframe hidden srcdoc="<button>hidden button</button>"></iframe>
+<button>last</button><p>top end</p>`)
+	_, obs := openFrames(t, top, nil)
+	want := []string{"first", "srcdoc button", "", "between", "cross button", "nested button", "cross after", "last"}
+	got := names(obs)
+	if strings.Join(got, "|") != strings.Join(want, "|") {
+		t.Fatalf("controls %q, want %q; frames %+v", got, want, obs.Frames)
+	}
+	if f := frameOf(obs, "first"); f != 0 {
+		t.Fatalf("top control in frame %d", f)
+	}
+	src, cross, nested := frameOf(obs, "srcdoc button"), frameOf(obs, "cross button"), frameOf(obs, "nested button")
+	if src < 1 || cross < 1 || nested < 1 || src == cross || cross == nested {
+		t.Fatalf("frames of controls: srcdoc %d cross %d nested %d", src, cross, nested)
+	}
+	rec := func(i int) observation.Frame { return obs.Frames[i-1] }
+	if r := rec(cross); r.Status != observation.FrameCollected || r.Depth != 1 || !strings.HasPrefix(r.Origin, "http://localhost:") {
+		t.Fatalf("cross frame %+v", r)
+	}
+	if r := rec(nested); r.Depth != 2 || r.Parent != cross || r.Status != observation.FrameCollected {
+		t.Fatalf("nested frame %+v", r)
+	}
+	if r := rec(src); r.Origin != obs.Origin {
+		t.Fatalf("srcdoc frame judged by %q, want its parent's %q", r.Origin, obs.Origin)
+	}
+	if last := obs.Frames[len(obs.Frames)-1]; len(obs.Frames) != 4 || last.Status != observation.FrameNotVisible {
+		t.Fatalf("frames %+v: want four, the last not_visible", obs.Frames)
+	}
+	var text []string
+	for _, p := range obs.Text {
+		text = append(text, p.Text)
+	}
+	if j := strings.Join(text, "|"); !inOrder(j, "top text", "srcdoc text", "cross text", "nested text", "cross after", "top end") {
+		t.Fatalf("text %q", j)
+	}
+	if strings.Contains(fmt.Sprint(obs), "canary") {
+		t.Fatal("an input's value crossed")
+	}
+	if err := observation.Validate(obs); err != nil {
+		t.Fatal(err)
+	}
+}
+
+// inOrder reports whether s holds each of parts, in that order.
+func inOrder(s string, parts ...string) bool {
+	for _, p := range parts {
+		i := strings.Index(s, p)
+		if i < 0 {
+			return false
+		}
+		s = s[i+len(p):]
+	}
+	return true
+}
