@@ -154,11 +154,14 @@ type Params struct {
 	// control scan and marks of the text walk, and the bounds below are
 	// what the page and its other frames left of the observation's (0:
 	// the whole bound; a spent one is not collected at all).
-	Frames      bool `json:"frames,omitempty"`
-	TextNodes   int  `json:"text_nodes,omitempty"`
-	TextUnits   int  `json:"text_units,omitempty"`
-	RegionNodes int  `json:"region_nodes,omitempty"`
-	MaxRegions  *int `json:"max_regions,omitempty"`
+	Frames bool `json:"frames,omitempty"`
+	// AfterFrame continues the control scan after the owner of the frame
+	// of that key, instead of After.
+	AfterFrame  string `json:"after_frame,omitempty"`
+	TextNodes   int    `json:"text_nodes,omitempty"`
+	TextUnits   int    `json:"text_units,omitempty"`
+	RegionNodes int    `json:"region_nodes,omitempty"`
+	MaxRegions  *int   `json:"max_regions,omitempty"`
 }
 
 // RoleFrame is the role of a frame owner in a frames-mode control scan: a

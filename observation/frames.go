@@ -27,6 +27,9 @@ const (
 	FrameNotGranted = "not_granted" // its origin is outside the task's grant: present, never read
 	FrameDetached   = "detached"    // removed, or navigating, while the observation ran
 	FrameCrashed    = "crashed"     // its renderer is gone
+	// FrameNotLoaded: the frame has no document yet (a lazily loaded
+	// frame far from the viewport loads when scrolled near).
+	FrameNotLoaded = "not_loaded"
 	// FrameNotReached: the observation's bounds (controls, window, text)
 	// were spent before the scan reached the frame; a continuation does.
 	FrameNotReached = "not_reached"
@@ -34,7 +37,7 @@ const (
 
 // FrameStatuses are every status a frame record may carry.
 var FrameStatuses = []string{FrameCollected, FrameNotVisible, FrameLimit, FrameDepthLimit,
-	FrameNotGranted, FrameDetached, FrameCrashed, FrameNotReached}
+	FrameNotGranted, FrameDetached, FrameCrashed, FrameNotReached, FrameNotLoaded}
 
 // Frame is one child frame the observation met, and what it saw of it.
 type Frame struct {

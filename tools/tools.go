@@ -96,7 +96,8 @@ const framesNote = " The page's frames are included, each frame's content where 
 	"from a frame names it (\"frame\"), text_frames gives the frame of each text part, and \"frames\" lists each " +
 	"frame's origin, depth and status: collected; not_granted (its origin is outside the task's grant: never read " +
 	"or acted on); not_visible; frame_limit or depth_limit (too many frames, or nested too deep); detached or " +
-	"crashed (gone while observing); not_reached (the view's bounds were spent first: follow next)."
+	"crashed (gone while observing); not_reached (the view's bounds were spent first: follow next); " +
+	"not_loaded (no document yet: a lazy frame loads when scrolled near)."
 
 // Tools returns the tools of version v.
 func Tools(v Version) []Tool {

@@ -39,6 +39,7 @@ func (s *Session) Act(ctx context.Context, a browser.Action, authorize browser.A
 	if err != nil {
 		return nil, err
 	}
+	defer s.leaveFrame()
 	req := collect.GuardRequest{
 		Target:   ct,
 		Pointer:  a.Kind == browser.ActClick || a.Kind == browser.ActCheck || a.Kind == browser.ActUncheck,
@@ -65,9 +66,20 @@ func (s *Session) Act(ctx context.Context, a browser.Action, authorize browser.A
 	}
 	// Authorization may have waited for a person: the guards run again, and
 	// the facts the user approved must still be the control's facts.
+	if err := s.revealOwners(ctx); err != nil {
+		return nil, err
+	}
 	prep, err := s.guards(ctx, collect.Prepare(req), collect.DecodePrepare)
 	if err != nil {
 		return nil, err
+	}
+	at := point{prep.X, prep.Y}
+	if req.Pointer {
+		// A control in a frame is hit where the page shows it, through
+		// every owner, none covered.
+		if at, err = s.throughOwners(ctx, at); err != nil {
+			return nil, err
+		}
 	}
 	if now := actionFacts(a, prep); now != facts {
 		if policy.Consequential(now) || policy.Consequential(facts) {
@@ -77,7 +89,7 @@ func (s *Session) Act(ctx context.Context, a browser.Action, authorize browser.A
 	}
 
 	before := s.tab.mark()
-	if err := s.dispatch(ctx, a, req, prep, permit); err != nil {
+	if err := s.dispatch(ctx, a, req, prep, at, permit); err != nil {
 		return nil, err
 	}
 	if a.Kind == browser.ActType && prep.Facts.Editable {
@@ -107,7 +119,7 @@ func actionFacts(a browser.Action, p *collect.GuardResult) policy.Facts {
 // the draft receipt, weakly bound to the editor. Typing into the same
 // editor again extends the known value.
 func (s *Session) bindDraftLocked(ctx context.Context, ct collect.Target, text string) {
-	raw, err := s.tab.evaluate(ctx, collect.BindDraft(ct))
+	raw, err := s.eval(ctx, collect.BindDraft(ct))
 	if err != nil {
 		s.draft = nil
 		return
@@ -153,18 +165,17 @@ func (s *Session) control(ref string) (collect.Target, error) {
 	if err := s.current(rev); err != nil {
 		return collect.Target{}, err
 	}
-	i, err := s.topIndex(index)
-	if err != nil {
-		return collect.Target{}, err
+	if s.places != nil {
+		return s.frameControl(rev, index)
 	}
-	return collect.Target{Revision: s.revisionToken(rev), Index: uint64(i), Doc: s.doc}, nil
+	return collect.Target{Revision: s.revisionToken(rev), Index: index, Doc: s.doc}, nil
 }
 
 // guards runs the live guards of one step in the page (collect.Inspect
 // before authorization, collect.Prepare after it) and returns the control's
 // facts and, after Prepare, the point a pointer action hits.
 func (s *Session) guards(ctx context.Context, expr string, decode func([]byte) (*collect.GuardResult, error)) (*collect.GuardResult, error) {
-	raw, err := s.tab.evaluate(ctx, expr)
+	raw, err := s.eval(ctx, expr)
 	if err != nil {
 		return nil, err
 	}
@@ -195,7 +206,7 @@ func (s *Session) guards(ctx context.Context, expr string, decode func([]byte) (
 
 // dispatch sends trusted input. Any failure once input may have reached the
 // page is action_uncertain, and nothing is retried.
-func (s *Session) dispatch(ctx context.Context, a browser.Action, req collect.GuardRequest, p *collect.GuardResult, permit policy.Permit) error {
+func (s *Session) dispatch(ctx context.Context, a browser.Action, req collect.GuardRequest, p *collect.GuardResult, at point, permit policy.Permit) error {
 	octx, end, err := s.tab.begin(ctx)
 	if err != nil {
 		return err
@@ -206,7 +217,7 @@ func (s *Session) dispatch(ctx context.Context, a browser.Action, req collect.Gu
 	var steps []func() error
 	mouse := func(typ input.DispatchMouseEventType) func() error {
 		return func() error {
-			params := input.DispatchMouseEventParams{Type: typ, X: p.X, Y: p.Y}
+			params := input.DispatchMouseEventParams{Type: typ, X: at.x, Y: at.y}
 			if typ != input.DispatchMouseEventTypeMouseMoved {
 				params.Button, params.ClickCount = input.MouseButtonLeft, 1
 			}
@@ -231,7 +242,7 @@ func (s *Session) dispatch(ctx context.Context, a browser.Action, req collect.Gu
 		// Trusted keys on the focused select choose the option: the
 		// page plans them, the keyboard guard watches them, and the choice
 		// is verified afterwards.
-		raw, err := s.tab.evaluate(octx, collect.SelectPlan(option))
+		raw, err := s.eval(octx, collect.SelectPlan(option))
 		if err != nil {
 			return err
 		}
@@ -286,7 +297,7 @@ func (s *Session) dispatch(ctx context.Context, a browser.Action, req collect.Gu
 	}
 	if a.Kind == browser.ActSelect {
 		steps = append(steps, func() error {
-			raw, err := s.tab.evaluate(octx, collect.SelectedIs(option))
+			raw, err := s.eval(octx, collect.SelectedIs(option))
 			chosen := false
 			if err == nil {
 				chosen, err = collect.DecodeSelectedIs(raw)
@@ -320,7 +331,7 @@ func (s *Session) dispatch(ctx context.Context, a browser.Action, req collect.Gu
 
 // arm runs the last guard check before input and arms the in-page guard.
 func (s *Session) arm(ctx context.Context, req collect.ArmRequest) error {
-	raw, err := s.tab.evaluate(ctx, collect.Arm(req))
+	raw, err := s.eval(ctx, collect.Arm(req))
 	if err != nil {
 		return err
 	}
@@ -344,7 +355,7 @@ func (s *Session) arm(ctx context.Context, req collect.ArmRequest) error {
 // never reached the page; input it did not see confirmed on the control
 // (a frame took it, say) may have gone elsewhere.
 func (s *Session) disarm(ctx context.Context) error {
-	raw, err := s.tab.evaluate(ctx, collect.Disarm())
+	raw, err := s.eval(ctx, collect.Disarm())
 	if err != nil {
 		// The input navigated away or opened a dialog: it was delivered.
 		return nil
@@ -450,6 +461,7 @@ func (s *Session) uploadLocked(ctx context.Context, ref string, stage browser.St
 	if err != nil {
 		return nil, err
 	}
+	defer s.leaveFrame()
 	// Setting files needs no scroll or focus: the read-only guards suffice.
 	prep, err := s.guards(ctx, collect.Inspect(collect.GuardRequest{Target: ct}), collect.DecodeInspect)
 	if err != nil {
@@ -480,13 +492,16 @@ func (s *Session) setFiles(ctx context.Context, ct collect.Target, stage browser
 	}
 	defer end()
 	const group = "veetbrowser-upload"
-	world := s.tab.currentWorld()
+	target, world := s.tab.target, s.tab.currentWorld()
+	if s.act != nil {
+		target, world = s.act.target, s.act.world
+	}
 	if world == "" {
 		// Never fall back to the page's own world.
 		return errcode.New(errcode.DocumentChanged, "the page is between documents; observe again")
 	}
-	defer cdp.Call(context.WithoutCancel(octx), s.tab.target, runtime.ReleaseObjectGroup, runtime.ReleaseObjectGroupParams{ObjectGroup: group})
-	res, err := cdp.Call(octx, s.tab.target, runtime.Evaluate, runtime.EvaluateParams{
+	defer cdp.Call(context.WithoutCancel(octx), target, runtime.ReleaseObjectGroup, runtime.ReleaseObjectGroupParams{ObjectGroup: group})
+	res, err := cdp.Call(octx, target, runtime.Evaluate, runtime.EvaluateParams{
 		Expression: collect.Node(ct), UniqueContextID: world, ObjectGroup: group,
 	})
 	if err != nil || res.ExceptionDetails != nil || res.Result.ObjectID == "" {
@@ -494,7 +509,7 @@ func (s *Session) setFiles(ctx context.Context, ct collect.Target, stage browser
 	}
 	// The backend node id names the element for as long as it lives: the
 	// caller keeps one upload's files per control.
-	node, err := cdp.Call(octx, s.tab.target, dom.DescribeNode, dom.DescribeNodeParams{ObjectID: res.Result.ObjectID})
+	node, err := cdp.Call(octx, target, dom.DescribeNode, dom.DescribeNodeParams{ObjectID: res.Result.ObjectID})
 	if err != nil {
 		return classify(octx, err, errcode.StaleReference, "the control is no longer on the page; observe again")
 	}
@@ -505,7 +520,7 @@ func (s *Session) setFiles(ctx context.Context, ct collect.Target, stage browser
 	if err := permit.Spend(); err != nil {
 		return err
 	}
-	if _, err := cdp.Call(octx, s.tab.target, dom.SetFileInputFiles, dom.SetFileInputFilesParams{Files: files, ObjectID: res.Result.ObjectID}); err != nil {
+	if _, err := cdp.Call(octx, target, dom.SetFileInputFiles, dom.SetFileInputFilesParams{Files: files, ObjectID: res.Result.ObjectID}); err != nil {
 		return errcode.Wrap(errcode.ActionUncertain, err, "the files may or may not have been set; observe again")
 	}
 	return nil

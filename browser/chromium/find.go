@@ -56,7 +56,7 @@ func (s *Session) Find(ctx context.Context, req browser.FindRequest) (*observati
 	if err := s.validate(obs); err != nil {
 		return nil, err
 	}
-	s.revision, s.doc, s.origin, s.cursor, s.places = next, res.Doc, res.Origin, nil, nil
+	s.revision, s.doc, s.origin, s.cursor, s.places, s.textPlaces = next, res.Doc, res.Origin, nil, nil, nil
 	nk := s.refKeys.NextKey(next)
 	obs.NextKey = &nk
 	return obs, nil

@@ -102,7 +102,7 @@ func (t *tab) onFrameEventLocked(s *frameSession, ev any) bool {
 		}
 		return true
 	case *cdptarget.EventAttachedToTarget:
-		if ev.TargetInfo.Type == "iframe" {
+		if ev.TargetInfo.Type == "iframe" && t.withFrames {
 			go t.attachFrame(ev.TargetInfo.TargetID)
 		}
 		return false

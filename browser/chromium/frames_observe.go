@@ -29,6 +29,7 @@ import (
 type link struct {
 	frame cdp.FrameID
 	index int
+	doc   string // the collector's id of the frame's document
 }
 
 // place is where a control of a frames-mode revision lives: the owners
@@ -44,19 +45,42 @@ type framedControl struct {
 type framedText struct {
 	text  string
 	frame int
+	at    place
 }
 
-// framed is one document's content with its frames' in place.
+// framed is one document's content with its frames' in place; placed
+// says which of its streams a continuation already put ahead of the
+// observation's other content.
 type framed struct {
 	controls []framedControl
 	text     []framedText
 	regions  []observation.Region
+	// Where a stream stopped inside it at a bound: nothing after it may
+	// be shown in this observation, and the stream continues there.
+	controlsMore  bool
+	controlsLimit string
+	textStop      place
+	// A continuation put this stream of the frame ahead of the rest: it
+	// is not put again where the frame's element is met.
+	controlsPlaced, textPlaced bool
+}
+
+// frameResume is where a continuation of a frames-mode revision resumes a
+// stream that stopped inside a frame: the place of the control anchor, and
+// of the text part (units of it already shown); nil when it stopped in the
+// top document.
+type frameResume struct {
+	old      string // the revision the places belong to
+	controls place
+	text     place
+	units    int
 }
 
 // frameMerge is one frames-mode observation under way.
 type frameMerge struct {
 	s         *Session
 	params    collect.Params // the top document's
+	resume    *frameResume
 	records   []observation.Frame
 	omitted   int
 	collected int
@@ -64,6 +88,14 @@ type frameMerge struct {
 	window, textNodes, textUnits, regionNodes, regions int
 	textBytes                                          int // the whole text bound
 	visited                                            map[string]*framed
+	// cut: content was collected and left out for the bounds; textNext
+	// is then where the text stream continues.
+	controlsCut bool
+	textNext    place
+	limit       string // the control bound a frame's scan stopped at; nothing after it is shown
+	// firstContinues: the first text part continues a part a view cut,
+	// inside the frame the text resumed in.
+	firstContinues bool
 }
 
 // framesOut is what a frames-mode observation adds to the merged result:
@@ -74,6 +106,9 @@ type framesOut struct {
 	omitted                              int
 	ctrlFrames, textFrames, regionFrames []int
 	places                               []place
+	// textPlaces has one place per text part, and one more: where the
+	// stream continues after the last.
+	textPlaces []place
 }
 
 // apply marks obs's controls, text parts and regions with their frames and
@@ -94,42 +129,56 @@ func (fm *framesOut) apply(obs *observation.Observation) {
 	obs.Frames, obs.FramesOmitted = fm.records, fm.omitted
 }
 
-func (fm *framesOut) placesOf() []place {
-	if fm == nil {
+// afterIn sets params to continue the controls after the control of index
+// (of revision rev): in the top document, or, when it is in a frame, after
+// the top-level frame's owner, the frames on the way resuming in rs.
+func (s *Session) afterIn(params *collect.Params, rs **frameResume, rev, index uint64) error {
+	token := s.revisionToken(rev)
+	if s.places == nil {
+		params.After = &collect.Anchor{Revision: token, Index: int(index)}
 		return nil
 	}
-	return fm.places
-}
-
-// topIndex is where the top document retained the control of a ref's
-// index. In a frames-mode revision a control's index counts the controls
-// of the frames before it; a control inside a frame is not acted on yet.
-func (s *Session) topIndex(index uint64) (int, error) {
-	if s.places == nil {
-		return int(index), nil
-	}
 	if index >= uint64(len(s.places)) {
-		return 0, errcode.New(errcode.UnknownReference, "the reference names no control of the newest observation")
+		return errcode.New(errcode.UnknownReference, "the reference names no control of the newest observation")
 	}
 	at := s.places[index]
-	if len(at) > 1 {
-		return 0, errcode.New(errcode.NotActionable, "the control is inside a frame; actions inside frames are not supported yet")
+	if len(at) == 1 {
+		params.After = &collect.Anchor{Revision: token, Index: at[0].index}
+		return nil
 	}
-	return at[0].index, nil
+	params.AfterFrame = string(at[1].frame)
+	r := resumeOf(rs, token)
+	r.controls = at
+	return nil
 }
 
-// afterIndex is where the top document retained the anchor of an after
-// continuation. An anchor inside a frame continues after the frame's
-// element in the top document: continuation inside frames is not
-// supported yet, so the rest of that frame waits for a fresh observation.
-func (s *Session) afterIndex(index uint64) (int, error) {
-	if s.places == nil {
-		return int(index), nil
+// textFrom sets params to continue the text at part index of revision rev
+// with units of it shown, inside frames as afterIn does.
+func (s *Session) textFrom(params *collect.Params, rs **frameResume, rev uint64, index, units int) error {
+	token := s.revisionToken(rev)
+	if s.textPlaces == nil {
+		params.Text = &collect.From{Revision: token, Index: index, Units: units}
+		return nil
 	}
-	if index >= uint64(len(s.places)) {
-		return 0, errcode.New(errcode.UnknownReference, "the reference names no control of the newest observation")
+	if index < 0 || index >= len(s.textPlaces) {
+		return errcode.New(errcode.UnknownReference, "the cursor names no text of the newest observation")
 	}
-	return s.places[index][0].index, nil
+	at := s.textPlaces[index]
+	if len(at) == 1 {
+		params.Text = &collect.From{Revision: token, Index: at[0].index, Units: units}
+		return nil
+	}
+	params.Text = &collect.From{Revision: token, Index: at[0].index}
+	r := resumeOf(rs, token)
+	r.text, r.units = at, units
+	return nil
+}
+
+func resumeOf(rs **frameResume, token string) *frameResume {
+	if *rs == nil {
+		*rs = &frameResume{old: token}
+	}
+	return *rs
 }
 
 // nameMainFrames names the top document's frame owners.
@@ -142,9 +191,10 @@ func (t *tab) nameMainFrames(ctx context.Context) {
 	}
 }
 
-// withFrames puts the content of top's frames in place.
-func (s *Session) withFrames(ctx context.Context, params collect.Params, top *collect.Result) (*collect.Result, *framesOut) {
-	m := &frameMerge{s: s, params: params, visited: map[string]*framed{},
+// withFrames puts the content of top's frames in place; rs, if set, is
+// where streams that stopped inside frames resume.
+func (s *Session) withFrames(ctx context.Context, params collect.Params, top *collect.Result, rs *frameResume) (*collect.Result, *framesOut) {
+	m := &frameMerge{s: s, params: params, resume: rs, visited: map[string]*framed{},
 		window:      observation.WindowSize - top.ControlCoverage.Scanned,
 		textNodes:   observation.TextNodes - top.TextCoverage.ScannedNodes,
 		textUnits:   observation.TextUnits - top.TextCoverage.InspectedUnits,
@@ -155,8 +205,43 @@ func (s *Session) withFrames(ctx context.Context, params collect.Params, top *co
 	if params.TextBytes > 0 {
 		m.textBytes = params.TextBytes
 	}
-	origin := top.Origin
-	out := m.expand(ctx, "", 0, 0, origin, top, nil, 0, 0)
+	topLink := place{{frame: "", doc: top.Doc}}
+	out := &framed{}
+	if rs != nil {
+		m.resumeChains(ctx, top, out)
+	}
+	if out.textStop != nil {
+		m.textNext = out.textStop // a continued frame's text stopped again
+	}
+	rest := m.expand(ctx, "", 0, 0, top.Origin, top, topLink, len(out.controls), textCost(out.text))
+	out.controls = append(out.controls, rest.controls...)
+	if m.textNext == nil {
+		out.text = append(out.text, rest.text...)
+		m.textNext = rest.textStop
+	}
+	out.regions = append(out.regions, rest.regions...)
+	if len(out.controls) > observation.MaxControls {
+		out.controls, m.controlsCut = out.controls[:observation.MaxControls], true
+	}
+	// Text a continuation's frames gave ahead of their place may pass the
+	// bound: the stream then continues at the first part left out.
+	for used, i := 0, 0; i < len(out.text); i++ {
+		if used += observation.TextPartCost(out.text[i].text); used > m.textBytes {
+			m.textNext, out.text = out.text[i].at, out.text[:i]
+			break
+		}
+	}
+	// A frame's counts are of what the observation holds of it.
+	for _, c := range out.controls {
+		if c.frame > 0 {
+			m.records[c.frame-1].Controls++
+		}
+	}
+	for _, t := range out.text {
+		if t.frame > 0 {
+			m.records[t.frame-1].TextParts++
+		}
+	}
 	res := *top
 	res.Controls = make([]collect.Control, len(out.controls))
 	ctrlFrames := make([]int, len(out.controls))
@@ -164,14 +249,25 @@ func (s *Session) withFrames(ctx context.Context, params collect.Params, top *co
 	for i, c := range out.controls {
 		res.Controls[i], ctrlFrames[i], places[i] = c.c, c.frame, c.at
 	}
-	if len(out.controls) < countControls(top.Controls) || len(out.controls) == observation.MaxControls && top.ControlCoverage.Limit == "" {
-		res.ControlCoverage.More = true
-		res.ControlCoverage.Limit = observation.LimitControls
+	switch {
+	case m.controlsCut:
+		res.ControlCoverage.More, res.ControlCoverage.Limit = true, observation.LimitControls
+	case m.limit != "":
+		res.ControlCoverage.More, res.ControlCoverage.Limit = true, m.limit
 	}
 	res.Text = make([]string, len(out.text))
 	textFrames := make([]int, len(out.text))
+	textPlaces := make([]place, len(out.text)+1)
 	for i, t := range out.text {
-		res.Text[i], textFrames[i] = t.text, t.frame
+		res.Text[i], textFrames[i], textPlaces[i] = t.text, t.frame, t.at
+	}
+	textPlaces[len(out.text)] = place{{frame: "", index: len(top.Text), doc: top.Doc}}
+	if m.textNext != nil {
+		textPlaces[len(out.text)] = m.textNext
+		res.TextCoverage.ByteLimitReached = true
+	}
+	if rs != nil && rs.text != nil {
+		res.TextCoverage.FirstContinues = m.firstContinues
 	}
 	res.Regions = out.regions
 	regionFrames := make([]int, len(out.regions))
@@ -180,26 +276,120 @@ func (s *Session) withFrames(ctx context.Context, params collect.Params, top *co
 	}
 	res.HiddenFrames, res.TextFrames = nil, nil
 	return &res, &framesOut{records: m.records, omitted: m.omitted, ctrlFrames: ctrlFrames, textFrames: textFrames,
-		regionFrames: regionFrames, places: places}
+		regionFrames: regionFrames, places: places, textPlaces: textPlaces}
 }
 
-// countControls counts the controls of a collector's answer, owners not.
-func countControls(cs []collect.Control) int {
+func textCost(ts []framedText) int {
 	n := 0
-	for _, c := range cs {
-		if c.Role != collect.RoleFrame {
-			n++
-		}
+	for _, t := range ts {
+		n += observation.TextPartCost(t.text)
 	}
 	return n
 }
 
+// resumeChains collects the frames a continuation resumes inside, the
+// innermost first, and puts what each stream continues with ahead of the
+// top document's content: the rest of the innermost frame, then of each
+// frame around it after the frame it holds.
+func (m *frameMerge) resumeChains(ctx context.Context, top *collect.Result, out *framed) {
+	rs := m.resume
+	// The frames on either chain, outermost first, with their records.
+	type level struct {
+		id    cdp.FrameID
+		depth int
+		at    place // its place: the documents down to it, then itself
+	}
+	var levels []level
+	seen := map[cdp.FrameID]int{}
+	for _, chain := range []place{rs.controls, rs.text} {
+		for k := 1; k < len(chain); k++ {
+			if _, ok := seen[chain[k].frame]; !ok {
+				seen[chain[k].frame] = len(levels)
+				// In this revision each document on the way continues
+				// right after the frame it holds: at its part 0.
+				at := make(place, k+1)
+				for j, l := range chain[:k] {
+					at[j] = link{frame: l.frame, doc: l.doc}
+				}
+				at[k] = link{frame: chain[k].frame}
+				levels = append(levels, level{id: chain[k].frame, depth: k, at: at})
+			}
+		}
+	}
+	records := make(map[cdp.FrameID]int, len(levels))
+	parentOrigin := map[cdp.FrameID]string{"": top.Origin}
+	for _, l := range levels {
+		up := l.at[len(l.at)-2].frame
+		parent := records[up]
+		origin := m.frameOrigin(l.id, parentOrigin[up])
+		parentOrigin[l.id] = origin
+		records[l.id] = m.record(observation.Frame{Parent: parent, Depth: l.depth, Origin: origin, Status: observation.FrameDetached})
+	}
+	// Innermost first: what the stream shows next is the rest of it.
+	for i := len(levels) - 1; i >= 0; i-- {
+		l := levels[i]
+		p := m.frameParams(len(out.controls), textCost(out.text))
+		inC, inT := onChain(rs.controls, l.id), onChain(rs.text, l.id)
+		switch k := l.depth; {
+		case inC && k == len(rs.controls)-1:
+			p.After = &collect.Anchor{Revision: rs.old, Index: rs.controls[k].index}
+		case inC:
+			p.AfterFrame = string(rs.controls[k+1].frame)
+		}
+		switch k := l.depth; {
+		case inT && k == len(rs.text)-1:
+			p.Text = &collect.From{Revision: rs.old, Index: rs.text[k].index, Units: rs.units}
+		case inT:
+			p.Text = &collect.From{Revision: rs.old, Index: rs.text[k].index}
+		}
+		idx := records[l.id]
+		res, err := m.collectIn(ctx, l.id, p)
+		if err != nil {
+			m.setStatus(idx, err)
+			continue
+		}
+		m.collected++
+		m.account(res)
+		content := m.expand(ctx, l.id, idx, l.depth, parentOrigin[l.id], res, l.at, len(out.controls), textCost(out.text))
+		m.fill(idx, res, content)
+		m.visited[string(l.id)] = content
+		// The stream that continues inside the frame goes first; the
+		// other goes where the frame's element is met, as for any frame.
+		if inC {
+			out.controls = append(out.controls, content.controls...)
+			content.controlsPlaced = true
+		}
+		if inT && out.textStop == nil {
+			if len(out.text) == 0 && len(content.text) > 0 && res.TextCoverage.FirstContinues {
+				m.firstContinues = true // the view's first part continues one a view cut
+			}
+			out.text = append(out.text, content.text...)
+			out.textStop = content.textStop
+		}
+		content.textPlaced = inT
+		out.regions = append(out.regions, content.regions...)
+	}
+}
+
+func onChain(chain place, id cdp.FrameID) bool {
+	for _, l := range chain[min(1, len(chain)):] {
+		if l.frame == id {
+			return true
+		}
+	}
+	return false
+}
+
 // expand returns doc's content (frame id, record index idx at depth, of
-// origin, collected as res) with its frames' in place; before are the
-// owners that lead to it, controlsBefore and textBefore what the
+// origin, collected as res) with its frames' in place; before is its own
+// place (the owners down to it), controlsBefore and textBefore what the
 // observation holds ahead of it.
 func (m *frameMerge) expand(ctx context.Context, id cdp.FrameID, idx, depth int, origin string, res *collect.Result, before place, controlsBefore, textBefore int) *framed {
 	out := &framed{}
+	own := before[:len(before)-1] // the owners down to this document's
+	here := func(i int) place {
+		return append(append(place{}, own...), link{frame: id, index: i, doc: res.Doc})
+	}
 	hidden := res.HiddenFrames
 	notVisible := func(before int) {
 		for len(hidden) > 0 && hidden[0].Index <= before {
@@ -209,50 +399,82 @@ func (m *frameMerge) expand(ctx context.Context, id cdp.FrameID, idx, depth int,
 		}
 	}
 	// Where each frame's text goes, and the text before it.
-	textAt := map[string]int{}
+	markAt, textAt := map[string]int{}, map[string]int{}
 	for _, mk := range res.TextFrames {
 		cost := 0
 		for _, t := range res.Text[:mk.Index] {
 			cost += observation.TextPartCost(t)
 		}
-		textAt[mk.Frame] = cost
+		markAt[mk.Frame], textAt[mk.Frame] = mk.Index, cost
+	}
+	childPlace := func(key string) place {
+		return append(append(place{}, own...), link{frame: id, index: markAt[key], doc: res.Doc}, link{frame: cdp.FrameID(key)})
 	}
 	for i, c := range res.Controls {
 		notVisible(i)
+		if m.controlsCut || m.limit != "" {
+			break // a frame before it stopped the stream
+		}
 		if controlsBefore+len(out.controls) >= observation.MaxControls {
+			m.controlsCut = true
 			break
 		}
-		at := append(append(place{}, before...), link{id, i})
 		if c.Role != collect.RoleFrame {
-			out.controls = append(out.controls, framedControl{c: c, frame: idx, at: at})
+			out.controls = append(out.controls, framedControl{c: c, frame: idx, at: here(i)})
 			continue
 		}
-		child := m.child(ctx, c.Frame, idx, depth, origin, at, controlsBefore+len(out.controls), textBefore+textAt[c.Frame])
+		// A frame the text walk did not reach gives no text here.
+		textAhead, marked := textAt[c.Frame]
+		if !marked {
+			textAhead = m.textBytes
+		}
+		child := m.child(ctx, c.Frame, idx, depth, origin, childPlace(c.Frame), controlsBefore+len(out.controls), textBefore+textAhead)
+		if child.controlsPlaced {
+			continue
+		}
 		room := observation.MaxControls - controlsBefore - len(out.controls)
+		if len(child.controls) > room {
+			m.controlsCut = true
+		}
 		out.controls = append(out.controls, child.controls[:min(len(child.controls), room)]...)
+		if child.controlsMore && m.limit == "" {
+			m.limit = child.controlsLimit // the rest of the frame comes first
+		}
+	}
+	if cov := res.ControlCoverage; cov.More && cov.Limit != observation.LimitNone && id != "" {
+		out.controlsMore, out.controlsLimit = true, cov.Limit
 	}
 	notVisible(len(res.Controls))
 	used := textBefore
 	next := 0
-	for i := 0; i <= len(res.Text); i++ {
-		for next < len(res.TextFrames) && res.TextFrames[next].Index == i {
+	for i := 0; i <= len(res.Text) && out.textStop == nil; i++ {
+		for next < len(res.TextFrames) && res.TextFrames[next].Index == i && out.textStop == nil {
 			key := res.TextFrames[next].Frame
 			next++
-			child := m.child(ctx, key, idx, depth, origin, nil, observation.MaxControls, used)
+			child := m.child(ctx, key, idx, depth, origin, childPlace(key), observation.MaxControls, used)
+			if child.textPlaced {
+				continue
+			}
 			for _, t := range child.text {
 				used += observation.TextPartCost(t.text)
 				out.text = append(out.text, t)
 			}
+			// The rest of the frame comes first: nothing after it now.
+			out.textStop = child.textStop
 		}
-		if i == len(res.Text) {
+		if i == len(res.Text) || out.textStop != nil {
 			break
 		}
 		cost := observation.TextPartCost(res.Text[i])
 		if used+cost > m.textBytes {
-			break // a frame before it took the room: the rest waits
+			out.textStop = here(i) // a frame before it took the room: the rest waits
+			break
 		}
 		used += cost
-		out.text = append(out.text, framedText{text: res.Text[i], frame: idx})
+		out.text = append(out.text, framedText{text: res.Text[i], frame: idx, at: here(i)})
+	}
+	if tc := res.TextCoverage; id != "" && out.textStop == nil && (tc.ByteLimitReached || tc.NodeLimitReached || tc.TextLimitReached) {
+		out.textStop = here(len(res.Text)) // its walk stopped at a bound
 	}
 	for _, g := range res.Regions {
 		g.Frame = idx
@@ -328,8 +550,9 @@ func effectiveOrigin(rawURL, origin, parentOrigin string) string {
 }
 
 // child collects the frame of key (met in the document of record
-// parentIdx at depth) once, and returns its content with its own frames'.
-func (m *frameMerge) child(ctx context.Context, key string, parentIdx, depth int, parentOrigin string, owner place, controlsBefore, textBefore int) *framed {
+// parentIdx at depth; at is the frame's place) once, and returns its
+// content with its own frames'.
+func (m *frameMerge) child(ctx context.Context, key string, parentIdx, depth int, parentOrigin string, at place, controlsBefore, textBefore int) *framed {
 	if done, ok := m.visited[key]; ok {
 		if done == nil {
 			return &framed{}
@@ -343,8 +566,7 @@ func (m *frameMerge) child(ctx context.Context, key string, parentIdx, depth int
 	if key != "" && ok {
 		rec.Origin = effectiveOrigin(f.url, f.origin, parentOrigin)
 	}
-	controlsLeft := observation.MaxControls - controlsBefore
-	textLeft := m.textBytes - textBefore
+	p := m.frameParams(controlsBefore, textBefore)
 	switch {
 	case key == "" || !ok:
 		rec.Status = observation.FrameDetached
@@ -356,63 +578,100 @@ func (m *frameMerge) child(ctx context.Context, key string, parentIdx, depth int
 		rec.Status = observation.FrameNotGranted
 	case f.crashed:
 		rec.Status = observation.FrameCrashed
-	case (controlsLeft <= 0 || m.window <= 0) && textLeft <= observation.TextPartOverhead:
+	case f.world == "" && f.url == "":
+		rec.Status = observation.FrameNotLoaded // it never had a document
+	case p.ControlsEnded && p.TextEnded:
 		rec.Status = observation.FrameNotReached
 	}
 	if rec.Status != "" {
 		m.record(rec)
 		return &framed{}
 	}
-	res, err := m.collectFrame(ctx, id, controlsLeft, textLeft)
+	rec.Status = observation.FrameCollected
+	idx := m.record(rec)
+	res, err := m.collectIn(ctx, id, p)
 	if err != nil {
-		rec.Status = observation.FrameDetached
-		if errcode.Of(err) == errcode.PageCrashed {
-			rec.Status = observation.FrameCrashed
-		}
-		m.record(rec)
+		m.setStatus(idx, err)
 		return &framed{}
 	}
 	m.collected++
-	rec.Status = observation.FrameCollected
-	rec.Scanned = res.ControlCoverage.Scanned
-	if res.ControlCoverage.More {
-		rec.Limit = res.ControlCoverage.Limit
+	m.account(res)
+	out := m.expand(ctx, id, idx, depth+1, rec.Origin, res, at, controlsBefore, textBefore)
+	m.fill(idx, res, out)
+	m.visited[key] = out
+	return out
+}
+
+// frameParams are a frame collector's parameters: what the content ahead
+// of it left of the observation's bounds.
+func (m *frameMerge) frameParams(controlsBefore, textBefore int) collect.Params {
+	controlsLeft := observation.MaxControls - controlsBefore
+	textLeft := m.textBytes - textBefore
+	p := collect.Params{
+		Revision:   m.params.Revision,
+		MaxVisible: max(controlsLeft, 0),
+		Window:     max(m.window, 0),
+		MaxOffset:  m.params.MaxOffset,
+		Reading:    m.params.Reading,
+		Frames:     true,
+		TextBytes:  max(textLeft, 0),
+		TextNodes:  m.textNodes,
+		TextUnits:  m.textUnits,
+		// A frame's regions do not continue (docs/frames.md).
+		RegionNodes: m.regionNodes,
+		MaxRegions:  ptr(max(m.regions, 0)),
 	}
-	switch tc := res.TextCoverage; {
-	case tc.NodeLimitReached:
-		rec.TextLimit = "nodes"
-	case tc.TextLimitReached:
-		rec.TextLimit = "units"
-	case tc.ByteLimitReached:
-		rec.TextLimit = "bytes"
-	}
-	idx := m.record(rec)
+	p.ControlsEnded = controlsLeft <= 0 || m.window <= 0
+	p.TextEnded = textLeft <= observation.TextPartOverhead || m.textNodes <= 0 || m.textUnits <= 0
+	p.RegionsEnded = m.regions <= 0 || m.regionNodes <= 0
+	return p
+}
+
+// account takes what a frame's collector used from the observation's
+// bounds.
+func (m *frameMerge) account(res *collect.Result) {
 	m.window -= res.ControlCoverage.Scanned
 	m.textNodes -= res.TextCoverage.ScannedNodes
 	m.textUnits -= res.TextCoverage.InspectedUnits
 	m.regionNodes -= res.RegionCoverage.ScannedNodes
 	m.regions -= len(res.Regions)
-	out := m.expand(ctx, id, idx, depth+1, rec.Origin, res, owner, controlsBefore, textBefore)
-	if idx > 0 {
-		r := &m.records[idx-1]
-		for _, c := range out.controls {
-			if c.frame == idx {
-				r.Controls++
-			}
-		}
-		for _, t := range out.text {
-			if t.frame == idx {
-				r.TextParts++
-			}
-		}
-	}
-	m.visited[key] = out
-	return out
 }
 
-// collectFrame runs the collector in frame id with what is left of the
-// observation's bounds.
-func (m *frameMerge) collectFrame(ctx context.Context, id cdp.FrameID, controlsLeft, textLeft int) (*collect.Result, error) {
+// fill completes the record of a collected frame.
+func (m *frameMerge) fill(idx int, res *collect.Result, out *framed) {
+	if idx == 0 {
+		return
+	}
+	r := &m.records[idx-1]
+	r.Status = observation.FrameCollected
+	r.Scanned = res.ControlCoverage.Scanned
+	if res.ControlCoverage.More {
+		r.Limit = res.ControlCoverage.Limit
+	}
+	switch tc := res.TextCoverage; {
+	case tc.NodeLimitReached:
+		r.TextLimit = "nodes"
+	case tc.TextLimitReached:
+		r.TextLimit = "units"
+	case tc.ByteLimitReached:
+		r.TextLimit = "bytes"
+	}
+}
+
+// setStatus records why a frame could not be collected.
+func (m *frameMerge) setStatus(idx int, err error) {
+	if idx == 0 {
+		return
+	}
+	r := &m.records[idx-1]
+	r.Status = observation.FrameDetached
+	if errcode.Of(err) == errcode.PageCrashed {
+		r.Status = observation.FrameCrashed
+	}
+}
+
+// collectIn runs the collector in frame id with p.
+func (m *frameMerge) collectIn(ctx context.Context, id cdp.FrameID, p collect.Params) (*collect.Result, error) {
 	f, ok := m.s.tab.waitFrameWorld(ctx, id)
 	if !ok {
 		if f.crashed {
@@ -421,23 +680,6 @@ func (m *frameMerge) collectFrame(ctx context.Context, id cdp.FrameID, controlsL
 		return nil, errors.New("the frame has no document")
 	}
 	m.s.tab.nameFrames(ctx, f.target, id, f.world, f.worldID, observation.MaxFrameRecords*4)
-	p := collect.Params{
-		Revision:   m.params.Revision,
-		MaxVisible: max(controlsLeft, 0),
-		Window:     max(m.window, 0),
-		MaxOffset:  m.params.MaxOffset,
-		Reading:    m.params.Reading,
-		Frames:     true,
-		TextBytes:  textLeft,
-		TextNodes:  m.textNodes,
-		TextUnits:  m.textUnits,
-		// Regions of frames do not continue (docs/frames.md).
-		RegionNodes: m.regionNodes,
-		MaxRegions:  ptr(max(m.regions, 0)),
-	}
-	p.ControlsEnded = controlsLeft <= 0 || m.window <= 0
-	p.TextEnded = textLeft <= observation.TextPartOverhead || m.textNodes <= 0 || m.textUnits <= 0
-	p.RegionsEnded = m.regions <= 0 || m.regionNodes <= 0
 	raw, err := m.s.tab.evaluateIn(ctx, f.target, f.world, collect.Expression(p))
 	if err != nil {
 		return nil, err

@@ -48,7 +48,7 @@ func openFrames(t *testing.T, url string, allowed func(string) bool) (*Session, 
 		}
 		settled := true
 		for _, f := range obs.Frames {
-			if f.Status == observation.FrameDetached {
+			if f.Status == observation.FrameDetached || f.Status == observation.FrameNotLoaded {
 				settled = false
 			}
 		}

@@ -47,7 +47,9 @@ type Session struct {
 	cursor   *uint64        // the newest revision's control cursor index (cursorIndex); nil: none
 	draft    *collect.Draft // the agent's own submitted rich-text draft, weakly bound in the page
 	// places of the newest frames-mode revision's controls; nil otherwise
-	places []place
+	places     []place
+	textPlaces []place  // and of its text parts, one more: where the text continues
+	act        *inFrame // the running action's frame, if its control is in one
 }
 
 var _ browser.Session = (*Session)(nil)
@@ -59,6 +61,9 @@ func newSession(ctx context.Context, p *Provider, browserCtx context.Context, op
 	if err != nil {
 		return nil, err
 	}
+	t.mu.Lock()
+	t.withFrames = s.frames
+	t.mu.Unlock()
 	s.tab = t
 	return s, nil
 }
@@ -127,9 +132,10 @@ func (s *Session) observeLocked(ctx context.Context, req observation.Request) (*
 	if err := req.Check(); err != nil {
 		return nil, err
 	}
+	var rs *frameResume // where streams that stopped in frames resume
 	switch {
 	case req.Cursor != "" && observation.Kind(req.Cursor[0]) == observation.KindNext:
-		if err := s.readOn(&params, req.Cursor); err != nil {
+		if err := s.readOn(&params, &rs, req.Cursor); err != nil {
 			return nil, err
 		}
 	case req.After != "":
@@ -140,11 +146,9 @@ func (s *Session) observeLocked(ctx context.Context, req observation.Request) (*
 		if err := s.current(rev); err != nil {
 			return nil, err
 		}
-		i, err := s.afterIndex(index)
-		if err != nil {
+		if err := s.afterIn(&params, &rs, rev, index); err != nil {
 			return nil, err
 		}
-		params.After = &collect.Anchor{Revision: s.revisionToken(rev), Index: i}
 		params.Doc = s.doc
 	case req.Cursor != "":
 		rev, index, err := s.refKeys.Parse(observation.KindCursor, req.Cursor)
@@ -168,7 +172,7 @@ func (s *Session) observeLocked(ctx context.Context, req observation.Request) (*
 		if err := observation.Validate(obs); err != nil {
 			return nil, err
 		}
-		s.revision, s.cursor, s.places = next, nil, nil
+		s.revision, s.cursor, s.places, s.textPlaces = next, nil, nil, nil
 		return obs, nil
 	}
 	params.Revision = s.revisionToken(next)
@@ -186,7 +190,7 @@ func (s *Session) observeLocked(ctx context.Context, req observation.Request) (*
 	}
 	var fm *framesOut
 	if s.frames {
-		res, fm = s.withFrames(ctx, params, res)
+		res, fm = s.withFrames(ctx, params, res, rs)
 	}
 	if params.TextBytes > 0 && !params.TextEnded && res.TextCoverage.ByteBound != params.TextBytes {
 		// Decode holds the text to the bound the collector reports: it
@@ -214,7 +218,10 @@ func (s *Session) observeLocked(ctx context.Context, req observation.Request) (*
 		s.draft = nil
 	}
 	s.revision, s.doc, s.origin, s.cursor = next, res.Doc, res.Origin, nextWindow(res.ControlCoverage)
-	s.places = fm.placesOf()
+	s.places, s.textPlaces = nil, nil
+	if fm != nil {
+		s.places, s.textPlaces = fm.places, fm.textPlaces
+	}
 	if s.reading {
 		nk := s.refKeys.NextKey(next)
 		obs.NextKey = &nk
@@ -238,7 +245,7 @@ func (s *Session) resumeControls(params *collect.Params, rev, index uint64) erro
 
 // readOn sets params to continue every stream where a reading continuation
 // of the newest revision says (tool version 1.6.0).
-func (s *Session) readOn(params *collect.Params, cursor string) error {
+func (s *Session) readOn(params *collect.Params, rs **frameResume, cursor string) error {
 	if !s.reading {
 		return errcode.New(errcode.InvalidArgument, "a reading continuation needs tool version 1.6.0 or later")
 	}
@@ -254,11 +261,9 @@ func (s *Session) readOn(params *collect.Params, cursor string) error {
 	case observation.ControlsEnded:
 		params.ControlsEnded = true
 	case observation.ControlsAfter:
-		i, err := s.afterIndex(uint64(st.Control))
-		if err != nil {
+		if err := s.afterIn(params, rs, rev, uint64(st.Control)); err != nil {
 			return err
 		}
-		params.After = &collect.Anchor{Revision: token, Index: i}
 	case observation.ControlsCursor:
 		if s.cursor == nil {
 			return errcode.New(errcode.UnknownReference, "the cursor continues controls the observation had no cursor for")
@@ -274,8 +279,8 @@ func (s *Session) readOn(params *collect.Params, cursor string) error {
 	}
 	if st.Text < 0 {
 		params.TextEnded = true
-	} else {
-		params.Text = &collect.From{Revision: token, Index: st.Text, Units: st.TextUnits}
+	} else if err := s.textFrom(params, rs, rev, st.Text, st.TextUnits); err != nil {
+		return err
 	}
 	params.Doc = s.doc
 	return nil

@@ -61,6 +61,9 @@ type tab struct {
 	refusals  uint64 // top-level navigation hops the navigation guard refused
 	refused   error  // the newest refusal
 
+	// withFrames: the session observes frames (tool version 1.7.0), so
+	// out-of-process frames are attached to as they appear.
+	withFrames bool
 	// Child frames (frames.go): by frame id, and the sessions of
 	// out-of-process ones by target id; session is the tab's own.
 	session       *frameSession

@@ -122,6 +122,13 @@ function collectControls(p, revision, visible) {
     if (flatParent(anchor) !== entry.parents[p.after.index]) return {error: 'anchor_moved'};
     origin = entry.origin;
     start = -1;
+  } else if (p.after_frame) {
+    // After a frame's owner (tool version 1.7.0): the frame's content was
+    // shown, or continues inside it; the scan goes on past it.
+    anchor = ownerByKey(p.after_frame);
+    if (!anchor) return {error: 'anchor_unknown'};
+    if (!anchor.isConnected) return {error: 'anchor_detached'};
+    start = -1;
   } else if (p.resume) {
     const entry = retained.get(p.resume.revision);
     origin = entry && (p.resume.from === 'stop' ? entry.stop : entry.origin);
@@ -171,7 +178,7 @@ function collectControls(p, revision, visible) {
     scanned++;
     if (role === 'frame') {
       const key = frameKeys.get(el) || '';
-      if (!visible(el)) {
+      if (!frameShown(el, visible)) {
         hiddenFrames.push({frame: key, index: controls.length});
         continue;
       }

@@ -47,6 +47,14 @@ function sharedTextBounds(p) {
     units: Math.min(p.text_units || B.TextUnits, B.TextUnits)};
 }
 
+// endedAt: from is the end of a retained text stream that ended there (a
+// frame's document after the frame it ends with, tool version 1.7.0).
+function endedAt(from) {
+  const entry = from && retained.get(from.revision);
+  const starts = entry && entry.text && entry.text.starts;
+  return !!starts && from.index === starts.length - 1 && starts[from.index] === null && !from.units;
+}
+
 // endedControls stands for the control scan of a reading whose control
 // stream already ended: nothing is scanned or retained.
 function endedControls() {
@@ -59,8 +67,10 @@ function endedControls() {
 // of which units were shown; at the index past its parts, where its walk
 // stopped), or nothing when the stream ended.
 function readText(p, visible) {
-  if (p.text_ended) {
-    return {parts: [], starts: null, coverage: {version: B.TextCoverageV1, scope: B.TextScope, scanned_nodes: 0,
+  if (p.text_ended || endedAt(p.text)) {
+    // A stream that ends where a frame's continuation left it stays ended
+    // at its part 0 for the next one.
+    return {parts: [], starts: p.text_ended ? null : [null], coverage: {version: B.TextCoverageV1, scope: B.TextScope, scanned_nodes: 0,
       inspected_units: 0, node_limit_reached: false, text_limit_reached: false, byte_limit_reached: false,
       omitted_bytes: 0, ended: true}};
   }
@@ -88,7 +98,7 @@ function readText(p, visible) {
 
 Object.defineProperty(globalThis, '__veetbrowser', {
   // retainedNodes is diagnostic: how many nodes the runtime keeps alive.
-  value: Object.freeze({observe, nameFrame, find, inspect, prepare, arm, disarm, selectPlan, selectedIs, node, bindDraft, docId, retainedNodes: () => {
+  value: Object.freeze({observe, nameFrame, revealOwner, throughOwner, find, inspect, prepare, arm, disarm, selectPlan, selectedIs, node, bindDraft, docId, retainedNodes: () => {
     let n = 0;
     for (const e of retained.values()) n += e.nodes.length;
     return n;

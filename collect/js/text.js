@@ -249,7 +249,7 @@ function collectText(vis, opts = {}) {
       if (unitLimit && !done) endAt({node: n, offset: offset + data.length, parent});
       continue;
     }
-    if (opts.frames && FRAME_TAGS.has(n.localName) && vis(n)) {
+    if (opts.frames && FRAME_TAGS.has(n.localName) && frameShown(n, vis)) {
       // A frame is a boundary, like a block: its text goes between.
       if (line || joined) flush();
       pendingBreak = false, pendingSep = '';

@@ -1,0 +1,145 @@
+package chromium
+
+import (
+	"context"
+
+	"github.com/chromedp/cdproto/cdp"
+	"github.com/chromedp/chromedp"
+
+	"github.com/veetbot/veetbrowser/collect"
+	"github.com/veetbot/veetbrowser/errcode"
+)
+
+// Actions inside frames (tool version 1.7.0, docs/frames.md). A control of
+// a frames-mode revision is resolved to the frame its collector retained it
+// in; the action's guards run in that frame's world, exactly as in the top
+// document, and a pointer action's point is carried up through every
+// owner, each hit-tested in its own document, to where the page shows it:
+// an element over a frame stops the action. Trusted input is dispatched to
+// the page, which Chromium routes to the frame.
+
+// inFrame is where the running action's control lives when it is in a
+// frame: the frame's world, and the owners from the top document down.
+type inFrame struct {
+	target *chromedp.Target
+	world  string
+	// owners are the documents from the top down that hold the frames
+	// leading to the control, frames[i] being the frame whose owner
+	// owners[i]'s document holds.
+	owners place
+	frames []cdp.FrameID
+}
+
+type point struct{ x, y float64 }
+
+// frameControl resolves index of revision rev in a frames-mode revision,
+// and sets the action's frame when the control is in one.
+func (s *Session) frameControl(rev, index uint64) (collect.Target, error) {
+	if index >= uint64(len(s.places)) {
+		return collect.Target{}, errcode.New(errcode.UnknownReference, "the reference names no control of the newest observation")
+	}
+	at := s.places[index]
+	last := at[len(at)-1]
+	ct := collect.Target{Revision: s.revisionToken(rev), Index: uint64(last.index), Doc: last.doc}
+	if len(at) == 1 {
+		return ct, nil
+	}
+	f, ok := s.tab.frameByID(last.frame)
+	if !ok || f.world == "" || f.target == nil {
+		return collect.Target{}, errcode.New(errcode.StaleReference, "the control's frame is gone or loading another document; observe again")
+	}
+	if f.crashed {
+		return collect.Target{}, errcode.New(errcode.PageCrashed, "the control's frame crashed; observe again")
+	}
+	act := &inFrame{target: f.target, world: f.world, owners: at[:len(at)-1]}
+	for _, l := range at[1:] {
+		act.frames = append(act.frames, l.frame)
+	}
+	s.act = act
+	return ct, nil
+}
+
+// leaveFrame ends the running action's frame.
+func (s *Session) leaveFrame() { s.act = nil }
+
+// eval runs a collector call in the running action's world: its frame's,
+// or the top document's.
+func (s *Session) eval(ctx context.Context, expr string) ([]byte, error) {
+	if s.act == nil {
+		return s.tab.evaluate(ctx, expr)
+	}
+	raw, err := s.tab.evaluateIn(ctx, s.act.target, s.act.world, expr)
+	if err != nil && errcode.Of(err) == errcode.CaptureFailed {
+		// The frame's world is gone: it navigated or was removed.
+		return nil, errcode.Wrap(errcode.StaleReference, err, "the control's frame is gone or loading another document; observe again")
+	}
+	return raw, err
+}
+
+// evalIn runs a collector call in the world of frame id of the current
+// page ("" for the top document).
+func (s *Session) evalOwner(ctx context.Context, o link, expr string) (*collect.OwnerResult, error) {
+	var raw []byte
+	var err error
+	if o.frame == "" {
+		raw, err = s.tab.evaluate(ctx, expr)
+	} else {
+		f, ok := s.tab.frameByID(o.frame)
+		if !ok || f.world == "" || f.target == nil {
+			return nil, errcode.New(errcode.StaleReference, "a frame holding the control is gone; observe again")
+		}
+		raw, err = s.tab.evaluateIn(ctx, f.target, f.world, expr)
+	}
+	if err != nil {
+		return nil, err
+	}
+	r, err := collect.DecodeOwner(raw)
+	if err != nil {
+		return nil, errcode.Wrap(errcode.CaptureFailed, err, "a frame holding the control could not be checked")
+	}
+	switch r.Error {
+	case "":
+		return r, nil
+	case collect.DocumentChanged:
+		return nil, errcode.New(errcode.DocumentChanged, "a document holding the control's frame changed; observe again")
+	case collect.Stale, collect.Detached:
+		return nil, errcode.New(errcode.StaleReference, "the control's frame is no longer on the page; observe again")
+	case collect.Hidden:
+		return nil, errcode.New(errcode.NotActionable, "the control's frame is out of view; observe again")
+	default: // collect.Covered
+		return nil, errcode.New(errcode.NotActionable, "another element covers the control's frame; close it or observe again")
+	}
+}
+
+// revealOwners scrolls the running action's owners into view, from the top
+// document down.
+func (s *Session) revealOwners(ctx context.Context) error {
+	if s.act == nil {
+		return nil
+	}
+	for i, o := range s.act.owners {
+		req := collect.OwnerRequest{Frame: string(s.act.frames[i]), Doc: o.doc}
+		if _, err := s.evalOwner(ctx, o, collect.RevealOwner(req)); err != nil {
+			return err
+		}
+	}
+	return nil
+}
+
+// throughOwners carries a point of the running action's frame up to the
+// page, hit-testing it at every owner.
+func (s *Session) throughOwners(ctx context.Context, at point) (point, error) {
+	if s.act == nil {
+		return at, nil
+	}
+	for i := len(s.act.owners) - 1; i >= 0; i-- {
+		o := s.act.owners[i]
+		req := collect.OwnerRequest{Frame: string(s.act.frames[i]), Doc: o.doc, X: at.x, Y: at.y}
+		r, err := s.evalOwner(ctx, o, collect.ThroughOwner(req))
+		if err != nil {
+			return point{}, err
+		}
+		at = point{r.X, r.Y}
+	}
+	return at, nil
+}
