@@ -181,6 +181,9 @@ type From struct {
 	Revision string `json:"revision"`
 	Index    int    `json:"index"`
 	Units    int    `json:"units,omitempty"`
+	// Frame, for text (tool version 1.7.0), continues right after the
+	// element of the frame of that key instead of at Index.
+	Frame string `json:"frame,omitempty"`
 }
 
 // Draft asks for the live equality check of the draft receipt.

@@ -37,12 +37,9 @@ func framesFixture(t testing.TB) *observation.Observation {
 
 func frameOptions(t testing.TB, name string, budget int) projection.Options {
 	t.Helper()
-	v := tools.Preview
-	if name != v.Name {
-		var err error
-		if v, err = tools.Lookup(name); err != nil {
-			t.Fatal(err)
-		}
+	v, err := tools.Lookup(name)
+	if err != nil {
+		t.Fatal(err)
 	}
 	return veetbrowser.ViewOptions(v, budget, veetbrowser.ObserveOptions{})
 }

@@ -82,6 +82,27 @@ func (a *agent) find(ctx context.Context, name string) (string, error) {
 	return "", err
 }
 
+// frameOrigin finds a control named name and returns the origin of the
+// frame it is in, from the frame record its view shows with it; "" for the
+// top document.
+func (a *agent) frameOrigin(ctx context.Context, name string) (string, error) {
+	ref, err := a.find(ctx, name)
+	if err != nil {
+		return "", err
+	}
+	i := slices.IndexFunc(a.view.Controls, func(c projection.Control) bool { return c.Ref == ref })
+	frame := a.view.Controls[i].Frame
+	if frame == 0 {
+		return "", nil
+	}
+	for _, f := range a.view.Frames {
+		if f.Frame == frame {
+			return f.Origin, nil
+		}
+	}
+	return "", fmt.Errorf("the view shows %s in frame %d without its record", name, frame)
+}
+
 // read reads the page from the newest view on, following next with
 // browser_observe as a model reads a long page, and returns the first whole
 // text part that match accepts. A part cut at the end of one view is joined

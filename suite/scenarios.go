@@ -19,6 +19,10 @@ type scenario struct {
 	expected []string
 	approve  []string // control names the user approves (consequential actions)
 	upload   map[string]string
+	// provider: pages the payment provider serves on its own origin, path
+	// under /<id>/ → page; a page of the site names that origin by
+	// providerOrigin.
+	provider map[string]func() string
 	run      func(ctx context.Context, a *agent, base string) error
 }
 
@@ -310,6 +314,51 @@ setInterval(() => {
 					return err
 				}
 				return a.click(ctx, "Submit code word")
+			},
+		},
+		{
+			// A checkout page embeds the payment provider's card form in a
+			// frame of another origin, out of process: the agent finds the
+			// card fields in the frame, fills them and pays; the provider's
+			// server records the payment.
+			id: "payment-frame",
+			pages: map[string]func() string{"": static(`<h1>Checkout</h1>
+<p>Order 1042: one walnut desk lamp and two linen lampshades, shipping to Ada Lovelace, 12 Analytical Row, London.</p>
+<section aria-label="Order summary"><h2>Order summary</h2><table>
+<tr><th scope="row">Walnut desk lamp</th><td>€89.00</td></tr>
+<tr><th scope="row">Linen lampshade × 2</th><td>€38.00</td></tr>
+<tr><th scope="row">Shipping</th><td>€6.00</td></tr>
+<tr><th scope="row">Total</th><td>€133.00</td></tr></table></section>
+<iframe title="Payment" src="` + providerOrigin + `/payment-frame/card" style="width:480px;height:240px;border:1px solid #ccc"></iframe>
+<p>Your card is charged by the payment provider; this shop never sees its number.</p>`)},
+			provider: map[string]func() string{"card": static(`<form method="post" action="pay" aria-label="Card payment">
+<label>Card number <input name="card" inputmode="numeric" autocomplete="cc-number"></label>
+<label>Expiry <input name="expiry" placeholder="MM/YY" autocomplete="cc-exp"></label>
+<button>Pay</button></form>
+<p>Payments are processed by the card network.</p>`)},
+			expected: []string{"pay:last4=4242&expiry=12/30"},
+			approve:  []string{"Pay"},
+			run: func(ctx context.Context, a *agent, base string) error {
+				if err := a.navigate(ctx, base); err != nil {
+					return err
+				}
+				// The card fields must be the provider's, in its frame,
+				// before a card number is typed into them.
+				for _, name := range []string{"Card number", "Expiry", "Pay"} {
+					origin, err := a.frameOrigin(ctx, name)
+					if err != nil {
+						return err
+					}
+					if !strings.HasPrefix(origin, "http://localhost:") {
+						return fmt.Errorf("%s is not in the payment provider's frame: frame origin %q", name, origin)
+					}
+				}
+				for _, f := range [][2]string{{"Card number", "4242 4242 4242 4242"}, {"Expiry", "12/30"}} {
+					if err := a.act(ctx, f[0], map[string]any{"kind": "type", "text": f[1]}); err != nil {
+						return fmt.Errorf("typing into %s: %w", f[0], err)
+					}
+				}
+				return a.click(ctx, "Pay")
 			},
 		},
 	}

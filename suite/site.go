@@ -23,16 +23,27 @@ document.addEventListener('click', (ev) => {
 }, true);
 </script>`
 
+// providerOrigin stands in a page for the payment provider's origin, the
+// suite's second one: its port is known only once it is served, so the
+// site writes it in when it serves the page.
+const providerOrigin = "{{provider}}"
+
 // site serves every scenario under /<id>/ and records effects per scenario.
+// Its payment provider serves on a second origin (serveProvider) and
+// records its payments here too.
 type site struct {
 	pages map[string]func() string // "/id/" or "/id/path" → page
+	// providerPages are the payment provider's pages, by the same paths;
+	// provider is its base URL, under the host name localhost.
+	providerPages map[string]func() string
+	provider      string
 
 	mu      sync.Mutex
 	effects map[string][]string
 }
 
 func newSite() *site {
-	return &site{pages: map[string]func() string{}, effects: map[string][]string{}}
+	return &site{pages: map[string]func() string{}, providerPages: map[string]func() string{}, effects: map[string][]string{}}
 }
 
 func (s *site) record(id, effect string) {
@@ -70,7 +81,39 @@ func (s *site) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 		return
 	}
 	w.Header().Set("Content-Type", "text/html; charset=utf-8")
-	fmt.Fprint(w, "<!doctype html><html><head><meta charset=\"utf-8\"></head><body>"+page()+report+"</body></html>")
+	body := strings.ReplaceAll(page(), providerOrigin, s.provider)
+	fmt.Fprint(w, "<!doctype html><html><head><meta charset=\"utf-8\"></head><body>"+body+report+"</body></html>")
+}
+
+// serveProvider is the payment provider, on its own origin: it serves its
+// pages under /<id>/ and records every form posted to it as a payment.
+func (s *site) serveProvider(w http.ResponseWriter, r *http.Request) {
+	id, _, _ := strings.Cut(strings.TrimPrefix(r.URL.Path, "/"), "/")
+	w.Header().Set("Content-Type", "text/html; charset=utf-8")
+	if r.Method == http.MethodPost {
+		s.record(id, paymentEffect(r))
+		fmt.Fprint(w, "<!doctype html><title>Paid</title><p role=\"status\">Payment accepted</p>")
+		return
+	}
+	page, ok := s.providerPages[r.URL.Path]
+	if !ok {
+		http.NotFound(w, r)
+		return
+	}
+	fmt.Fprint(w, "<!doctype html><html><head><meta charset=\"utf-8\"></head><body>"+page()+"</body></html>")
+}
+
+// paymentEffect is a payment as the provider keeps it: the card's last four
+// digits and its expiry, "pay:last4=4242&expiry=12/30".
+func paymentEffect(r *http.Request) string {
+	r.ParseForm()
+	digits := strings.Map(func(c rune) rune {
+		if c >= '0' && c <= '9' {
+			return c
+		}
+		return -1
+	}, r.PostForm.Get("card"))
+	return "pay:last4=" + digits[max(0, len(digits)-4):] + "&expiry=" + r.PostForm.Get("expiry")
 }
 
 // formEffect is a submitted form as one line: "post:k=v&…" with keys sorted,

@@ -2,9 +2,11 @@ package suite
 
 import (
 	"context"
+	"net/http"
 	"os"
 	"path/filepath"
 	"slices"
+	"strings"
 	"time"
 
 	veetbrowser "github.com/veetbot/veetbrowser"
@@ -55,7 +57,18 @@ func Run(ctx context.Context, rt *veetbrowser.Runtime, budget int) (*Report, err
 		for path, page := range sc.pages {
 			site.pages["/"+sc.id+"/"+path] = page
 		}
+		for path, page := range sc.provider {
+			site.providerPages["/"+sc.id+"/"+path] = page
+		}
 	}
+	provider, stopProvider, err := loopback.Serve(http.HandlerFunc(site.serveProvider))
+	if err != nil {
+		return nil, err
+	}
+	defer stopProvider()
+	// Reached as localhost, the provider is another origin than the
+	// site's, so Chromium runs its frames out of process.
+	site.provider = strings.Replace(provider, "127.0.0.1", "localhost", 1)
 	base, stop, err := loopback.Serve(site)
 	if err != nil {
 		return nil, err

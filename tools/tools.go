@@ -42,13 +42,8 @@ var Versions = []Version{
 	{Name: "1.3.0", Continuation: true, Regions: true},
 	{Name: "1.5.0", Continuation: true, Regions: true, TextCoverage: true},
 	{Name: "1.6.0", Continuation: true, Regions: true, TextCoverage: true, Reading: true},
+	{Name: "1.7.0", Continuation: true, Regions: true, TextCoverage: true, Reading: true, Frames: true},
 }
-
-// Preview is tool version 1.7.0, frames (docs/frames.md), built but not yet
-// registered: no session can select it until continuation and actions
-// inside frames land. Its descriptions, views and the Chromium side are
-// tested through it.
-var Preview = Version{Name: "1.7.0", Continuation: true, Regions: true, TextCoverage: true, Reading: true, Frames: true}
 
 // Newest is the version new sessions get.
 func Newest() Version { return Versions[len(Versions)-1] }

@@ -168,7 +168,7 @@ func (s *Session) textFrom(params *collect.Params, rs **frameResume, rev uint64,
 		params.Text = &collect.From{Revision: token, Index: at[0].index, Units: units}
 		return nil
 	}
-	params.Text = &collect.From{Revision: token, Index: at[0].index}
+	params.Text = &collect.From{Revision: token, Frame: string(at[1].frame)}
 	r := resumeOf(rs, token)
 	r.text, r.units = at, units
 	return nil
@@ -306,7 +306,8 @@ func (m *frameMerge) resumeChains(ctx context.Context, top *collect.Result, out 
 			if _, ok := seen[chain[k].frame]; !ok {
 				seen[chain[k].frame] = len(levels)
 				// In this revision each document on the way continues
-				// right after the frame it holds: at its part 0.
+				// right after the frame it holds, which is found by its
+				// key: the links keep only the frames and documents.
 				at := make(place, k+1)
 				for j, l := range chain[:k] {
 					at[j] = link{frame: l.frame, doc: l.doc}
@@ -340,7 +341,7 @@ func (m *frameMerge) resumeChains(ctx context.Context, top *collect.Result, out 
 		case inT && k == len(rs.text)-1:
 			p.Text = &collect.From{Revision: rs.old, Index: rs.text[k].index, Units: rs.units}
 		case inT:
-			p.Text = &collect.From{Revision: rs.old, Index: rs.text[k].index}
+			p.Text = &collect.From{Revision: rs.old, Frame: string(rs.text[k+1].frame)}
 		}
 		idx := records[l.id]
 		res, err := m.collectIn(ctx, l.id, p)
@@ -610,18 +611,21 @@ func (m *frameMerge) frameParams(controlsBefore, textBefore int) collect.Params 
 	p := collect.Params{
 		Revision:   m.params.Revision,
 		MaxVisible: max(controlsLeft, 0),
-		Window:     max(m.window, 0),
-		MaxOffset:  m.params.MaxOffset,
-		Reading:    m.params.Reading,
-		Frames:     true,
-		TextBytes:  max(textLeft, 0),
-		TextNodes:  m.textNodes,
-		TextUnits:  m.textUnits,
+		// The collector acquires one candidate past its window: that one
+		// comes out of the window too, so that the handles of the page
+		// and its frames stay within MaxAcquired together.
+		Window:    max(m.window-1, 0),
+		MaxOffset: m.params.MaxOffset,
+		Reading:   m.params.Reading,
+		Frames:    true,
+		TextBytes: max(textLeft, 0),
+		TextNodes: m.textNodes,
+		TextUnits: m.textUnits,
 		// A frame's regions do not continue (docs/frames.md).
 		RegionNodes: m.regionNodes,
 		MaxRegions:  ptr(max(m.regions, 0)),
 	}
-	p.ControlsEnded = controlsLeft <= 0 || m.window <= 0
+	p.ControlsEnded = controlsLeft <= 0 || m.window <= 1
 	p.TextEnded = textLeft <= observation.TextPartOverhead || m.textNodes <= 0 || m.textUnits <= 0
 	p.RegionsEnded = m.regions <= 0 || m.regionNodes <= 0
 	return p

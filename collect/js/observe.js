@@ -18,7 +18,7 @@ function observe(p) {
   const draft = p.draft ? checkDraft(p.draft, visible) : '';
   const [title, titleCut] = cut(document.title || '', B.MaxTitleUnits);
   const [href, hrefCut] = cut(location.href, B.MaxURLUnits);
-  retain(p.revision, c, p.reading ? {regions: regions.retained, text: text.starts && {starts: text.starts}} : null);
+  retain(p.revision, c, p.reading ? {regions: regions.retained, text: text.starts && {starts: text.starts, frames: text.points || {}}} : null);
   const frames = p.frames ? {hidden_frames: c.hidden_frames || [], text_frames: text.frames || []} : {};
   return {
     ...frames,
@@ -82,6 +82,15 @@ function readText(p, visible) {
   };
   if (!p.text) return read({});
   const entry = retained.get(p.text.revision);
+  if (p.text.frame) {
+    // Right after a frame (tool version 1.7.0): its text was read, or
+    // continues inside it; the walk goes on past its element.
+    const point = entry && entry.text && entry.text.frames && entry.text.frames[p.text.frame];
+    if (!point) return {error: 'anchor_unknown'};
+    const text = read({from: point, afterFrame: true});
+    if (!text.error) text.points = Object.assign({[p.text.frame]: point}, text.points);
+    return text;
+  }
   const starts = entry && entry.text && entry.text.starts;
   const from = starts && p.text.index >= 0 && starts[p.text.index];
   if (!from) return {error: 'anchor_unknown'};

@@ -41,7 +41,7 @@ function collectText(vis, opts = {}) {
   const maxNodes = opts.nodes || B.TextNodes;
   const maxUnits = opts.units || B.TextUnits;
   const maxBytes = opts.bytes || B.TextBytes;
-  const parts = [], starts = [], frameMarks = [];
+  const parts = [], starts = [], frameMarks = [], framePoints = {};
   let produced = 0, line = '';
   let lineCost = 0, lineStart = null; // reading: the line's cost as a part (or more), where it began
   let joined = false; // the line continues a part an earlier walk cut: its start stays as it is
@@ -196,6 +196,7 @@ function collectText(vis, opts = {}) {
 
   let stack = [[document.documentElement, 0, null, false, false, 0]];
   const from = opts.from || null;
+  let skipFrame = !!(from && opts.afterFrame);
   if (from) {
     const r = resumeTextWalk(from, maxNodes);
     if (r.error) return {error: r.error};
@@ -236,6 +237,7 @@ function collectText(vis, opts = {}) {
       stack.push([n.nextSibling, 0, parent, pre, false, 0]);
     }
     cur = n; curOff = offset; curParent = parent;
+    if (skipFrame && n === from.node) { skipFrame = false; continue; } // resumed right after it
     if (n.nodeType === 3) {
       // The parent's visibility checker facts say whether its text shows.
       if (!parent || !vis.showsText(parent)) continue;
@@ -254,7 +256,9 @@ function collectText(vis, opts = {}) {
       if (line || joined) flush();
       pendingBreak = false, pendingSep = '';
       if (done) { stop = here(); break; }
-      frameMarks.push({frame: frameKeys.get(n) || '', index: parts.length});
+      const key = frameKeys.get(n) || '';
+      frameMarks.push({frame: key, index: parts.length});
+      if (key) framePoints[key] = here(); // a later walk resumes right after it
       continue;
     }
     if (n.nodeType !== 1 || excludedSubtree(n)) continue;
@@ -282,5 +286,5 @@ function collectText(vis, opts = {}) {
   if (from) coverage.resumed = true;
   if (firstContinues) coverage.first_continues = true;
   if (lastCut) coverage.last_cut = true;
-  return opts.frames ? {parts, starts, stop, coverage, frames: frameMarks} : {parts, starts, stop, coverage};
+  return opts.frames ? {parts, starts, stop, coverage, frames: frameMarks, points: framePoints} : {parts, starts, stop, coverage};
 }

@@ -1,0 +1,230 @@
+package veetbrowser
+
+import (
+	"encoding/json"
+	"fmt"
+	"net/http"
+	"slices"
+	"strings"
+	"sync"
+	"testing"
+	"time"
+
+	"github.com/veetbot/veetbrowser/internal/browsertest"
+	"github.com/veetbot/veetbrowser/projection"
+)
+
+// framedSite is a page of the top origin whose content is split between
+// the top document, a same-origin frame and a cross-origin frame (another
+// loopback origin, out of process) that nests a frame of its own: each
+// part holds paragraphs and buttons. It returns the page's URL and every
+// paragraph and button in the order a reader meets them.
+func framedSite(t *testing.T, paragraphs, buttons int) (url string, texts, names []string) {
+	t.Helper()
+	part := func(name string) string {
+		var b strings.Builder
+		for i := range paragraphs {
+			p := fmt.Sprintf("%s paragraph %d tells of the river and the mill.", name, i)
+			fmt.Fprintf(&b, "<p>%s</p>", p)
+			texts = append(texts, p)
+		}
+		for i := range buttons {
+			n := fmt.Sprintf("%s button %d", name, i)
+			fmt.Fprintf(&b, "<button>%s</button>", n)
+			names = append(names, n)
+		}
+		return b.String()
+	}
+	pages := map[string]string{}
+	other := strings.Replace(browsertest.ServeHandler(t, http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		w.Header().Set("Content-Type", "text/html; charset=utf-8")
+		fmt.Fprint(w, pages[r.URL.Path])
+	})), "127.0.0.1", "localhost", 1)
+	var top strings.Builder
+	top.WriteString("<!doctype html><title>Framed</title>")
+	top.WriteString(part("top"))
+	sameHTML := part("same")
+	top.WriteString(`<iframe style="width:600px;height:400px" src="/same"></iframe>`)
+	crossHTML := part("cross")
+	nestedHTML := part("nested")
+	pages["/cross"] = crossHTML + `<iframe style="width:500px;height:300px" src="/nested"></iframe>`
+	pages["/nested"] = nestedHTML
+	top.WriteString(`<iframe style="width:600px;height:400px" src="` + other + `cross"></iframe>`)
+	top.WriteString(part("end"))
+	topHTML := top.String()
+	url = browsertest.ServeHandler(t, http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		w.Header().Set("Content-Type", "text/html; charset=utf-8")
+		if r.URL.Path == "/same" {
+			fmt.Fprint(w, sameHTML)
+			return
+		}
+		fmt.Fprint(w, topHTML)
+	}))
+	return url, texts, names
+}
+
+// TestReadingThroughFrames follows next through a page whose paragraphs
+// and buttons are split between the top document and three frames, one of
+// them cross-origin and nesting another: every paragraph and every button
+// is shown exactly once, in the order of the page.
+func TestReadingThroughFrames(t *testing.T) {
+	t.Parallel()
+	url, texts, names := framedSite(t, 120, 60)
+	for _, budget := range []int{8192, 1024} {
+		t.Run(fmt.Sprint(budget), func(t *testing.T) {
+			t.Parallel()
+			s := session(t, SessionOptions{Budget: budget})
+			r := readAll(t, s, url)
+			once := func(what string, got, want []string) {
+				if ok, at := subsequence(got, want); !ok {
+					t.Fatalf("%s %d of %d not shown once in order (%q); %d shown", what, at, len(want), want[min(at, len(want)-1)], len(got))
+				}
+				seen := map[string]int{}
+				for _, g := range got {
+					seen[g]++
+				}
+				for _, w := range want {
+					if seen[w] != 1 {
+						t.Fatalf("%s %q shown %d times", what, w, seen[w])
+					}
+				}
+			}
+			once("paragraph", r.text, texts)
+			once("button", r.controls, names)
+			t.Logf("%d views, %d bytes", len(r.views), r.bytes)
+		})
+	}
+}
+
+// TestPagingControlsThroughFrames pages through 12,000 controls held by
+// four frames (two cross-origin) between the top document's own by
+// following next: every control is shown exactly once, in page order.
+func TestPagingControlsThroughFrames(t *testing.T) {
+	t.Parallel()
+	var names []string
+	buttons := func(prefix string, n int) string {
+		var b strings.Builder
+		for i := range n {
+			name := fmt.Sprintf("%s %d", prefix, i)
+			fmt.Fprintf(&b, "<button>%s</button>", name)
+			names = append(names, name)
+		}
+		return b.String()
+	}
+	pages := map[string]string{}
+	other := strings.Replace(browsertest.ServeHandler(t, http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		w.Header().Set("Content-Type", "text/html; charset=utf-8")
+		fmt.Fprint(w, pages[r.URL.Path])
+	})), "127.0.0.1", "localhost", 1)
+	var top strings.Builder
+	top.WriteString(buttons("top a", 50))
+	for i := range 4 {
+		path := fmt.Sprintf("/f%d", i)
+		pages[path] = buttons(fmt.Sprintf("frame %d", i), 3000)
+		src := other + path[1:]
+		if i%2 == 0 {
+			src = path
+		}
+		fmt.Fprintf(&top, `<iframe style="width:300px;height:200px" src="%s"></iframe>`, src)
+		top.WriteString(buttons(fmt.Sprintf("top %d", i), 10))
+	}
+	topHTML := top.String()
+	url := browsertest.ServeHandler(t, http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		w.Header().Set("Content-Type", "text/html; charset=utf-8")
+		if p, ok := pages[r.URL.Path]; ok && r.URL.Path != "/" {
+			fmt.Fprint(w, p)
+			return
+		}
+		fmt.Fprint(w, topHTML)
+	}))
+	s := session(t, SessionOptions{Budget: 16384})
+	r := readAll(t, s, url)
+	if ok, at := subsequence(r.controls, names); !ok || len(r.controls) != len(names) {
+		t.Fatalf("%d controls shown for %d; in order up to %d (%q)", len(r.controls), len(names), at, names[min(at, len(names)-1)])
+	}
+	t.Logf("%d controls in %d views", len(names), len(r.views))
+}
+
+// TestSignInThroughAFrame: an agent that sees only model views fills and
+// submits a sign-in form inside a cross-origin frame. The submission
+// needs the user's approval, asked with the frame's origin among the
+// facts; the frame's server records exactly one submission.
+func TestSignInThroughAFrame(t *testing.T) {
+	t.Parallel()
+	var mu sync.Mutex
+	var posts []string
+	frame := browsertest.ServeHandler(t, http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		w.Header().Set("Content-Type", "text/html; charset=utf-8")
+		if r.Method == http.MethodPost {
+			r.ParseForm()
+			mu.Lock()
+			posts = append(posts, r.PostForm.Get("user")+":"+r.PostForm.Get("pass"))
+			mu.Unlock()
+			fmt.Fprint(w, "<p>Welcome back</p>")
+			return
+		}
+		fmt.Fprint(w, `<form method="post"><label>Email <input name="user"></label>
+<label>Password <input type="password" name="pass"></label><button>Sign in</button></form>`)
+	}))
+	other := strings.Replace(frame, "127.0.0.1", "localhost", 1)
+	top := browsertest.Serve(t, `<h1>Forum</h1><p>Sign in to reply.</p><iframe title="Sign in" style="width:480px;height:220px" src="`+other+`"></iframe>`)
+	approver := &hookApprover{yes: true}
+	s := session(t, SessionOptions{Approver: approver})
+	ctx := browsertest.Context(t, 2*time.Minute)
+	res, err := s.Navigate(ctx, top)
+	if err != nil {
+		t.Fatal(err)
+	}
+	v := view(t, res)
+	for range 20 { // the cross-origin frame is attached as it loads
+		if slices.ContainsFunc(v.Controls, func(c projection.Control) bool { return c.Name == "Sign in" }) {
+			break
+		}
+		time.Sleep(100 * time.Millisecond)
+		if res, err = s.Observe(ctx, ObserveOptions{}); err != nil {
+			t.Fatal(err)
+		}
+		v = view(t, res)
+	}
+	ref := func(name string) string {
+		for _, c := range v.Controls {
+			if c.Name == name {
+				if c.Frame == 0 {
+					t.Fatalf("%q is not shown in its frame", name)
+				}
+				return c.Ref
+			}
+		}
+		t.Fatalf("no %q in the view: %s", name, res.View)
+		return ""
+	}
+	act := func(args string) {
+		t.Helper()
+		if res, err = s.Call(ctx, "browser_act", json.RawMessage(args)); err != nil {
+			t.Fatalf("%s: %v", args, err)
+		}
+		v = view(t, res)
+	}
+	act(fmt.Sprintf(`{"ref":%q,"kind":"type","text":"ada@example.test"}`, ref("Email")))
+	act(fmt.Sprintf(`{"ref":%q,"kind":"type","text":"correct horse"}`, ref("Password")))
+	act(fmt.Sprintf(`{"ref":%q,"kind":"click"}`, ref("Sign in")))
+	if n := approver.count(); n != 1 || approver.asked[0].Origin != strings.TrimSuffix(other, "/") {
+		t.Fatalf("approvals asked %+v, want one for %s", approver.asked, other)
+	}
+	deadline := time.Now().Add(10 * time.Second)
+	for {
+		mu.Lock()
+		n := len(posts)
+		mu.Unlock()
+		if n > 0 || time.Now().After(deadline) {
+			break
+		}
+		time.Sleep(50 * time.Millisecond)
+	}
+	time.Sleep(300 * time.Millisecond)
+	mu.Lock()
+	defer mu.Unlock()
+	if !slices.Equal(posts, []string{"ada@example.test:correct horse"}) {
+		t.Fatalf("the frame's server saw %q", posts)
+	}
+}
