@@ -36,10 +36,7 @@ func framedSite(t *testing.T, paragraphs, buttons int) (url string, texts, names
 		return b.String()
 	}
 	pages := map[string]string{}
-	other := strings.Replace(browsertest.ServeHandler(t, http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
-		w.Header().Set("Content-Type", "text/html; charset=utf-8")
-		fmt.Fprint(w, pages[r.URL.Path])
-	})), "127.0.0.1", "localhost", 1)
+	other := browsertest.OtherOrigin(browsertest.ServePages(t, pages))
 	var top strings.Builder
 	top.WriteString("<!doctype html><title>Framed</title>")
 	top.WriteString(part("top"))
@@ -112,10 +109,7 @@ func TestPagingControlsThroughFrames(t *testing.T) {
 		return b.String()
 	}
 	pages := map[string]string{}
-	other := strings.Replace(browsertest.ServeHandler(t, http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
-		w.Header().Set("Content-Type", "text/html; charset=utf-8")
-		fmt.Fprint(w, pages[r.URL.Path])
-	})), "127.0.0.1", "localhost", 1)
+	other := browsertest.OtherOrigin(browsertest.ServePages(t, pages))
 	var top strings.Builder
 	top.WriteString(buttons("top a", 50))
 	for i := range 4 {
@@ -166,7 +160,7 @@ func TestSignInThroughAFrame(t *testing.T) {
 		fmt.Fprint(w, `<form method="post"><label>Email <input name="user"></label>
 <label>Password <input type="password" name="pass"></label><button>Sign in</button></form>`)
 	}))
-	other := strings.Replace(frame, "127.0.0.1", "localhost", 1)
+	other := browsertest.OtherOrigin(frame)
 	top := browsertest.Serve(t, `<h1>Forum</h1><p>Sign in to reply.</p><iframe title="Sign in" style="width:480px;height:220px" src="`+other+`"></iframe>`)
 	approver := &hookApprover{yes: true}
 	s := session(t, SessionOptions{Approver: approver})
@@ -176,7 +170,7 @@ func TestSignInThroughAFrame(t *testing.T) {
 		t.Fatal(err)
 	}
 	v := view(t, res)
-	for range 20 { // the cross-origin frame is attached as it loads
+	for range 100 { // the cross-origin frame is attached as it loads
 		if slices.ContainsFunc(v.Controls, func(c projection.Control) bool { return c.Name == "Sign in" }) {
 			break
 		}

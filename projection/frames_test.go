@@ -54,20 +54,7 @@ func TestFrameGoldenViews(t *testing.T) {
 			t.Fatalf("at %d: %v", budget, err)
 		}
 		checkFrames(t, obs, budget, out)
-		path := filepath.Join("testdata", "golden", fmt.Sprintf("frames-1.7.0-%d.json", budget))
-		if *update {
-			if err := os.WriteFile(path, append(out, '\n'), 0o644); err != nil {
-				t.Fatal(err)
-			}
-			continue
-		}
-		want, err := os.ReadFile(path)
-		if err != nil {
-			t.Fatalf("%v (run go test -update)", err)
-		}
-		if !bytes.Equal(append(out, '\n'), want) {
-			t.Errorf("at %d differs from %s:\n%s", budget, path, out)
-		}
+		checkGolden(t, fmt.Sprintf("frames-1.7.0-%d.json", budget), out)
 	}
 }
 

@@ -39,20 +39,27 @@ func TestGoldenViews(t *testing.T) {
 			if len(out) > budget {
 				t.Fatalf("%s at %d: %d bytes", v.Name, budget, len(out))
 			}
-			path := filepath.Join("testdata", "golden", fmt.Sprintf("%s-%d.json", v.Name, budget))
-			if *update {
-				if err := os.WriteFile(path, append(out, '\n'), 0o644); err != nil {
-					t.Fatal(err)
-				}
-				continue
-			}
-			want, err := os.ReadFile(path)
-			if err != nil {
-				t.Fatalf("%v (run go test -update)", err)
-			}
-			if !bytes.Equal(append(out, '\n'), want) {
-				t.Errorf("%s at %d differs from %s:\n%s", v.Name, budget, path, out)
-			}
+			checkGolden(t, fmt.Sprintf("%s-%d.json", v.Name, budget), out)
 		}
+	}
+}
+
+// checkGolden compares a view with the golden file of that name, or
+// writes it there under -update.
+func checkGolden(t *testing.T, name string, out []byte) {
+	t.Helper()
+	path := filepath.Join("testdata", "golden", name)
+	if *update {
+		if err := os.WriteFile(path, append(out, '\n'), 0o644); err != nil {
+			t.Fatal(err)
+		}
+		return
+	}
+	want, err := os.ReadFile(path)
+	if err != nil {
+		t.Fatalf("%v (run go test -update)", err)
+	}
+	if !bytes.Equal(append(out, '\n'), want) {
+		t.Errorf("%s differs:\n%s", path, out)
 	}
 }

@@ -22,7 +22,7 @@ func signInFrame(t *testing.T, overlay string) (url string, site *effects) {
 <label>Password <input type="password" name="pass"></label><button>Sign in</button></form>`,
 	}}
 	u := browsertest.ServeHandler(t, site)
-	other := strings.Replace(u, "127.0.0.1", "localhost", 1)
+	other := browsertest.OtherOrigin(u)
 	top := browsertest.Serve(t, `<h1>Shop</h1><p>Sign in to continue.</p>
 <iframe src="`+other+`signin" style="width:500px;height:240px;border:3px solid black;padding:7px"></iframe>`+overlay)
 	return top, site
@@ -35,7 +35,7 @@ func signInFrame(t *testing.T, overlay string) (url string, site *effects) {
 func TestFrameSignIn(t *testing.T) {
 	t.Parallel()
 	top, site := signInFrame(t, "")
-	s, obs := openFrames(t, top, nil)
+	s, obs := openFrames(t, top, nil, "Sign in")
 	ctx := browsertest.Context(t, time.Minute)
 	frame := frameOf(obs, "Sign in")
 	if frame < 1 || obs.Frames[frame-1].Status != observation.FrameCollected {
@@ -75,7 +75,7 @@ func TestFrameSignIn(t *testing.T) {
 func TestFrameClickCovered(t *testing.T) {
 	t.Parallel()
 	top, site := signInFrame(t, `<div style="position:fixed;inset:0;background:rgba(0,0,0,0.01)"></div>`)
-	s, obs := openFrames(t, top, nil)
+	s, obs := openFrames(t, top, nil, "Sign in")
 	ctx := browsertest.Context(t, time.Minute)
 	_, err := s.Act(ctx, browser.Action{Kind: browser.ActClick, Ref: find(t, obs, "Sign in").Ref}, allowAll)
 	wantCode(t, err, errcode.NotActionable)
@@ -97,7 +97,7 @@ func TestFrameRefGoesStale(t *testing.T) {
 		`document.querySelector('iframe').remove()`,
 	} {
 		top, site := signInFrame(t, "")
-		s, obs := openFrames(t, top, nil)
+		s, obs := openFrames(t, top, nil, "Sign in")
 		ctx := browsertest.Context(t, time.Minute)
 		inPage(t, s, change)
 		time.Sleep(time.Second) // the frame's new document, or its removal, settles

@@ -94,7 +94,7 @@ func serveFrameBench(tb testing.TB, frames int) string {
 		w.Header().Set("Content-Type", "text/html; charset=utf-8")
 		fmt.Fprint(w, frameBenchFrame(i))
 	}
-	other := strings.Replace(browsertest.ServeHandler(tb, http.HandlerFunc(framePage)), "127.0.0.1", "localhost", 1)
+	other := browsertest.OtherOrigin(browsertest.ServeHandler(tb, http.HandlerFunc(framePage)))
 	page := frameBenchTop(frames, func(i int) string {
 		if i%2 == 1 {
 			return fmt.Sprintf("%sframe/%d", other, i)

@@ -4,7 +4,6 @@ import (
 	"encoding/json"
 	"fmt"
 	"html"
-	"net/http"
 	"slices"
 	"strings"
 	"testing"
@@ -21,10 +20,7 @@ import (
 // documents browsertest.Serve serves, and returns their base URL.
 func sameOrigin(t *testing.T, pages map[string]string) string {
 	t.Helper()
-	return browsertest.ServeHandler(t, http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
-		w.Header().Set("Content-Type", "text/html; charset=utf-8")
-		fmt.Fprint(w, pages[r.URL.Path])
-	}))
+	return browsertest.ServePages(t, pages)
 }
 
 // observeUntil observes s until ready holds (out-of-process frames load

@@ -3,7 +3,6 @@ package chromium
 import (
 	"context"
 	"fmt"
-	"net/http"
 	"strings"
 	"testing"
 	"time"
@@ -18,16 +17,14 @@ import (
 // that Chromium runs its frames out of process.
 func otherOrigin(t *testing.T, pages map[string]string) string {
 	t.Helper()
-	u := browsertest.ServeHandler(t, http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
-		w.Header().Set("Content-Type", "text/html; charset=utf-8")
-		fmt.Fprint(w, pages[r.URL.Path])
-	}))
-	return strings.Replace(u, "127.0.0.1", "localhost", 1)
+	return browsertest.OtherOrigin(browsertest.ServePages(t, pages))
 }
 
 // openFrames opens a frames-mode session (tool version 1.7.0) on url;
-// allowed judges frame origins (nil: all).
-func openFrames(t *testing.T, url string, allowed func(string) bool) (*Session, *observation.Observation) {
+// allowed judges frame origins (nil: all). It returns once the frames
+// settled and the controls named want are shown (frames load in their own
+// time), or after about ten seconds with the last observation.
+func openFrames(t *testing.T, url string, allowed func(string) bool, want ...string) (*Session, *observation.Observation) {
 	t.Helper()
 	ctx := browsertest.Context(t, time.Minute)
 	bs, err := shared.Get(t).NewSession(ctx, browser.SessionOptions{Reading: true, Frames: true, FrameAllowed: allowed})
@@ -40,19 +37,28 @@ func openFrames(t *testing.T, url string, allowed func(string) bool) (*Session, 
 		t.Fatal(err)
 	}
 	// Out-of-process frames are attached as they load: observe until every
-	// frame the page holds is collected or says why not.
+	// frame the page holds is collected or says why not, and want shows.
+	tries := 5
+	if len(want) > 0 {
+		tries = 100
+	}
 	var obs *observation.Observation
-	for range 5 {
+	for range tries {
 		if obs, err = s.Observe(ctx, observation.Request{}); err != nil {
 			t.Fatal(err)
 		}
-		settled := true
+		settled := len(obs.Frames) > 0
 		for _, f := range obs.Frames {
 			if f.Status == observation.FrameDetached || f.Status == observation.FrameNotLoaded {
 				settled = false
 			}
 		}
-		if settled && len(obs.Frames) > 0 {
+		for _, name := range want {
+			if frameOf(obs, name) < 0 {
+				settled = false
+			}
+		}
+		if settled {
 			break
 		}
 		time.Sleep(100 * time.Millisecond)
@@ -81,7 +87,7 @@ func TestFramesInPlace(t *testing.T) {
 <iframe src="`+other+`cross" style="width:400px;height:300px"></iframe>
 <iframe hidden srcdoc="<button>hidden button</button>"></iframe>
 <button>last</button><p>top end</p>`)
-	_, obs := openFrames(t, top, nil)
+	_, obs := openFrames(t, top, nil, "srcdoc button", "nested button", "cross after")
 	want := []string{"first", "srcdoc button", "", "between", "cross button", "nested button", "cross after", "last"}
 	got := names(obs)
 	if strings.Join(got, "|") != strings.Join(want, "|") {

@@ -109,6 +109,23 @@ func Serve(tb testing.TB, html string) string {
 	}))
 }
 
+// ServePages serves each page at its path (anything else is an empty page)
+// and returns the base URL.
+func ServePages(tb testing.TB, pages map[string]string) string {
+	tb.Helper()
+	return ServeHandler(tb, http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		w.Header().Set("Content-Type", "text/html; charset=utf-8")
+		fmt.Fprint(w, pages[r.URL.Path])
+	}))
+}
+
+// OtherOrigin names a URL of a test server by localhost instead of
+// 127.0.0.1: the same server as another origin, whose frames Chromium runs
+// out of process.
+func OtherOrigin(url string) string {
+	return strings.Replace(url, "127.0.0.1", "localhost", 1)
+}
+
 // ServeHandler serves h on 127.0.0.1 for the test's lifetime.
 func ServeHandler(tb testing.TB, h http.Handler) string {
 	tb.Helper()
