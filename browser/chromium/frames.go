@@ -42,7 +42,7 @@ type frame struct {
 	worldID runtime.ExecutionContextID
 	url     string
 	origin  string
-	// owned: the parent world its element was named in (nameFrame), so
+	// named: the parent world its element was named in (nameFrame), so
 	// that it is named once per parent document.
 	named string
 }

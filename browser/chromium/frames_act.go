@@ -76,8 +76,8 @@ func (s *Session) eval(ctx context.Context, expr string) ([]byte, error) {
 	return raw, err
 }
 
-// evalIn runs a collector call in the world of frame id of the current
-// page ("" for the top document).
+// evalOwner runs an owner call in the document of o (the top document's
+// when o.frame is "") and maps its refusal to a public error.
 func (s *Session) evalOwner(ctx context.Context, o link, expr string) (*collect.OwnerResult, error) {
 	var raw []byte
 	var err error
