@@ -15,7 +15,15 @@ import (
 
 func runCLI(t *testing.T, args ...string) (string, int) {
 	t.Helper()
-	ctx, cancel := context.WithTimeout(context.Background(), 2*time.Minute)
+	return runCLIWithin(t, 2*time.Minute, args...)
+}
+
+// runCLIWithin runs the CLI with a bound of its own: the whole suite
+// takes longer than one command, above all on a loaded machine (each of its
+// scenarios has five minutes).
+func runCLIWithin(t *testing.T, bound time.Duration, args ...string) (string, int) {
+	t.Helper()
+	ctx, cancel := context.WithTimeout(context.Background(), bound)
 	defer cancel()
 	var out, errb bytes.Buffer
 	code := run(ctx, args, &out, &errb)
@@ -85,7 +93,7 @@ func TestSuiteReportsJSON(t *testing.T) {
 	if testing.Short() {
 		t.Skip("runs the whole suite")
 	}
-	out, code := runCLI(t, "suite", "--budget", "8192", "--json")
+	out, code := runCLIWithin(t, 10*time.Minute, "suite", "--budget", "8192", "--json")
 	var report struct {
 		Scenarios []struct {
 			ID         string         `json:"id"`
