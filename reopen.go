@@ -74,49 +74,47 @@ func (p *reopeningPage) check(s browser.Session, err error) error {
 	return errcode.Wrap(errcode.BrowserUnavailable, err, "the browser stopped; this call may or may not have taken effect, the page and its references are lost, and the next call opens a fresh page")
 }
 
-func (p *reopeningPage) Navigate(ctx context.Context, url string) (*observation.Observation, error) {
+// on runs one call on the current page and passes on its failure (check).
+func on[R any](ctx context.Context, p *reopeningPage, call func(browser.Session) (R, error)) (R, error) {
 	s, err := p.page(ctx)
 	if err != nil {
-		return nil, err
+		var none R
+		return none, err
 	}
-	obs, err := s.Navigate(ctx, url)
-	return obs, p.check(s, err)
+	res, err := call(s)
+	return res, p.check(s, err)
+}
+
+func (p *reopeningPage) Navigate(ctx context.Context, url string) (*observation.Observation, error) {
+	return on(ctx, p, func(s browser.Session) (*observation.Observation, error) { return s.Navigate(ctx, url) })
 }
 
 func (p *reopeningPage) Observe(ctx context.Context, req observation.Request) (*observation.Observation, error) {
-	s, err := p.page(ctx)
-	if err != nil {
-		return nil, err
-	}
-	obs, err := s.Observe(ctx, req)
-	return obs, p.check(s, err)
+	return on(ctx, p, func(s browser.Session) (*observation.Observation, error) { return s.Observe(ctx, req) })
 }
 
 func (p *reopeningPage) Act(ctx context.Context, a browser.Action, authorize browser.Authorize) (*browser.ActResult, error) {
-	s, err := p.page(ctx)
-	if err != nil {
-		return nil, err
-	}
-	res, err := s.Act(ctx, a, authorize)
-	return res, p.check(s, err)
+	return on(ctx, p, func(s browser.Session) (*browser.ActResult, error) { return s.Act(ctx, a, authorize) })
 }
 
 func (p *reopeningPage) Upload(ctx context.Context, ref string, stage browser.Stage, authorize browser.Authorize) (*browser.ActResult, error) {
-	s, err := p.page(ctx)
-	if err != nil {
-		return nil, err
-	}
-	res, err := s.Upload(ctx, ref, stage, authorize)
-	return res, p.check(s, err)
+	return on(ctx, p, func(s browser.Session) (*browser.ActResult, error) { return s.Upload(ctx, ref, stage, authorize) })
 }
 
 func (p *reopeningPage) Find(ctx context.Context, req browser.FindRequest) (*observation.Observation, error) {
-	s, err := p.page(ctx)
-	if err != nil {
-		return nil, err
-	}
-	obs, err := s.Find(ctx, req)
-	return obs, p.check(s, err)
+	return on(ctx, p, func(s browser.Session) (*observation.Observation, error) { return s.Find(ctx, req) })
+}
+
+func (p *reopeningPage) History(ctx context.Context, step browser.HistoryStep) (*observation.Observation, error) {
+	return on(ctx, p, func(s browser.Session) (*observation.Observation, error) { return s.History(ctx, step) })
+}
+
+func (p *reopeningPage) Wait(ctx context.Context, req browser.WaitRequest) (*observation.Observation, error) {
+	return on(ctx, p, func(s browser.Session) (*observation.Observation, error) { return s.Wait(ctx, req) })
+}
+
+func (p *reopeningPage) Tabs(ctx context.Context, req browser.TabsRequest) (*observation.Observation, error) {
+	return on(ctx, p, func(s browser.Session) (*observation.Observation, error) { return s.Tabs(ctx, req) })
 }
 
 // Gone reports whether the current page's browser is gone: the next call

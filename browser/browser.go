@@ -8,6 +8,7 @@ import (
 	"net/url"
 	"os"
 	"os/exec"
+	"time"
 
 	"github.com/veetbot/veetbrowser/errcode"
 	"github.com/veetbot/veetbrowser/observation"
@@ -45,7 +46,19 @@ type SessionOptions struct {
 	// read and acted on; nil allows every origin.
 	Frames       bool
 	FrameAllowed func(origin string) bool
+	// Interactions works as tool version 1.8.0 does: a page that one of
+	// the session's pages opens becomes a tab of the session (at most
+	// MaxTabs), history steps, waits, and the hover, scroll and drag
+	// actions and key chords (docs/interactions.md).
+	Interactions bool
 }
+
+// MaxTabs bounds the tabs of one session. A popup past it is closed as it
+// opens, and the next observation says so.
+const MaxTabs = 8
+
+// MaxWait bounds one Wait.
+const MaxWait = 30 * time.Second
 
 // Session is one page. Every method is serialized on the session's
 // operation lock, including result validation, and each returns the fresh
@@ -67,12 +80,64 @@ type Session interface {
 	// controls with refs, the text matches in Observation.Find. A non-empty
 	// Cursor continues the newest find of the same query.
 	Find(ctx context.Context, req FindRequest) (*observation.Observation, error)
+	// History goes back, forward or reloads the active tab (tool version
+	// 1.8.0), under the rules of Navigate: the navigation check, and a
+	// beforeunload refusal is navigation_cancelled with the page kept.
+	History(ctx context.Context, step HistoryStep) (*observation.Observation, error)
+	// Wait blocks until a condition holds on the active tab, at most
+	// req.Timeout (≤ MaxWait), and observes it then; timeout otherwise.
+	Wait(ctx context.Context, req WaitRequest) (*observation.Observation, error)
+	// Tabs lists, selects or closes the session's tabs (tool version
+	// 1.8.0); the observation is of the tab active afterwards.
+	Tabs(ctx context.Context, req TabsRequest) (*observation.Observation, error)
 	// Gone reports whether the browser under the session is gone (it died,
 	// or the connection to it dropped); every call then reports
 	// browser_unavailable, and a new session is needed.
 	Gone() bool
 	Close(ctx context.Context) error
 }
+
+// HistoryStep is one browser_navigate history step.
+type HistoryStep string
+
+// History steps.
+const (
+	HistoryBack    HistoryStep = "back"
+	HistoryForward HistoryStep = "forward"
+	HistoryReload  HistoryStep = "reload"
+)
+
+// WaitRequest is one browser_wait: exactly one condition.
+type WaitRequest struct {
+	// Text: readable text of the page holds every word of it (as
+	// browser_find matches), never a value, hidden text or editable content.
+	Text string
+	// RefGone: the control of this ref (of the newest revision) is no
+	// longer on the page or no longer visible.
+	RefGone string
+	// NetworkIdle: no request of the tab in flight for NetworkIdleQuiet.
+	NetworkIdle bool
+	Timeout     time.Duration
+}
+
+// NetworkIdleQuiet is how long a tab's network must be quiet to be idle.
+const NetworkIdleQuiet = 500 * time.Millisecond
+
+// TabsRequest is one browser_tabs call.
+type TabsRequest struct {
+	Action TabsAction
+	Tab    string // select and close: an id of the session's tabs
+}
+
+// TabsAction names what browser_tabs does.
+type TabsAction string
+
+// Tab actions.
+const (
+	TabsList   TabsAction = "list"
+	TabsSelect TabsAction = "select"
+	TabsClose  TabsAction = "close"
+)
 
 // FindRequest is one browser_find request.
 type FindRequest struct {
@@ -112,7 +177,14 @@ const (
 	ActCheck   ActionKind = "check"
 	ActUncheck ActionKind = "uncheck"
 	ActDialog  ActionKind = "dialog"
+	// Tool version 1.8.0.
+	ActHover  ActionKind = "hover"
+	ActScroll ActionKind = "scroll"
+	ActDrag   ActionKind = "drag"
 )
+
+// MaxScrollViewports bounds the viewports one scroll moves, either way.
+const MaxScrollViewports = 10
 
 // Action is one browser_act request.
 type Action struct {
@@ -123,6 +195,9 @@ type Action struct {
 	Key    string     `json:"key,omitempty"`    // press
 	Option string     `json:"option,omitempty"` // select: the option's visible label
 	Accept bool       `json:"accept,omitempty"` // dialog: accept (true) or dismiss
+	// Tool version 1.8.0.
+	To        string  `json:"to,omitempty"`        // drag: the ref of the control to drop on
+	Viewports float64 `json:"viewports,omitempty"` // scroll: viewports to move, negative up; 0 means 1
 }
 
 // ActResult reports an action's postconditions and the fresh observation.

@@ -73,10 +73,39 @@ type Observation struct {
 	// counts the others.
 	Frames        []Frame `json:"frames,omitempty"`
 	FramesOmitted int     `json:"frames_omitted,omitempty"`
+	// Tabs are the session's tabs (tool version 1.8.0).
+	Tabs *Tabs `json:"tabs,omitempty"`
 	// NextKey mints the reading continuations of this revision (tool
 	// version 1.6.0). It is not part of the observation: the record keeps it
 	// with the view's projection inputs.
 	NextKey *NextKey `json:"-"`
+}
+
+// Tabs is what an observation says of the session's tabs (tool version
+// 1.8.0): which one it shows, how many there are, and what happened to
+// pages opened since the previous observation.
+type Tabs struct {
+	Active string `json:"active"`
+	Count  int    `json:"count"`
+	// Opened: tabs opened since the previous observation (by a link, a
+	// script or a popup), newest last.
+	Opened []string `json:"opened,omitempty"`
+	// Closed: pages opened past the tab bound, closed as they opened;
+	// Refused: pages opened to an origin outside the grant, closed.
+	Closed  int `json:"closed,omitempty"`
+	Refused int `json:"refused,omitempty"`
+	// List: every tab, on browser_tabs list.
+	List []Tab `json:"list,omitempty"`
+}
+
+// Tab is one tab of Tabs.List.
+type Tab struct {
+	ID             string `json:"id"`
+	URL            string `json:"url"`
+	URLTruncated   bool   `json:"url_truncated,omitempty"`
+	Title          string `json:"title"`
+	TitleTruncated bool   `json:"title_truncated,omitempty"`
+	Active         bool   `json:"active,omitempty"`
 }
 
 // MaxDialogMessage bounds a dialog's message, in UTF-16 units.

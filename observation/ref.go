@@ -18,6 +18,7 @@ const (
 	KindControl  Kind = 'e'
 	KindCursor   Kind = 'k'
 	KindRegion   Kind = 'g'
+	KindTab      Kind = 't' // a tab of the session (tool version 1.8.0)
 )
 
 const (
@@ -108,6 +109,8 @@ func kindName(k Kind) string {
 		return "cursor"
 	case KindRegion:
 		return "region (evidence only)"
+	case KindTab:
+		return "tab"
 	case KindNext:
 		return "reading continuation"
 	case KindFind:

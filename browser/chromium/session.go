@@ -37,6 +37,9 @@ type Session struct {
 	// (frames_observe.go); frameAllowed judges a frame's origin.
 	frames       bool
 	frameAllowed func(origin string) bool
+	// interactions: tool version 1.8.0's tabs, history, waits, hover,
+	// scroll, drag and key chords (browser.SessionOptions.Interactions).
+	interactions bool
 
 	closed atomic.Bool // set by Close, even when an operation is stuck
 
@@ -56,7 +59,8 @@ var _ browser.Session = (*Session)(nil)
 
 func newSession(ctx context.Context, p *Provider, browserCtx context.Context, opts browser.SessionOptions) (*Session, error) {
 	s := &Session{provider: p, refKeys: observation.NewKeys(), lock: semaphore.NewWeighted(1), validate: observation.Validate,
-		reading: opts.Reading, window: opts.ReadingBytes, frames: opts.Frames && opts.Reading, frameAllowed: opts.FrameAllowed}
+		reading: opts.Reading, window: opts.ReadingBytes, frames: opts.Frames && opts.Reading, frameAllowed: opts.FrameAllowed,
+		interactions: opts.Interactions}
 	t, err := openTab(ctx, browserCtx, opts.CheckNavigation, p.isolated)
 	if err != nil {
 		return nil, err
