@@ -30,6 +30,7 @@ import (
 	"net/url"
 	"os"
 	"sync"
+	"time"
 
 	"github.com/veetbot/veetbrowser/browser"
 	"github.com/veetbot/veetbrowser/errcode"
@@ -181,7 +182,7 @@ func (r *Runtime) NewSession(ctx context.Context, opts SessionOptions) (*Session
 	}
 	page, err := openPage(ctx, r.provider, browser.SessionOptions{CheckNavigation: navigationCheck(opts.Grant, opts.Destinations),
 		Reading: v.Reading, ReadingBytes: observation.ReadingWindow(budget),
-		Frames: v.Frames, FrameAllowed: opts.Grant.AllowsOrigin})
+		Frames: v.Frames, FrameAllowed: opts.Grant.AllowsOrigin, Interactions: v.Interactions})
 	if err != nil {
 		return nil, err
 	}
@@ -387,14 +388,81 @@ func (s *Session) Find(ctx context.Context, opts FindOptions) (*Result, error) {
 	return rec.finish(ctx, res, err)
 }
 
+// History goes back, forward or reloads the active tab (tool version 1.8.0
+// and later), under the rules of Navigate: every hop passes the session's
+// navigation check, and a page with unsaved changes that asks to stay is
+// kept (navigation_cancelled).
+func (s *Session) History(ctx context.Context, step browser.HistoryStep) (*Result, error) {
+	rec, err := s.intent(ctx, tools.Navigate, tools.NavigateArgs{History: step})
+	if err != nil {
+		return nil, err
+	}
+	if !s.version.Interactions {
+		return rec.finish(ctx, nil, errcode.New(errcode.InvalidArgument, "history steps need tool version 1.8.0 or later; this session has %s", s.version.Name))
+	}
+	if !s.grant.AllowsClass(policy.ClassNavigate) {
+		return rec.finish(ctx, nil, errcode.New(errcode.ForeignOrigin, "this task may not navigate"))
+	}
+	obs, err := s.page.History(ctx, step)
+	if err != nil {
+		return rec.finish(ctx, nil, err)
+	}
+	res, err := s.result(obs, nil)
+	return rec.finish(ctx, res, err)
+}
+
+// Wait waits until a condition holds on the active tab and observes it
+// (tool version 1.8.0 and later); timeout otherwise. It changes nothing.
+func (s *Session) Wait(ctx context.Context, req browser.WaitRequest) (*Result, error) {
+	rec := s.read(tools.Wait, tools.WaitArgs{Text: req.Text, RefGone: req.RefGone, NetworkIdle: req.NetworkIdle,
+		TimeoutMS: int(req.Timeout / time.Millisecond)})
+	if !s.version.Interactions {
+		return rec.finish(ctx, nil, errcode.New(errcode.InvalidArgument, "browser_wait needs tool version 1.8.0 or later; this session has %s", s.version.Name))
+	}
+	obs, err := s.page.Wait(ctx, req)
+	if err != nil {
+		return rec.finish(ctx, nil, err)
+	}
+	res, err := s.result(obs, nil)
+	return rec.finish(ctx, res, err)
+}
+
+// Tabs lists, selects or closes the session's tabs (tool version 1.8.0 and
+// later) and observes the tab active afterwards. Closing a tab is recorded
+// as an intent first: it may lose the page's unsaved changes.
+func (s *Session) Tabs(ctx context.Context, req browser.TabsRequest) (*Result, error) {
+	args := tools.TabsArgs{Action: req.Action, Tab: req.Tab}
+	var rec *callRecord
+	if req.Action == browser.TabsClose {
+		var err error
+		if rec, err = s.intent(ctx, tools.Tabs, args); err != nil {
+			return nil, err
+		}
+	} else {
+		rec = s.read(tools.Tabs, args)
+	}
+	if !s.version.Interactions {
+		return rec.finish(ctx, nil, errcode.New(errcode.InvalidArgument, "browser_tabs needs tool version 1.8.0 or later; this session has %s", s.version.Name))
+	}
+	obs, err := s.page.Tabs(ctx, req)
+	if err != nil {
+		return rec.finish(ctx, nil, err)
+	}
+	res, err := s.result(obs, nil)
+	return rec.finish(ctx, res, err)
+}
+
 // Call runs a tool by name with JSON arguments, as the session's version
 // defines them.
 func (s *Session) Call(ctx context.Context, tool string, args json.RawMessage) (*Result, error) {
 	switch tool {
 	case tools.Navigate:
-		a, err := tools.ParseNavigate(args)
+		a, err := tools.ParseNavigate(s.version, args)
 		if err != nil {
 			return nil, err
+		}
+		if a.History != "" {
+			return s.History(ctx, a.History)
 		}
 		return s.Navigate(ctx, a.URL)
 	case tools.Observe:
@@ -404,7 +472,7 @@ func (s *Session) Call(ctx context.Context, tool string, args json.RawMessage) (
 		}
 		return s.observe(ctx, a)
 	case tools.Act:
-		a, err := tools.ParseAct(args)
+		a, err := tools.ParseAct(s.version, args)
 		if err != nil {
 			return nil, err
 		}
@@ -424,6 +492,24 @@ func (s *Session) Call(ctx context.Context, tool string, args json.RawMessage) (
 			return nil, err
 		}
 		return s.Find(ctx, FindOptions{Query: a.Query, Cursor: a.Cursor})
+	case tools.Wait:
+		if !s.version.Interactions {
+			break
+		}
+		req, _, err := tools.ParseWait(args)
+		if err != nil {
+			return nil, err
+		}
+		return s.Wait(ctx, req)
+	case tools.Tabs:
+		if !s.version.Interactions {
+			break
+		}
+		req, err := tools.ParseTabs(args)
+		if err != nil {
+			return nil, err
+		}
+		return s.Tabs(ctx, req)
 	}
 	return nil, errcode.New(errcode.InvalidArgument, "unknown tool %s", errcode.Quote(tool))
 }
@@ -491,5 +577,5 @@ func (s *Session) Close(ctx context.Context) error {
 func ViewOptions(v tools.Version, budget int, o ObserveOptions) projection.Options {
 	return projection.Options{Budget: budget, Coverage: v.Continuation, Regions: v.Regions,
 		TextCoverage: v.TextCoverage, Offsets: v.Offsets, ElementOffset: o.ElementOffset, TextOffset: o.TextOffset,
-		Reading: v.Reading, Frames: v.Frames}
+		Reading: v.Reading, Frames: v.Frames, Tabs: v.Interactions}
 }

@@ -60,6 +60,8 @@ type Options struct {
 	// name their frame, and the view lists the frames (docs/frames.md,
 	// frames.go). It takes effect with Reading, as 1.7.0 has it.
 	Frames bool
+	// Tabs (browser tools ≥ 1.8.0): the session's tabs (tabs.go).
+	Tabs bool
 }
 
 // Outcome is an action's postconditions; false flags are omitted.
@@ -88,6 +90,7 @@ type View struct {
 	Trust           string    `json:"trust"`
 	Action          *Outcome  `json:"action,omitempty"`
 	Dialog          *Dialog   `json:"dialog,omitempty"`
+	Tabs            *Tabs     `json:"tabs,omitempty"` // 1.8.0
 	URL             string    `json:"url,omitempty"`
 	URLTruncated    bool      `json:"url_truncated,omitempty"`
 	Title           string    `json:"title,omitempty"`
@@ -226,6 +229,7 @@ func Project(obs *observation.Observation, opts Options) ([]byte, error) {
 	}
 	a := admission{obs: obs, opts: opts, budget: budget}
 	a.v = View{Version: obs.Version, Revision: obs.Revision, Trust: observation.Trust, Action: opts.Action}
+	setTabs(&a.v, obs, opts.Tabs, budget)
 	if d := obs.Dialog; d != nil {
 		msg, cut := clip(d.Message, dialogCap)
 		a.v.Dialog = &Dialog{Type: d.Type, Message: msg, MessageTruncated: cut || d.MessageTruncated}

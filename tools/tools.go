@@ -12,6 +12,7 @@ import (
 	"reflect"
 	"strconv"
 	"strings"
+	"time"
 
 	"github.com/veetbot/veetbrowser/browser"
 	"github.com/veetbot/veetbrowser/errcode"
@@ -31,6 +32,10 @@ type Version struct {
 	// Frames (1.7.0+): the content of child frames, in place of their
 	// elements, with a coverage record per frame (docs/frames.md).
 	Frames bool
+	// Interactions (1.8.0+): tabs and popups (browser_tabs), history steps
+	// in browser_navigate, browser_wait, and the hover, scroll and drag
+	// actions and key chords (docs/interactions.md).
+	Interactions bool
 }
 
 // Versions in release order. 1.4.0 belongs to a record this product does not
@@ -43,6 +48,7 @@ var Versions = []Version{
 	{Name: "1.5.0", Continuation: true, Regions: true, TextCoverage: true},
 	{Name: "1.6.0", Continuation: true, Regions: true, TextCoverage: true, Reading: true},
 	{Name: "1.7.0", Continuation: true, Regions: true, TextCoverage: true, Reading: true, Frames: true},
+	{Name: "1.8.0", Continuation: true, Regions: true, TextCoverage: true, Reading: true, Frames: true, Interactions: true},
 }
 
 // Newest is the version new sessions get.
@@ -72,6 +78,8 @@ const (
 	Act      = "browser_act"
 	Upload   = "browser_upload"
 	Find     = "browser_find"
+	Wait     = "browser_wait" // 1.8.0
+	Tabs     = "browser_tabs" // 1.8.0
 )
 
 // Tool is a tool as a version presents it.
@@ -165,6 +173,9 @@ func Tools(v Version) []Tool {
 			Destructive: true,
 		},
 	}
+	if v.Interactions {
+		interactions(all)
+	}
 	if v.Frames {
 		for i := range all {
 			all[i].Description += framesNote
@@ -186,7 +197,74 @@ func Tools(v Version) []Tool {
 			ReadOnly: true,
 		})
 	}
+	if v.Interactions {
+		all = append(all, Tool{
+			Name: Wait,
+			Description: "Wait, without changing the page, until a condition holds on the active tab, then observe it: " +
+				"text (readable text of the page holds every word, case and accents ignored; values of form fields, hidden " +
+				"text and editable content never count), ref_gone (the control of that ref is removed or hidden), or " +
+				"network_idle (no request in flight for half a second). Exactly one condition; timeout_ms at most 30000. " +
+				"A condition that does not hold in time is the error timeout." + observationNote + tabsNote,
+			InputSchema: json.RawMessage(`{"type":"object","properties":{` +
+				`"text":{"type":"string","description":"words the page's readable text must hold"},` +
+				`"ref_gone":{"type":"string","description":"ref of a control in the newest observation that must go"},` +
+				`"network_idle":{"type":"boolean","description":"wait for the network to be idle"},` +
+				`"timeout_ms":{"type":"integer","minimum":1,"maximum":30000,"description":"how long to wait at most"}},` +
+				`"required":["timeout_ms"],"additionalProperties":false}`),
+			ReadOnly: true,
+		}, Tool{
+			Name: Tabs,
+			Description: "List, select or close the session's tabs. A page that a page opens (a link to a new window, a popup) " +
+				"becomes a tab; every observation says which tab is active, how many there are, and which opened since the last " +
+				"one (at most 8 tabs: a page opened past that is closed, and one opened to an origin outside the task's grant is " +
+				"refused and closed). select makes a tab active and observes it; the refs of the tab left are no longer valid. " +
+				"close runs the page's leave-page check: a page with unsaved changes stays open (navigation_cancelled)." + observationNote + tabsNote,
+			InputSchema: json.RawMessage(`{"type":"object","properties":{` +
+				`"action":{"type":"string","enum":["list","select","close"]},` +
+				`"tab":{"type":"string","description":"select and close: a tab id from an observation's tabs"}},` +
+				`"required":["action"],"additionalProperties":false}`),
+		})
+	}
 	return all
+}
+
+// tabsNote is what 1.8.0 adds to every tool that returns an observation.
+const tabsNote = " \"tabs\" gives the active tab's id and the number of tabs; \"opened\" lists tabs opened since the last " +
+	"result (use browser_tabs to switch to one), \"closed\" and \"refused\" count pages closed past the tab bound or outside the grant."
+
+// interactions changes the tools of tool version 1.8.0: history steps in
+// browser_navigate; hover, scroll, drag and key chords in browser_act.
+func interactions(all []Tool) {
+	for i := range all {
+		switch all[i].Name {
+		case Navigate:
+			all[i].Description = "Load an http or https URL in the active tab, or go back, forward or reload it (history). " +
+				"A page with unsaved changes that asks to stay is kept: navigation_cancelled." + observationNote
+			all[i].InputSchema = json.RawMessage(`{"type":"object","properties":{` +
+				`"url":{"type":"string","description":"absolute http or https URL"},` +
+				`"history":{"type":"string","enum":["back","forward","reload"],"description":"instead of url: a history step"}},` +
+				`"additionalProperties":false}`)
+		case Act:
+			all[i].Description = "Act on a control of the newest observation by its ref: click, type (insert text; submit:true presses Enter), " +
+				"press (a key or a chord such as Control+A, Shift+Tab, Meta+Enter), select (an option by its visible label), check, uncheck, " +
+				"hover (move the pointer over it: menus that open on hover), scroll (the page by viewports, or the container under a ref; " +
+				"content that loads on scroll shows in the result), drag (from ref onto the control of to), or dialog (accept or dismiss " +
+				"the open JavaScript dialog; no ref). Publishing, sending, buying, paying, deleting, confirming and form submission " +
+				"(also by a chord with Enter) need the user's approval. A failed action is never retried: observe and decide again." + observationNote
+			all[i].InputSchema = json.RawMessage(`{"type":"object","properties":{` +
+				`"ref":{"type":"string","description":"ref of a control in the newest observation (optional for scroll)"},` +
+				`"kind":{"type":"string","enum":["click","type","press","select","check","uncheck","hover","scroll","drag","dialog"]},` +
+				`"text":{"type":"string","description":"type: the text to insert; dialog: prompt text"},` +
+				`"submit":{"type":"boolean","description":"type: press Enter after the text"},` +
+				`"key":{"type":"string","description":"press: a key such as Enter, Tab, Escape, ArrowDown, or one character, with modifiers Control, Shift, Alt, Meta joined by + (Control+A)"},` +
+				`"option":{"type":"string","description":"select: the visible label of the option"},` +
+				`"accept":{"type":"boolean","description":"dialog: accept (true) or dismiss (false)"},` +
+				`"to":{"type":"string","description":"drag: ref of the control to drop on"},` +
+				`"viewports":{"type":"number","minimum":-10,"maximum":10,"description":"scroll: viewports to move, negative up (default 1)"}},` +
+				`"required":["kind"],"additionalProperties":false}`)
+		}
+		all[i].Description += tabsNote
+	}
 }
 
 // UploadArgs are browser_upload's arguments.
@@ -195,17 +273,53 @@ type UploadArgs struct {
 	Paths []string `json:"paths"`
 }
 
-// ParseAct parses browser_act's arguments strictly.
-func ParseAct(raw json.RawMessage) (browser.Action, error) {
+// actBefore18 is browser_act's arguments before 1.8.0, which has no to or
+// viewports.
+type actBefore18 struct {
+	Kind   browser.ActionKind `json:"kind"`
+	Ref    string             `json:"ref,omitempty"`
+	Text   string             `json:"text,omitempty"`
+	Submit bool               `json:"submit,omitempty"`
+	Key    string             `json:"key,omitempty"`
+	Option string             `json:"option,omitempty"`
+	Accept bool               `json:"accept,omitempty"`
+}
+
+// ParseAct parses browser_act's arguments strictly, as version v defines
+// them.
+func ParseAct(v Version, raw json.RawMessage) (browser.Action, error) {
 	var a browser.Action
-	if err := strict(raw, &a); err != nil {
-		return a, err
+	if v.Interactions {
+		if err := strict(raw, &a); err != nil {
+			return a, err
+		}
+	} else {
+		var old actBefore18
+		if err := strict(raw, &old); err != nil {
+			return a, err
+		}
+		a = browser.Action{Kind: old.Kind, Ref: old.Ref, Text: old.Text, Submit: old.Submit, Key: old.Key, Option: old.Option, Accept: old.Accept}
 	}
 	if a.Kind == "" {
 		return a, errcode.New(errcode.InvalidArgument, "kind is required")
 	}
-	if a.Kind != browser.ActDialog && a.Ref == "" {
+	switch a.Kind {
+	case browser.ActHover, browser.ActScroll, browser.ActDrag:
+		if !v.Interactions {
+			return a, errcode.New(errcode.InvalidArgument, "unknown action kind %s (click, type, press, select, check, uncheck, dialog)", errcode.Quote(string(a.Kind)))
+		}
+	}
+	if a.Kind != browser.ActDialog && a.Kind != browser.ActScroll && a.Ref == "" {
 		return a, errcode.New(errcode.InvalidArgument, "ref is required for %s", errcode.Quote(string(a.Kind)))
+	}
+	if a.Kind == browser.ActDrag && a.To == "" {
+		return a, errcode.New(errcode.InvalidArgument, "drag needs to: the ref of the control to drop on")
+	}
+	if a.To != "" && a.Kind != browser.ActDrag || a.Viewports != 0 && a.Kind != browser.ActScroll {
+		return a, errcode.New(errcode.InvalidArgument, "to is for drag and viewports for scroll")
+	}
+	if a.Viewports < -browser.MaxScrollViewports || a.Viewports > browser.MaxScrollViewports {
+		return a, errcode.New(errcode.InvalidArgument, "viewports must be between %d and %d", -browser.MaxScrollViewports, browser.MaxScrollViewports)
 	}
 	return a, nil
 }
@@ -251,9 +365,11 @@ func ParseFind(raw json.RawMessage) (FindArgs, error) {
 	return a, nil
 }
 
-// NavigateArgs are browser_navigate's arguments.
+// NavigateArgs are browser_navigate's arguments: a URL, or (1.8.0) a
+// history step.
 type NavigateArgs struct {
-	URL string `json:"url"`
+	URL     string              `json:"url,omitempty"`
+	History browser.HistoryStep `json:"history,omitempty"`
 }
 
 // ObserveArgs are browser_observe's arguments; which fields a version
@@ -271,16 +387,97 @@ type ObserveArgs struct {
 // text characters than this.
 const MaxOffsetArg = 1 << 20
 
-// ParseNavigate parses browser_navigate's arguments strictly.
-func ParseNavigate(raw json.RawMessage) (NavigateArgs, error) {
+// ParseNavigate parses browser_navigate's arguments strictly, as version v
+// defines them: a url, or from 1.8.0 on a history step instead.
+func ParseNavigate(v Version, raw json.RawMessage) (NavigateArgs, error) {
 	var a NavigateArgs
-	if err := strict(raw, &a); err != nil {
-		return a, err
+	if v.Interactions {
+		if err := strict(raw, &a); err != nil {
+			return a, err
+		}
+	} else {
+		var old struct {
+			URL string `json:"url"`
+		}
+		if err := strict(raw, &old); err != nil {
+			return a, err
+		}
+		a.URL = old.URL
 	}
-	if a.URL == "" {
+	switch {
+	case a.URL != "" && a.History != "":
+		return a, errcode.New(errcode.InvalidArgument, "give url or history, not both")
+	case a.History != "":
+		switch a.History {
+		case browser.HistoryBack, browser.HistoryForward, browser.HistoryReload:
+		default:
+			return a, errcode.New(errcode.InvalidArgument, "history must be back, forward or reload")
+		}
+	case a.URL == "" && v.Interactions:
+		return a, errcode.New(errcode.InvalidArgument, "url or history is required")
+	case a.URL == "":
 		return a, errcode.New(errcode.InvalidArgument, "url is required")
 	}
 	return a, nil
+}
+
+// WaitArgs are browser_wait's arguments (1.8.0).
+type WaitArgs struct {
+	Text        string `json:"text,omitempty"`
+	RefGone     string `json:"ref_gone,omitempty"`
+	NetworkIdle bool   `json:"network_idle,omitempty"`
+	TimeoutMS   int    `json:"timeout_ms"`
+}
+
+// ParseWait parses browser_wait's arguments strictly: exactly one
+// condition, and a timeout within browser.MaxWait.
+func ParseWait(raw json.RawMessage) (browser.WaitRequest, WaitArgs, error) {
+	var a WaitArgs
+	if err := strict(raw, &a); err != nil {
+		return browser.WaitRequest{}, a, err
+	}
+	n := 0
+	for _, set := range []bool{a.Text != "", a.RefGone != "", a.NetworkIdle} {
+		if set {
+			n++
+		}
+	}
+	if n != 1 {
+		return browser.WaitRequest{}, a, errcode.New(errcode.InvalidArgument, "give exactly one condition: text, ref_gone or network_idle")
+	}
+	max := int(browser.MaxWait / time.Millisecond)
+	if a.TimeoutMS < 1 || a.TimeoutMS > max {
+		return browser.WaitRequest{}, a, errcode.New(errcode.InvalidArgument, "timeout_ms must be between 1 and %d", max)
+	}
+	return browser.WaitRequest{Text: a.Text, RefGone: a.RefGone, NetworkIdle: a.NetworkIdle,
+		Timeout: time.Duration(a.TimeoutMS) * time.Millisecond}, a, nil
+}
+
+// TabsArgs are browser_tabs's arguments (1.8.0).
+type TabsArgs struct {
+	Action browser.TabsAction `json:"action"`
+	Tab    string             `json:"tab,omitempty"`
+}
+
+// ParseTabs parses browser_tabs's arguments strictly.
+func ParseTabs(raw json.RawMessage) (browser.TabsRequest, error) {
+	var a TabsArgs
+	if err := strict(raw, &a); err != nil {
+		return browser.TabsRequest{}, err
+	}
+	switch a.Action {
+	case browser.TabsList:
+		if a.Tab != "" {
+			return browser.TabsRequest{}, errcode.New(errcode.InvalidArgument, "list takes no tab")
+		}
+	case browser.TabsSelect, browser.TabsClose:
+		if a.Tab == "" {
+			return browser.TabsRequest{}, errcode.New(errcode.InvalidArgument, "%s needs tab", a.Action)
+		}
+	default:
+		return browser.TabsRequest{}, errcode.New(errcode.InvalidArgument, "action must be list, select or close")
+	}
+	return browser.TabsRequest{Action: a.Action, Tab: a.Tab}, nil
 }
 
 // observeWire is browser_observe's arguments as sent: pointers tell a

@@ -12,9 +12,9 @@ import (
 
 // parseAll runs every parser of the newest version on raw.
 func parseAll(raw json.RawMessage) map[string]error {
-	_, nav := ParseNavigate(raw)
+	_, nav := ParseNavigate(Newest(), raw)
 	_, obs := ParseObserve(Newest(), raw)
-	_, act := ParseAct(raw)
+	_, act := ParseAct(Newest(), raw)
 	_, up := ParseUpload(raw)
 	return map[string]error{Navigate: nav, Observe: obs, Act: act, Upload: up}
 }
@@ -65,10 +65,10 @@ func TestArgumentSizeIsBounded(t *testing.T) {
 	if len(at) != MaxArgumentBytes || len(past) != MaxArgumentBytes+1 {
 		t.Fatalf("sizes %d %d", len(at), len(past))
 	}
-	if a, err := ParseAct(at); err != nil || len(a.Text) == 0 {
+	if a, err := ParseAct(Newest(), at); err != nil || len(a.Text) == 0 {
 		t.Fatalf("arguments of exactly %d bytes: %v", MaxArgumentBytes, err)
 	}
-	_, err := ParseAct(past)
+	_, err := ParseAct(Newest(), past)
 	if errcode.Of(err) != errcode.InvalidArgument {
 		t.Fatalf("arguments of %d bytes: %v", MaxArgumentBytes+1, err)
 	}
@@ -83,9 +83,9 @@ func TestErrorsDoNotEchoHugeInput(t *testing.T) {
 	huge := strings.Repeat("x", 900<<10) // under the argument bound
 	cases := map[string]error{}
 	_, cases["unknown field"] = ParseObserve(Newest(), json.RawMessage(`{"`+huge+`":1}`))
-	_, cases["act kind without ref"] = ParseAct(json.RawMessage(`{"kind":"` + huge + `"}`))
+	_, cases["act kind without ref"] = ParseAct(Newest(), json.RawMessage(`{"kind":"` + huge + `"}`))
 	_, cases["tool version"] = Lookup(huge)
-	_, cases["escaped field"] = ParseNavigate(json.RawMessage(`{"` + strings.Repeat(`\n`, 1000) + `":1}`))
+	_, cases["escaped field"] = ParseNavigate(Newest(), json.RawMessage(`{"` + strings.Repeat(`\n`, 1000) + `":1}`))
 	for name, err := range cases {
 		if errcode.Of(err) != errcode.InvalidArgument {
 			t.Errorf("%s: %v, want invalid_argument", name, err)
@@ -103,7 +103,7 @@ func TestErrorsDoNotEchoHugeInput(t *testing.T) {
 }
 
 func TestTypeErrorsNameTheField(t *testing.T) {
-	_, err := ParseAct(json.RawMessage(`{"kind":1}`))
+	_, err := ParseAct(Newest(), json.RawMessage(`{"kind":1}`))
 	if _, msg := errcode.Public(err); errcode.Of(err) != errcode.InvalidArgument || !strings.Contains(msg, `"kind" must be a string`) {
 		t.Fatalf("%v", err)
 	}

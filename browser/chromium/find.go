@@ -53,9 +53,11 @@ func (s *Session) Find(ctx context.Context, req browser.FindRequest) (*observati
 	}
 	obs := s.pageObservation(next, res.Page, res.Controls)
 	obs.Find = &observation.Find{Query: req.Query, Matches: res.Matches, Coverage: res.Coverage}
+	s.stampTabs(ctx, obs, false)
 	if err := s.validate(obs); err != nil {
 		return nil, err
 	}
+	s.tabsReported(obs)
 	s.revision, s.doc, s.origin, s.cursor, s.places, s.textPlaces = next, res.Doc, res.Origin, nil, nil, nil
 	nk := s.refKeys.NextKey(next)
 	obs.NextKey = &nk

@@ -358,7 +358,7 @@ func (p *Provider) NewSession(ctx context.Context, opts browser.SessionOptions) 
 	p.mu.Lock()
 	defer p.mu.Unlock()
 	if p.closed {
-		s.tab.close()
+		s.closeTabs()
 		return nil, errcode.New(errcode.BrowserUnavailable, "the browser is closed")
 	}
 	p.sessions[s] = inst
@@ -377,9 +377,8 @@ func (p *Provider) forget(s *Session) {
 // Gone reports whether the browser under s is gone: it died, or the
 // connection to it dropped. Every later call of s is browser_unavailable.
 func (s *Session) Gone() bool {
-	c := chromedp.FromContext(s.tab.ctx)
 	select {
-	case <-c.Browser.LostConnection:
+	case <-s.browser().LostConnection:
 		return true
 	default:
 		return false

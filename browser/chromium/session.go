@@ -40,6 +40,13 @@ type Session struct {
 	// interactions: tool version 1.8.0's tabs, history, waits, hover,
 	// scroll, drag and key chords (browser.SessionOptions.Interactions).
 	interactions bool
+	// first is the tab the session opened with; browserCtx the browser's
+	// context, which tabs are adopted under; checkNav the session's
+	// navigation check (browser.SessionOptions.CheckNavigation).
+	first      *tab
+	browserCtx context.Context
+	checkNav   func(context.Context, *url.URL) error
+	stopTabs   context.CancelFunc
 
 	closed atomic.Bool // set by Close, even when an operation is stuck
 
@@ -53,6 +60,12 @@ type Session struct {
 	places     []place
 	textPlaces []place  // and of its text parts, one more: where the text continues
 	act        *inFrame // the running action's frame, if its control is in one
+	// tool version 1.8.0's tabs (tabs.go): nil for earlier versions;
+	// active is the entry of tab; listTabs asks the observation for the
+	// list of tabs
+	tabs     *tabSet
+	active   *tabEntry
+	listTabs bool
 }
 
 var _ browser.Session = (*Session)(nil)
@@ -68,7 +81,13 @@ func newSession(ctx context.Context, p *Provider, browserCtx context.Context, op
 	t.mu.Lock()
 	t.withFrames = s.frames
 	t.mu.Unlock()
-	s.tab = t
+	s.tab, s.first, s.browserCtx, s.checkNav = t, t, browserCtx, opts.CheckNavigation
+	s.stopTabs = func() {}
+	if s.interactions {
+		ctx, stop := context.WithCancel(t.ctx)
+		s.stopTabs = stop
+		s.startTabs(ctx, t)
+	}
 	return s, nil
 }
 
@@ -84,6 +103,7 @@ func (s *Session) acquire(ctx context.Context) error {
 		s.lock.Release(1)
 		return errBrowserGone
 	}
+	s.syncActive()
 	return nil
 }
 
@@ -136,6 +156,7 @@ func (s *Session) observeLocked(ctx context.Context, req observation.Request) (*
 	if err := req.Check(); err != nil {
 		return nil, err
 	}
+	s.syncActive() // the active tab may have closed during the call
 	var rs *frameResume // where streams that stopped in frames resume
 	switch {
 	case req.Cursor != "" && observation.Kind(req.Cursor[0]) == observation.KindNext:
@@ -173,10 +194,12 @@ func (s *Session) observeLocked(ctx context.Context, req observation.Request) (*
 			return nil, errcode.New(errcode.NotActionable, "a JavaScript dialog is open; answer it before continuing")
 		}
 		obs := s.dialogObservation(next, d)
+		s.stampTabs(ctx, obs, s.listTabs)
 		if err := observation.Validate(obs); err != nil {
 			return nil, err
 		}
 		s.revision, s.cursor, s.places, s.textPlaces = next, nil, nil, nil
+		s.tabsReported(obs)
 		return obs, nil
 	}
 	params.Revision = s.revisionToken(next)
@@ -215,9 +238,11 @@ func (s *Session) observeLocked(ctx context.Context, req observation.Request) (*
 			obs.Draft.Echoed = true
 		}
 	}
+	s.stampTabs(ctx, obs, s.listTabs)
 	if err := s.validate(obs); err != nil {
 		return nil, err // a rejected observation leaves the receipt as it was
 	}
+	s.tabsReported(obs)
 	if dropDraft {
 		s.draft = nil
 	}
@@ -462,12 +487,14 @@ func (s *Session) Close(ctx context.Context) error {
 	}
 	if err := s.lock.Acquire(cctx, 1); err != nil {
 		// An operation is stuck: close the page under it, which ends it.
-		s.tab.close()
+		s.stopTabs()
+		s.closeTabs()
 		s.provider.forget(s)
 		return errcode.Wrap(errcode.Timeout, err, "the session was closed while an operation was stuck")
 	}
 	defer s.lock.Release(1)
-	s.tab.close()
+	s.stopTabs()
+	s.closeTabs()
 	s.provider.forget(s)
 	return nil
 }

@@ -25,6 +25,8 @@ import (
 var (
 	errCrashed = errcode.New(errcode.PageCrashed, "the page crashed; navigate to load it again")
 	errDialog  = errcode.New(errcode.CaptureFailed, "a JavaScript dialog is open on the page")
+	// errTabClosed: the page closed itself (window.close) during a call.
+	errTabClosed = errcode.New(errcode.NotActionable, "the tab was closed; observe to see the active tab")
 )
 
 // tab is one Chromium page target. Its state is kept current by an event
@@ -73,6 +75,13 @@ type tab struct {
 	popups     map[cdptarget.ID]bool // pages the tab or its popups opened, until they are gone
 	popupQueue []cdptarget.ID        // popups not yet closed
 	popupWake  chan struct{}         // has room for one wake-up of closePopups
+
+	// hooks: the session keeps the pages the tab opens as tabs (tool
+	// version 1.8.0) instead of closing them; nil closes them. Fixed
+	// before the first event.
+	hooks  *pageHooks
+	opened uint64 // pages this tab opened
+	gone   bool   // the page was closed (by itself, or by the session)
 }
 
 // openTab opens a page in the browser of parent, in a browser context of
@@ -83,14 +92,32 @@ func openTab(ctx, parent context.Context, check func(context.Context, *url.URL) 
 	if isolated {
 		opts = append(opts, chromedp.WithNewBrowserContext())
 	}
+	return startTab(ctx, parent, check, nil, opts...)
+}
+
+// adoptTab makes a tab of page target id, which a page of the session
+// opened (tool version 1.8.0); hooks are set before its first event.
+// Ending the tab's context closes the page.
+func adoptTab(ctx, parent context.Context, id cdptarget.ID, check func(context.Context, *url.URL) error, hooks *pageHooks) (*tab, error) {
+	return startTab(ctx, parent, check, hooks, chromedp.WithTargetID(id))
+}
+
+// pageHooks tell a session of the pages its tabs open and of the pages
+// that close (tabs.go). They run in the event listener: no CDP in them.
+type pageHooks struct {
+	opened func(*cdptarget.Info)
+	gone   func(cdptarget.ID)
+}
+
+func startTab(ctx, parent context.Context, check func(context.Context, *url.URL) error, hooks *pageHooks, opts ...chromedp.ContextOption) (*tab, error) {
 	tabCtx, cancel := chromedp.NewContext(parent, opts...)
 	// Opening runs on the tab's own context, which ends if ctx does first.
 	opening, opened := context.WithCancel(tabCtx)
 	defer opened()
 	stop := context.AfterFunc(ctx, opened)
 	defer stop()
-	// The first run creates the target and binds it to tabCtx, so it cannot
-	// take ctx; ending tabCtx is what stops it.
+	// The first run creates (or attaches to) the target and binds it to
+	// tabCtx, so it cannot take ctx; ending tabCtx is what stops it.
 	created := make(chan error, 1)
 	go func() { created <- chromedp.Do(tabCtx) }()
 	var err error
@@ -120,6 +147,7 @@ func openTab(ctx, parent context.Context, check func(context.Context, *url.URL) 
 		frames:        make(map[cdp.FrameID]*frame),
 		frameSessions: make(map[cdptarget.ID]*frameSession),
 		popupWake:     make(chan struct{}, 1),
+		hooks:         hooks,
 	}
 	t.session = &frameSession{target: t.target, cancel: func() {}}
 	if err := chromedp.Listen(tabCtx, t.onEvent); err != nil {
@@ -253,11 +281,25 @@ func (t *tab) onEvent(ev any) {
 		}
 		return
 	case *cdptarget.EventTargetCreated:
-		t.notePopupLocked(ev.TargetInfo)
-		return
+		if t.hooks == nil {
+			t.notePopupLocked(ev.TargetInfo)
+			return
+		}
+		if ev.TargetInfo.Type == "page" && ev.TargetInfo.OpenerID == t.target.TargetID {
+			t.opened++
+		}
+		t.hooks.opened(ev.TargetInfo)
 	case *cdptarget.EventTargetDestroyed:
 		delete(t.popups, ev.TargetID)
-		return
+		if t.hooks == nil {
+			return
+		}
+		t.hooks.gone(ev.TargetID)
+		if ev.TargetID != t.target.TargetID || t.gone {
+			return
+		}
+		t.gone = true
+		t.interruptLocked(errTabClosed)
 	case *page.EventJavascriptDialogOpening:
 		t.dialog = ev
 		select {
@@ -384,10 +426,13 @@ func (t *tab) waitFor(ctx context.Context, cond func() bool) error {
 			t.mu.Unlock()
 			return nil
 		}
-		crashed, ch := t.crashed, t.changed
+		crashed, gone, ch := t.crashed, t.gone, t.changed
 		t.mu.Unlock()
 		if crashed {
 			return errCrashed
+		}
+		if gone {
+			return errTabClosed
 		}
 		select {
 		case <-ch:
@@ -412,11 +457,15 @@ func (t *tab) begin(ctx context.Context) (context.Context, func(), error) {
 	octx, cancel := context.WithCancelCause(ctx)
 	key := new(int)
 	t.mu.Lock()
-	if t.crashed {
+	if t.crashed || t.gone {
+		err := errCrashed
+		if t.gone {
+			err = errTabClosed
+		}
 		t.mu.Unlock()
 		cancel(nil)
 		stop()
-		return nil, nil, errCrashed
+		return nil, nil, err
 	}
 	t.inflight[key] = cancel
 	t.mu.Unlock()
@@ -509,6 +558,24 @@ func classify(ctx context.Context, err error, code errcode.Code, msg string) err
 	return errcode.Wrap(code, err, "%s", msg)
 }
 
+// markGone notes that the page closed, which ends the calls on it.
+func (t *tab) markGone() {
+	t.mu.Lock()
+	defer t.mu.Unlock()
+	if !t.gone {
+		t.gone = true
+		t.interruptLocked(errTabClosed)
+		close(t.changed)
+		t.changed = make(chan struct{})
+	}
+}
+
+func (t *tab) isGone() bool {
+	t.mu.Lock()
+	defer t.mu.Unlock()
+	return t.gone
+}
+
 func (t *tab) currentWorld() string {
 	t.mu.Lock()
 	defer t.mu.Unlock()
@@ -534,13 +601,14 @@ type navMark struct {
 	seq      uint64
 	loader   cdp.LoaderID
 	refusals uint64
+	opened   uint64
 }
 
 func (t *tab) mark() navMark {
 	t.mu.Lock()
 	defer t.mu.Unlock()
 	t.dismissed = false
-	return navMark{t.navSeq, t.loader, t.refusals}
+	return navMark{t.navSeq, t.loader, t.refusals, t.opened}
 }
 
 // settleWindow is how long an action may take to start a navigation or
@@ -567,14 +635,15 @@ func (t *tab) blockingDialogLocked() bool {
 func (t *tab) settle(ctx context.Context, before navMark) settled {
 	wctx, cancel := context.WithTimeout(ctx, settleWindow)
 	t.waitFor(wctx, func() bool {
-		return t.navSeq != before.seq || t.blockingDialogLocked() || t.dismissed || t.refusals != before.refusals
+		return t.navSeq != before.seq || t.blockingDialogLocked() || t.dismissed || t.refusals != before.refusals ||
+			t.opened != before.opened || t.gone
 	})
 	cancel()
 	t.mu.Lock()
 	out := settled{started: t.navSeq != before.seq, dialog: t.blockingDialogLocked(), cancelled: t.dismissed,
 		refused: t.refusalSinceLocked(before.refusals)}
 	t.mu.Unlock()
-	if !out.started || out.dialog || out.cancelled || out.refused != nil {
+	if !out.started || out.dialog || out.cancelled || out.refused != nil || t.isGone() {
 		return out
 	}
 	lctx, lcancel := context.WithTimeout(ctx, 15*time.Second)

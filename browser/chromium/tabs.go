@@ -2,13 +2,475 @@ package chromium
 
 import (
 	"context"
+	"net/url"
+	"slices"
+	"sync"
+	"time"
+
+	"github.com/chromedp/cdproto/cdp"
+	"github.com/chromedp/cdproto/page"
+	cdptarget "github.com/chromedp/cdproto/target"
+	"github.com/chromedp/chromedp"
 
 	"github.com/veetbot/veetbrowser/browser"
+	"github.com/veetbot/veetbrowser/collect"
 	"github.com/veetbot/veetbrowser/errcode"
 	"github.com/veetbot/veetbrowser/observation"
 )
 
+// Tabs (tool version 1.8.0, docs/interactions.md). A page that one of the
+// session's tabs opens (a target=_blank link, window.open, a sign-in
+// popup) becomes a tab of the session, up to browser.MaxTabs; one past
+// the bound is closed as it opens. A tab is adopted with the navigation
+// guard, the collector and the dialog rules of the first; a popup whose
+// first hop the session's navigation check refuses is closed as refused,
+// as are the pages a closed page opened. The session works on one tab,
+// the active one (Session.tab); the agent selects another by its id.
+//
+// The registry is told of pages by the tabs' event listeners (pageHooks),
+// so it never issues CDP; a worker goroutine adopts and closes pages.
+
+// tabTimeout bounds adopting a page, and closing one.
+const tabTimeout = 10 * time.Second
+
+type tabSet struct {
+	mu       sync.Mutex
+	entries  []*tabEntry // open tabs, in the order they opened
+	byTarget map[cdptarget.ID]*tabEntry
+	closing  map[cdptarget.ID]bool // closed or refused pages: what they open is closed too
+	serial   uint64
+	opened   []*tabEntry // opened since the last observation
+	closed   int         // pages closed at the bound since the last observation
+	refused  int         // popups refused since the last observation
+	jobs     []func(ctx context.Context)
+	wake     chan struct{}
+	hooks    *pageHooks
+	s        *Session
+}
+
+type tabEntry struct {
+	serial uint64
+	target cdptarget.ID
+	opener cdptarget.ID
+	// guarded by tabSet.mu
+	tab    *tab          // nil until adopted
+	ready  chan struct{} // closed when adoption ended, with tab or not
+	gone   bool
+	passed int // navigation hops of the page the check allowed
+	// guarded by the session's lock: the tab's draft receipt while
+	// another tab is active
+	draft *collect.Draft
+}
+
+// startTabs makes s keep the pages its tabs open, first being its tab.
+func (s *Session) startTabs(ctx context.Context, first *tab) {
+	ts := &tabSet{byTarget: map[cdptarget.ID]*tabEntry{}, closing: map[cdptarget.ID]bool{}, wake: make(chan struct{}, 1), s: s}
+	ts.hooks = &pageHooks{opened: ts.notePage, gone: ts.noteGone}
+	e := &tabEntry{target: first.target.TargetID, tab: first, ready: make(chan struct{})}
+	close(e.ready)
+	ts.entries, ts.byTarget[e.target] = []*tabEntry{e}, e
+	s.tabs, s.active = ts, e
+	first.mu.Lock()
+	first.hooks = ts.hooks
+	first.mu.Unlock()
+	go ts.run(ctx)
+}
+
+func (ts *tabSet) run(ctx context.Context) {
+	for {
+		select {
+		case <-ctx.Done():
+			return
+		case <-ts.wake:
+		}
+		ts.mu.Lock()
+		jobs := ts.jobs
+		ts.jobs = nil
+		ts.mu.Unlock()
+		for _, job := range jobs {
+			go job(ctx)
+		}
+	}
+}
+
+// queueLocked runs job on the worker.
+func (ts *tabSet) queueLocked(job func(ctx context.Context)) {
+	ts.jobs = append(ts.jobs, job)
+	select {
+	case ts.wake <- struct{}{}:
+	default:
+	}
+}
+
+// closeTargetLocked closes a page that is not a tab.
+func (ts *tabSet) closeTargetLocked(id cdptarget.ID) {
+	ts.closing[id] = true
+	ts.queueLocked(func(ctx context.Context) {
+		cctx, cancel := context.WithTimeout(ctx, tabTimeout)
+		defer cancel()
+		cdp.Call(cctx, ts.s.browser(), cdptarget.CloseTarget, cdptarget.CloseTargetParams{TargetID: id})
+	})
+}
+
+// notePage decides what becomes of a page that a tab opened. It runs in a
+// tab's event listener (every tab hears of every page).
+func (ts *tabSet) notePage(info *cdptarget.Info) {
+	if info.Type != "page" || info.OpenerID == "" {
+		return
+	}
+	ts.mu.Lock()
+	defer ts.mu.Unlock()
+	id := info.TargetID
+	if ts.byTarget[id] != nil || ts.closing[id] {
+		return
+	}
+	opener := ts.byTarget[info.OpenerID]
+	switch {
+	case ts.closing[info.OpenerID] || opener != nil && opener.gone:
+		ts.closeTargetLocked(id)
+	case opener == nil:
+		return // another session's page
+	case len(ts.entries) >= browser.MaxTabs:
+		ts.closed++
+		ts.closeTargetLocked(id)
+	default:
+		ts.serial++
+		e := &tabEntry{serial: ts.serial, target: id, opener: info.OpenerID, ready: make(chan struct{})}
+		ts.entries = append(ts.entries, e)
+		ts.byTarget[id] = e
+		ts.opened = append(ts.opened, e)
+		ts.queueLocked(ts.adoptJob(e))
+	}
+}
+
+// noteGone drops a page that closed. It runs in a tab's event listener.
+func (ts *tabSet) noteGone(id cdptarget.ID) {
+	ts.mu.Lock()
+	defer ts.mu.Unlock()
+	delete(ts.closing, id)
+	if e := ts.byTarget[id]; e != nil {
+		ts.dropLocked(e)
+	}
+}
+
+// dropLocked removes e from the open tabs and releases its tab; the first
+// tab's context is kept until the session closes, as ending it would end
+// an isolated session's browser context with every tab in it.
+func (ts *tabSet) dropLocked(e *tabEntry) {
+	if e.gone {
+		return
+	}
+	e.gone = true
+	ts.entries = slices.DeleteFunc(ts.entries, func(o *tabEntry) bool { return o == e })
+	ts.opened = slices.DeleteFunc(ts.opened, func(o *tabEntry) bool { return o == e })
+	if t := e.tab; t != nil {
+		// Not here: a listener holds a tab's lock, then this one.
+		ts.queueLocked(func(context.Context) {
+			t.markGone()
+			if e.serial != 0 {
+				t.close()
+			}
+		})
+	}
+}
+
+// adoptJob attaches to e's page as a tab. A popup refused before it loaded
+// anything, or whose page the check refuses once attached, is closed.
+func (ts *tabSet) adoptJob(e *tabEntry) func(ctx context.Context) {
+	return func(ctx context.Context) {
+		s := ts.s
+		actx, cancel := context.WithTimeout(ctx, tabTimeout)
+		defer cancel()
+		check := func(cctx context.Context, u *url.URL) error {
+			var err error
+			if s.checkNav != nil {
+				err = s.checkNav(cctx, u)
+			}
+			ts.mu.Lock()
+			defer ts.mu.Unlock()
+			if err == nil {
+				e.passed++
+			} else if e.passed == 0 {
+				ts.refuseLocked(e)
+			}
+			return err
+		}
+		t, err := adoptTab(actx, s.browserCtx, e.target, check, ts.hooks)
+		ts.mu.Lock()
+		defer ts.mu.Unlock()
+		defer close(e.ready)
+		if err != nil {
+			ts.dropLocked(e)
+			return
+		}
+		e.tab = t
+		if e.gone || ctx.Err() != nil {
+			go t.close()
+			return
+		}
+		t.mu.Lock()
+		t.withFrames = s.frames
+		t.mu.Unlock()
+		// A page that loaded before the guard was on is judged by its URL.
+		ts.queueLocked(func(ctx context.Context) { ts.judgeLoaded(ctx, e) })
+	}
+}
+
+// judgeLoaded refuses an adopted popup whose document already came from an
+// origin the check refuses (it loaded before the guard attached).
+func (ts *tabSet) judgeLoaded(ctx context.Context, e *tabEntry) {
+	s := ts.s
+	cctx, cancel := context.WithTimeout(ctx, tabTimeout)
+	defer cancel()
+	info, err := cdp.Call(cctx, s.browser(), cdptarget.GetTargetInfo, cdptarget.GetTargetInfoParams{TargetID: e.target})
+	if err != nil {
+		return
+	}
+	u, err := url.Parse(info.TargetInfo.URL)
+	if err != nil || (u.Scheme != "http" && u.Scheme != "https") || s.checkNav == nil {
+		return
+	}
+	if s.checkNav(cctx, u) != nil {
+		ts.mu.Lock()
+		ts.refuseLocked(e)
+		ts.mu.Unlock()
+	}
+}
+
+// refuseLocked closes a popup as refused.
+func (ts *tabSet) refuseLocked(e *tabEntry) {
+	if e.gone {
+		return
+	}
+	ts.refused++
+	ts.closing[e.target] = true
+	ts.dropLocked(e)
+	if e.tab == nil {
+		ts.closeTargetLocked(e.target)
+	}
+}
+
+// tabID is e's id, bound to the session.
+func (s *Session) tabID(e *tabEntry) string {
+	return s.refKeys.Mint(observation.KindTab, 0, e.serial)
+}
+
+// syncActive makes the active tab an open one: a tab that closed (by
+// itself, or refused) hands over to its opener, or to the newest tab.
+// Called under the session's lock.
+func (s *Session) syncActive() {
+	if s.tabs == nil {
+		return
+	}
+	s.tabs.mu.Lock()
+	if !s.active.gone {
+		s.tabs.mu.Unlock()
+		return
+	}
+	next := s.tabs.byTarget[s.active.opener]
+	if next == nil || next.gone || next.tab == nil {
+		next = nil
+		for _, e := range slices.Backward(s.tabs.entries) {
+			if e.tab != nil {
+				next = e
+				break
+			}
+		}
+	}
+	s.tabs.mu.Unlock()
+	if next != nil {
+		s.switchTo(next)
+	}
+}
+
+// switchTo makes e the active tab. References of the tab left are not
+// valid in the new one: its next observation is a new revision.
+func (s *Session) switchTo(e *tabEntry) {
+	s.active.draft, s.draft = s.draft, e.draft
+	s.active, s.tab = e, e.tab
+	s.revision++ // no reference of the tab left resolves in this one
+	s.doc, s.origin, s.cursor, s.places, s.textPlaces = "", "", nil, nil, nil
+}
+
+// browser is the CDP session of the session's browser.
+func (s *Session) browser() *chromedp.Browser {
+	return chromedp.FromContext(s.first.ctx).Browser
+}
+
+// stampTabs puts the tabs record on obs; list adds every tab.
+func (s *Session) stampTabs(ctx context.Context, obs *observation.Observation, list bool) {
+	if s.tabs == nil {
+		return
+	}
+	s.tabs.mu.Lock()
+	rec := &observation.Tabs{Active: s.tabID(s.active), Count: len(s.tabs.entries), Closed: s.tabs.closed, Refused: s.tabs.refused}
+	for _, e := range s.tabs.opened {
+		rec.Opened = append(rec.Opened, s.tabID(e))
+	}
+	entries := slices.Clone(s.tabs.entries)
+	s.tabs.mu.Unlock()
+	if list {
+		rec.List = []observation.Tab{}
+		for _, e := range entries {
+			tab := observation.Tab{ID: s.tabID(e), Active: e == s.active}
+			if info, err := cdp.Call(ctx, s.browser(), cdptarget.GetTargetInfo, cdptarget.GetTargetInfoParams{TargetID: e.target}); err == nil {
+				tab.URL, tab.URLTruncated = observation.CutUTF16(stripUserinfo(info.TargetInfo.URL), observation.MaxURLUnits)
+				tab.Title, tab.TitleTruncated = observation.CutUTF16(info.TargetInfo.Title, observation.MaxTitleUnits)
+			}
+			rec.List = append(rec.List, tab)
+		}
+	}
+	obs.Tabs = rec
+}
+
+// tabsReported forgets what obs.Tabs reported, once obs is published.
+func (s *Session) tabsReported(obs *observation.Observation) {
+	if s.tabs == nil || obs.Tabs == nil {
+		return
+	}
+	s.tabs.mu.Lock()
+	defer s.tabs.mu.Unlock()
+	s.tabs.opened = slices.DeleteFunc(s.tabs.opened, func(e *tabEntry) bool {
+		return slices.Contains(obs.Tabs.Opened, s.tabID(e))
+	})
+	s.tabs.closed -= obs.Tabs.Closed
+	s.tabs.refused -= obs.Tabs.Refused
+}
+
 // Tabs implements browser.Session.
 func (s *Session) Tabs(ctx context.Context, req browser.TabsRequest) (*observation.Observation, error) {
-	return nil, errcode.New(errcode.Internal, "not built yet")
+	if !s.interactions {
+		return nil, errcode.New(errcode.InvalidArgument, "tabs need tool version 1.8.0 or later")
+	}
+	if err := s.acquire(ctx); err != nil {
+		return nil, err
+	}
+	defer s.lock.Release(1)
+	switch req.Action {
+	case browser.TabsList:
+		if req.Tab != "" {
+			return nil, errcode.New(errcode.InvalidArgument, "list takes no tab")
+		}
+		return s.observeTabs(ctx, true)
+	case browser.TabsSelect, browser.TabsClose:
+	default:
+		return nil, errcode.New(errcode.InvalidArgument, "unknown tabs action %s (list, select, close)", errcode.Quote(string(req.Action)))
+	}
+	e, err := s.lookupTab(ctx, req.Tab)
+	if err != nil {
+		return nil, err
+	}
+	if req.Action == browser.TabsSelect {
+		if e != s.active {
+			s.switchTo(e)
+		}
+		return s.observeTabs(ctx, false)
+	}
+	if err := s.closeTab(ctx, e); err != nil {
+		return nil, err
+	}
+	return s.observeTabs(ctx, false)
+}
+
+func (s *Session) observeTabs(ctx context.Context, list bool) (*observation.Observation, error) {
+	s.listTabs = list
+	defer func() { s.listTabs = false }()
+	return s.observeLocked(ctx, observation.Request{})
+}
+
+// lookupTab resolves a tab id of the session to an open, adopted tab.
+func (s *Session) lookupTab(ctx context.Context, id string) (*tabEntry, error) {
+	if id == "" {
+		return nil, errcode.New(errcode.InvalidArgument, "tab is required")
+	}
+	_, serial, err := s.refKeys.Parse(observation.KindTab, id)
+	if err != nil {
+		return nil, err
+	}
+	s.tabs.mu.Lock()
+	var e *tabEntry
+	for _, o := range s.tabs.entries {
+		if o.serial == serial {
+			e = o
+		}
+	}
+	s.tabs.mu.Unlock()
+	if e == nil {
+		return nil, errcode.New(errcode.StaleReference, "the tab was closed; list the tabs")
+	}
+	wctx, cancel := context.WithTimeout(ctx, tabTimeout)
+	defer cancel()
+	select {
+	case <-e.ready:
+	case <-wctx.Done():
+		return nil, classify(wctx, wctx.Err(), errcode.Timeout, "the tab is still opening")
+	}
+	s.tabs.mu.Lock()
+	defer s.tabs.mu.Unlock()
+	if e.gone || e.tab == nil {
+		return nil, errcode.New(errcode.StaleReference, "the tab was closed; list the tabs")
+	}
+	return e, nil
+}
+
+// closeTab closes e's page as a person would: its beforeunload handler
+// runs, and a page that asks to keep unsaved changes stays open (the
+// dialog is dismissed, never accepted): navigation_cancelled.
+func (s *Session) closeTab(ctx context.Context, e *tabEntry) error {
+	s.tabs.mu.Lock()
+	last := len(s.tabs.entries) == 1
+	s.tabs.mu.Unlock()
+	if last {
+		return errcode.New(errcode.InvalidArgument, "the session's last tab cannot be closed")
+	}
+	t := e.tab
+	t.mark() // clears a dismissal of before
+	done := t.leave("")
+	defer done()
+	octx, end, err := t.begin(ctx)
+	if err != nil {
+		return err
+	}
+	_, err = cdp.Call(octx, t.target, page.Close, cdp.Empty{})
+	end()
+	if err != nil && !t.isGone() {
+		return classify(octx, err, errcode.ActionUncertain, "the tab may or may not have closed; list the tabs")
+	}
+	wctx, cancel := context.WithTimeout(ctx, tabTimeout)
+	defer cancel()
+	t.waitFor(wctx, func() bool { return t.dismissed })
+	s.tabs.mu.Lock()
+	gone := e.gone
+	s.tabs.mu.Unlock()
+	t.mu.Lock()
+	cancelled := t.dismissed && !gone
+	t.mu.Unlock()
+	if cancelled {
+		return errcode.New(errcode.NavigationCancelled, "the page asked to keep unsaved changes; the tab stays open")
+	}
+	if !gone {
+		return errcode.New(errcode.ActionUncertain, "the tab did not close in time; list the tabs")
+	}
+	s.syncActive()
+	return nil
+}
+
+// closeTabs closes every tab, the first last, for Close.
+func (s *Session) closeTabs() {
+	if s.tabs == nil {
+		s.tab.close()
+		return
+	}
+	s.tabs.mu.Lock()
+	var tabs []*tab
+	for _, e := range s.tabs.entries {
+		if e.tab != nil && e.serial != 0 {
+			tabs = append(tabs, e.tab)
+		}
+	}
+	s.tabs.mu.Unlock()
+	for _, t := range tabs {
+		t.close()
+	}
+	s.first.close()
 }
