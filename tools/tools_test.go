@@ -83,9 +83,9 @@ func TestErrorsDoNotEchoHugeInput(t *testing.T) {
 	huge := strings.Repeat("x", 900<<10) // under the argument bound
 	cases := map[string]error{}
 	_, cases["unknown field"] = ParseObserve(Newest(), json.RawMessage(`{"`+huge+`":1}`))
-	_, cases["act kind without ref"] = ParseAct(Newest(), json.RawMessage(`{"kind":"` + huge + `"}`))
+	_, cases["act kind without ref"] = ParseAct(Newest(), json.RawMessage(`{"kind":"`+huge+`"}`))
 	_, cases["tool version"] = Lookup(huge)
-	_, cases["escaped field"] = ParseNavigate(Newest(), json.RawMessage(`{"` + strings.Repeat(`\n`, 1000) + `":1}`))
+	_, cases["escaped field"] = ParseNavigate(Newest(), json.RawMessage(`{"`+strings.Repeat(`\n`, 1000)+`":1}`))
 	for name, err := range cases {
 		if errcode.Of(err) != errcode.InvalidArgument {
 			t.Errorf("%s: %v, want invalid_argument", name, err)

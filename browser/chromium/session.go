@@ -156,7 +156,7 @@ func (s *Session) observeLocked(ctx context.Context, req observation.Request) (*
 	if err := req.Check(); err != nil {
 		return nil, err
 	}
-	s.syncActive() // the active tab may have closed during the call
+	s.syncActive()      // the active tab may have closed during the call
 	var rs *frameResume // where streams that stopped in frames resume
 	switch {
 	case req.Cursor != "" && observation.Kind(req.Cursor[0]) == observation.KindNext:
