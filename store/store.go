@@ -39,10 +39,20 @@ type (
 	ListOptions = record.ListOptions
 	Pruned      = record.Pruned
 	Lease       = record.Lease
+	Blob        = record.Blob
+	BlobInfo    = record.BlobInfo
 )
 
 // Unavailable is the code of a failure to read or write the store.
 const Unavailable = record.Unavailable
+
+// Blob bounds and media types (see Blob).
+const (
+	MaxBlobBytes     = record.MaxBlobBytes     // 1 MiB of data
+	MaxBlobMetaBytes = record.MaxBlobMetaBytes // 4 KiB of JSON
+	MediaJPEG        = record.MediaJPEG
+	MediaPNG         = record.MediaPNG
+)
 
 // Call statuses and the outcome of a call that succeeded.
 const (
@@ -71,10 +81,28 @@ type Store interface {
 	Calls(ctx context.Context, sessionID string, fn func(Call) error) error
 	// Sessions lists sessions, newest first.
 	Sessions(ctx context.Context, opts ListOptions) ([]Summary, error)
-	// Prune removes whole sessions: those whose last write is older than
-	// olderThan (0: no age limit), then the oldest until the records hold
-	// at most maxBytes of JSON (0: no size limit).
+	// Prune removes whole sessions, with their calls and blobs: those
+	// whose last write is older than olderThan (0: no age limit), then the
+	// oldest until the records hold at most maxBytes (0: no size limit) of
+	// JSON and blob data (Blob.Size).
 	Prune(ctx context.Context, olderThan time.Duration, maxBytes int64) (Pruned, error)
+
+	// Blobs: binary data (screenshots) tied to a recorded call. The
+	// blob methods' not_found covers an unknown session, call or blob
+	// alike.
+
+	// PutBlob stores b, in one transaction with its session's byte count,
+	// and returns its id. Data over MaxBlobBytes (or meta over
+	// MaxBlobMetaBytes) is too_large; a session or call the store does
+	// not hold is not_found; data that is not of its media type, and
+	// other malformed input, invalid_argument.
+	PutBlob(ctx context.Context, b Blob) (id int64, err error)
+	// Blobs lists a session's blobs without their data, by sequence
+	// number, then id.
+	Blobs(ctx context.Context, sessionID string) ([]BlobInfo, error)
+	// Blob reads a blob of a session; an id of another session's blob is
+	// not_found, as a missing one is.
+	Blob(ctx context.Context, sessionID string, id int64) (Blob, error)
 
 	// Leases: a tenant's profile is held by at most one live lease (its
 	// expiry after now, the store's reading of Go's clock), decided by the
@@ -173,6 +201,14 @@ func (noStore) Prune(context.Context, time.Duration, int64) (Pruned, error) {
 	return Pruned{}, nil
 }
 func (noStore) Close() error { return nil }
+
+func (noStore) PutBlob(context.Context, Blob) (int64, error) { return 0, nil }
+func (noStore) Blobs(context.Context, string) ([]BlobInfo, error) {
+	return nil, notRecorded()
+}
+func (noStore) Blob(context.Context, string, int64) (Blob, error) {
+	return Blob{}, notRecorded()
+}
 
 func (noStore) AcquireLease(context.Context, Lease) (Lease, error) { return Lease{}, noLeases() }
 func (noStore) RenewLease(context.Context, string, time.Time) (Lease, error) {

@@ -61,7 +61,7 @@ func Open(ctx context.Context, dsn string) (*Store, error) {
 		Write: pooled{conn: db, pool: pool},
 		Read:  db,
 		Dialect: sqlstore.Dialect{Sessions: "veetbrowser_sessions", Calls: "veetbrowser_calls",
-			Leases: "veetbrowser_leases", Greatest: "greatest", Text: "::text", Numbered: true},
+			Leases: "veetbrowser_leases", Blobs: "veetbrowser_blobs", Greatest: "greatest", Text: "::text", Numbered: true},
 		Stamp:     record.Timestamp,
 		At:        utc,
 		Duplicate: isUniqueViolation,

@@ -98,9 +98,10 @@ func Open(ctx context.Context, path string) (*Store, error) {
 	}
 	read.SetMaxOpenConns(readConns)
 	return &Store{write: write, read: read, sqlStore: sqlstore.New(sqlstore.Config[int64]{
-		Write:     writer{conn: conn{write}, db: write},
-		Read:      conn{read},
-		Dialect:   sqlstore.Dialect{Sessions: "sessions", Calls: "calls", Leases: "leases", Greatest: "max"},
+		Write: writer{conn: conn{write}, db: write},
+		Read:  conn{read},
+		Dialect: sqlstore.Dialect{Sessions: "sessions", Calls: "calls", Leases: "leases", Blobs: "blobs",
+			Greatest: "max"},
 		Stamp:     micros,
 		At:        fromMicros,
 		Duplicate: isConstraint,

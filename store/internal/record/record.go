@@ -5,6 +5,7 @@
 package record
 
 import (
+	"bytes"
 	"context"
 	"encoding/json"
 	"errors"
@@ -40,6 +41,17 @@ const (
 	MaxListLimit  = 10000
 	DefaultLimit  = 100
 	viewSHA256Len = 32
+	// MaxBlobBytes bounds one blob's data; screenshots are capped well
+	// below it before they reach the store.
+	MaxBlobBytes = 1 << 20
+	// MaxBlobMetaBytes bounds a blob's metadata (what was masked, …).
+	MaxBlobMetaBytes = 4 << 10
+)
+
+// Blob media types: the only ones a blob is stored as.
+const (
+	MediaJPEG = "image/jpeg"
+	MediaPNG  = "image/png"
 )
 
 // Session is a recorded session: one page pinned to one tool version.
@@ -122,12 +134,42 @@ type Lease struct {
 	Expires time.Time // stored in UTC with microsecond precision
 }
 
+// Blob is binary data tied to one recorded call of a session, such as a
+// screenshot of the page revision the call saw.
+type Blob struct {
+	SessionID string
+	Seq       int64  // the call's sequence number: the call is recorded first
+	Kind      string // what it is, e.g. "screenshot"; 1 to MaxNameBytes bytes
+	Revision  string // the observation revision it shows; may be empty
+	MediaType string // MediaJPEG or MediaPNG, checked against the data's signature
+	Data      []byte // 1 to MaxBlobBytes bytes
+	// Meta is a JSON object of at most MaxBlobMetaBytes saying how the
+	// data was made (what was masked, its scale, …); nil for none.
+	Meta json.RawMessage
+}
+
+// BlobInfo is a blob in a listing: everything but its data.
+type BlobInfo struct {
+	ID        int64 // assigned by the store, unique in the store
+	SessionID string
+	Seq       int64
+	Kind      string
+	Revision  string
+	MediaType string
+	Bytes     int64 // the data's length
+	Meta      json.RawMessage
+}
+
+// Size is the bytes a blob holds, counted for retention with the
+// session's JSON.
+func (b *Blob) Size() int64 { return int64(len(b.Data) + len(b.Meta)) }
+
 // Summary is a session in a listing.
 type Summary struct {
 	Session
 	Calls    int
 	Outcomes map[string]int // by outcome; open intents count as "intent"
-	Bytes    int64          // JSON bytes of the session's records
+	Bytes    int64          // bytes of the session's records: their JSON and blobs (Blob.Size)
 	LastAt   time.Time      // the session's last write
 }
 
@@ -140,6 +182,7 @@ type ListOptions struct {
 type Pruned struct {
 	Sessions int
 	Calls    int
+	Blobs    int
 	Bytes    int64
 }
 
@@ -320,6 +363,71 @@ func checkJSON(what string, doc json.RawMessage, required bool) error {
 	return nil
 }
 
+// CheckBlob refuses a blob the store must not write: data over
+// MaxBlobBytes is too_large, anything else malformed invalid_argument.
+func CheckBlob(b *Blob) error {
+	if err := checkID(b.SessionID); err != nil {
+		return err
+	}
+	if b.Seq <= 0 {
+		return errcode.New(errcode.InvalidArgument, "a blob belongs to a recorded call: its sequence number is 1 or more")
+	}
+	if err := checkText("blob's kind", b.Kind, true); err != nil {
+		return err
+	}
+	if err := checkText("blob's revision", b.Revision, false); err != nil {
+		return err
+	}
+	if len(b.Data) > MaxBlobBytes {
+		return errcode.New(errcode.TooLarge, "a blob has at most %d bytes", MaxBlobBytes)
+	}
+	if len(b.Data) == 0 {
+		return errcode.New(errcode.InvalidArgument, "a blob needs its data")
+	}
+	if !hasSignature(b.MediaType, b.Data) {
+		return errcode.New(errcode.InvalidArgument, "a blob is %q or %q data, and its media type says which", MediaJPEG, MediaPNG)
+	}
+	if b.Meta == nil {
+		return nil
+	}
+	if len(b.Meta) > MaxBlobMetaBytes {
+		return errcode.New(errcode.TooLarge, "a blob's metadata has at most %d bytes", MaxBlobMetaBytes)
+	}
+	if !utf8.Valid(b.Meta) || !json.Valid(b.Meta) || !isObject(b.Meta) {
+		return errcode.New(errcode.InvalidArgument, "a blob's metadata is a UTF-8 JSON object")
+	}
+	return nil
+}
+
+// hasSignature tells whether data begins as its media type's files do, so
+// that what is served later as an image is one.
+func hasSignature(mediaType string, data []byte) bool {
+	switch mediaType {
+	case MediaPNG:
+		return bytes.HasPrefix(data, []byte("\x89PNG\r\n\x1a\n"))
+	case MediaJPEG:
+		return bytes.HasPrefix(data, []byte("\xff\xd8\xff"))
+	}
+	return false
+}
+
+func isObject(doc json.RawMessage) bool {
+	var v map[string]json.RawMessage
+	return json.Unmarshal(doc, &v) == nil && v != nil
+}
+
+// checkText refuses what a text column cannot hold as given (see
+// checkLeaseText), or more than MaxNameBytes.
+func checkText(what, s string, required bool) error {
+	if required && s == "" {
+		return errcode.New(errcode.InvalidArgument, "a %s is required", what)
+	}
+	if len(s) > MaxNameBytes || !utf8.ValidString(s) || strings.ContainsRune(s, 0) {
+		return errcode.New(errcode.InvalidArgument, "a %s has at most %d bytes of UTF-8 text without NUL", what, MaxNameBytes)
+	}
+	return nil
+}
+
 // Limit is the listing limit opts ask for, refused when out of range.
 func Limit(opts ListOptions) (int, error) {
 	switch {
@@ -349,6 +457,23 @@ func NoSession() error {
 // NoIntent is the error for a Complete without its open intent.
 func NoIntent() error {
 	return errcode.New(errcode.InvalidArgument, "no open intent has that session id and sequence number")
+}
+
+// NoBlobSession is the blob methods' error for a session id the store
+// does not hold.
+func NoBlobSession() error {
+	return errcode.New(errcode.NotFound, "no recorded session has that id")
+}
+
+// NoBlobCall is the error for a blob of a call the store does not hold.
+func NoBlobCall() error {
+	return errcode.New(errcode.NotFound, "no recorded call has that session id and sequence number")
+}
+
+// NoBlob is the error for a blob id the session does not hold (another
+// session's is not found either).
+func NoBlob() error {
+	return errcode.New(errcode.NotFound, "the session has no blob with that id")
 }
 
 // SessionExists is the error for a session id the store already holds.

@@ -240,17 +240,18 @@ func checkRetention(olderThan time.Duration, maxBytes int64) error {
 
 // prune removes, with remove, the sessions of newestFirst that retention
 // selects (see record.Prunable) and counts what went. remove deletes one
-// session and its calls and returns how many calls it held.
+// session, its calls and its blobs and returns how many of each it held.
 func prune(newestFirst []record.Extent, olderThan time.Duration, maxBytes int64,
-	remove func(id string) (calls int64, err error)) (record.Pruned, error) {
+	remove func(id string) (calls, blobs int64, err error)) (record.Pruned, error) {
 	var p record.Pruned
 	for _, x := range record.Prunable(newestFirst, time.Now(), olderThan, maxBytes) {
-		calls, err := remove(x.ID)
+		calls, blobs, err := remove(x.ID)
 		if err != nil {
 			return record.Pruned{}, err
 		}
 		p.Sessions++
 		p.Calls += int(calls)
+		p.Blobs += int(blobs)
 		p.Bytes += x.Bytes
 	}
 	return p, nil

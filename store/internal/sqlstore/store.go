@@ -30,10 +30,10 @@ type Pool interface {
 
 // Dialect is what the SQL text of the stores differs in.
 type Dialect struct {
-	Sessions, Calls, Leases string // the table names
-	Greatest                string // the function that picks the larger of two values
-	Text                    string // appended to a JSON column to read it as text
-	Numbered                bool   // placeholders are $1, $2, … rather than ?
+	Sessions, Calls, Leases, Blobs string // the table names
+	Greatest                       string // the function that picks the larger of two values
+	Text                           string // appended to a JSON column to read it as text
+	Numbered                       bool   // placeholders are $1, $2, … rather than ?
 }
 
 // Config is what a store supplies: its connections, its dialect and its
@@ -65,12 +65,13 @@ type statements struct {
 	session, calls, sessions                               string
 	extents, deleteCalls, deleteSession                    string
 	leases                                                 leaseStatements
+	blobs                                                  blobStatements
 }
 
 // New returns the store that c describes.
 func New[T any](c Config[T]) *Store[T] {
 	d := c.Dialect
-	names := strings.NewReplacer("{sessions}", d.Sessions, "{calls}", d.Calls, "{leases}", d.Leases,
+	names := strings.NewReplacer("{sessions}", d.Sessions, "{calls}", d.Calls, "{leases}", d.Leases, "{blobs}", d.Blobs,
 		"{greatest}", d.Greatest, "{text}", d.Text)
 	q := func(query string) string {
 		query = names.Replace(query)
@@ -108,6 +109,7 @@ func New[T any](c Config[T]) *Store[T] {
 		deleteCalls:   q(`DELETE FROM {calls} WHERE session_id = ?`),
 		deleteSession: q(`DELETE FROM {sessions} WHERE id = ?`),
 		leases:        newLeaseStatements(q),
+		blobs:         newBlobStatements(q),
 	}}
 }
 
@@ -230,8 +232,9 @@ func (s *Store[T]) Sessions(ctx context.Context, opts record.ListOptions) ([]rec
 	return summaries(rows, s.cfg.At)
 }
 
-// Prune removes whole sessions by age of their last write, then the oldest
-// until at most maxBytes of records remain, in one transaction.
+// Prune removes whole sessions, their calls and blobs, by age of their last
+// write, then the oldest until at most maxBytes of records (JSON and blob
+// bytes) remain, in one transaction.
 func (s *Store[T]) Prune(ctx context.Context, olderThan time.Duration, maxBytes int64) (record.Pruned, error) {
 	if err := checkRetention(olderThan, maxBytes); err != nil {
 		return record.Pruned{}, err
@@ -252,13 +255,15 @@ func (s *Store[T]) Prune(ctx context.Context, olderThan time.Duration, maxBytes 
 		if err != nil {
 			return err
 		}
-		p, err = prune(all, olderThan, maxBytes, func(id string) (int64, error) {
-			calls, err := tx.Exec(ctx, s.sql.deleteCalls, id)
-			if err != nil {
-				return 0, err
+		p, err = prune(all, olderThan, maxBytes, func(id string) (calls, blobs int64, err error) {
+			if blobs, err = tx.Exec(ctx, s.sql.blobs.deleteAll, id); err != nil {
+				return 0, 0, err
+			}
+			if calls, err = tx.Exec(ctx, s.sql.deleteCalls, id); err != nil {
+				return 0, 0, err
 			}
 			_, err = tx.Exec(ctx, s.sql.deleteSession, id)
-			return calls, err
+			return calls, blobs, err
 		})
 		return err
 	})
