@@ -7,7 +7,8 @@
 //	veetbrowser serve --data DIR --tokens FILE [--listen ADDR] [--store SPEC] [--tls-cert FILE --tls-key FILE] [--cdp WS_URL...] [--browser PATH] [--max-leases N] [--allow-private] [--log-level LEVEL]
 //	veetbrowser token TENANT
 //	veetbrowser suite [--budget BYTES] [--json] [--browser PATH] [--cdp WS_URL] [--log-level LEVEL] [--store SPEC] [--retain DURATION] [--retain-bytes N]
-//	veetbrowser replay [--store SPEC] [--budget BYTES] [--tool-version V] [SESSION]
+//	veetbrowser replay [--store SPEC] [--budget BYTES] [--tool-version V] [--html FILE] [SESSION]
+//	veetbrowser view [--store SPEC] [--listen ADDR] [--token-file FILE]
 //	veetbrowser sessions [--store SPEC] [--limit N]
 //	veetbrowser version
 //
@@ -16,7 +17,8 @@
 // prints what browser_find finds on a page.
 // Every call is recorded in the artifact store (--store, default
 // $VEETBROWSER_STORE, else a SQLite file under $XDG_DATA_HOME/veetbrowser);
-// replay re-derives a recorded session's model views from it.
+// replay re-derives a recorded session's model views from it (--html writes
+// its timeline as one HTML file); view serves the sessions as timelines.
 package main
 
 import (
@@ -78,6 +80,8 @@ func run(ctx context.Context, args []string, stdout, stderr io.Writer) int {
 		cmd = &ReplayCommand{Stdout: stdout}
 	case "sessions":
 		cmd = &SessionsCommand{Stdout: stdout}
+	case "view":
+		cmd = &ViewCommand{Stdout: stdout, Stderr: stderr}
 	case "version":
 		cmd = &VersionCommand{Stdout: stdout}
 	case "help", "-h", "--help":
@@ -109,7 +113,7 @@ const (
 	findUsageLine     = "veetbrowser find URL QUERY [--budget BYTES] [--tool-version V] [--browser PATH] [--cdp WS_URL] [--log-level LEVEL] [--store SPEC] [--retain DURATION] [--retain-bytes N]"
 	mcpUsageLine      = "veetbrowser mcp (--allow-origin ORIGIN... | --allow-any-origin) [--hosted URL --profile NAME] [--allow-link-local] [--http ADDR] [--http-allow-origin ORIGIN...] [--max-sessions N] [--idle-timeout DURATION] [--budget BYTES] [--tool-version V] [--upload-root DIR] [--browser PATH] [--cdp WS_URL] [--log-level LEVEL] [--store SPEC] [--retain DURATION] [--retain-bytes N]"
 	suiteUsageLine    = "veetbrowser suite [--budget BYTES] [--json] [--browser PATH] [--cdp WS_URL] [--log-level LEVEL] [--store SPEC] [--retain DURATION] [--retain-bytes N]"
-	replayUsageLine   = "veetbrowser replay [--store SPEC] [--budget BYTES] [--tool-version V] [SESSION]"
+	replayUsageLine   = "veetbrowser replay [--store SPEC] [--budget BYTES] [--tool-version V] [--html FILE] [SESSION]"
 	sessionsUsageLine = "veetbrowser sessions [--store SPEC] [--limit N]"
 )
 
@@ -128,6 +132,8 @@ commands:
   suite           run the synthetic component task suite
   replay [ID]     re-derive a recorded session's model views (no ID: the newest) and
                   check they are byte-identical
+                  (--html FILE: write its timeline as one self-contained HTML file)
+  view            serve the recorded sessions as timelines on a local read-only web page
   sessions        list the recorded sessions, newest first
   version         print the version and the browser tool versions
 
@@ -145,6 +151,7 @@ flags:
   `+tokenUsageLine+`
   `+suiteUsageLine+`
   `+replayUsageLine+`
+  `+viewUsageLine+`
   `+sessionsUsageLine+`
 `)
 }

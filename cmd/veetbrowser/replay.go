@@ -9,13 +9,15 @@ import (
 	"github.com/veetbot/veetbrowser/errcode"
 	"github.com/veetbot/veetbrowser/replay"
 	"github.com/veetbot/veetbrowser/store"
+	"github.com/veetbot/veetbrowser/viewer"
 )
 
 // ReplayCommand re-derives the model views of a recorded session from its
 // records. As recorded, every view must be byte-identical to the one that
 // was returned; with --budget or --tool-version the views are re-projected
 // under those inputs and each one's size is printed. It fails on the first
-// difference, or on a view that does not fit.
+// difference, or on a view that does not fit. With --html it also writes
+// the session's timeline (viewer) as one self-contained HTML file.
 type ReplayCommand struct {
 	Stdout io.Writer
 }
@@ -25,6 +27,7 @@ func (c *ReplayCommand) Run(ctx context.Context, args []string) error {
 	fs := flag.NewFlagSet("replay", flag.ContinueOnError)
 	budget := fs.Int("budget", 0, "re-project every view within this inline byte budget (default: as recorded)")
 	version := fs.String("tool-version", "", "re-project every view as this browser tool version (default: as recorded)")
+	html := fs.String("html", "", "also write the session's timeline to this `file`: one self-contained HTML page, written whole or not at all")
 	var sf storeFlags
 	sf.register(fs, false)
 	pos, err := parseUsage(fs, args, 1, replayUsageLine)
@@ -45,6 +48,12 @@ func (c *ReplayCommand) Run(ctx context.Context, args []string) error {
 	rep, err := replay.Session(ctx, st, id, replay.Options{Budget: *budget, Version: *version})
 	if err != nil {
 		return err
+	}
+	if *html != "" {
+		if err := viewer.WriteFile(ctx, *html, st, id, nil); err != nil {
+			return err
+		}
+		fmt.Fprintf(c.Stdout, "session %s: timeline written to %s\n", id, *html)
 	}
 	if !rep.AsRecorded {
 		for _, v := range rep.Views {
