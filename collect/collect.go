@@ -34,7 +34,7 @@ var sources embed.FS
 // uses only what an earlier file or its own defines.
 var files = []string{
 	"dom.js", "strings.js", "visibility.js", "names.js", "frames.js", "controls.js", "regions.js",
-	"text.js", "draft.js", "actions.js", "find.js", "observe.js",
+	"text.js", "draft.js", "actions.js", "find.js", "screenshot.js", "observe.js",
 }
 
 // bound is one value the collector reads from B, by its Go name.
