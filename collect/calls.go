@@ -63,6 +63,7 @@ const (
 	NotEditable Refusal = "not_editable" // a type action's control takes no text
 	Covered     Refusal = "covered"      // the point a pointer action hits is another element's
 	Unfocusable Refusal = "unfocusable"  // the keyboard focus is not in the control
+	OutOfView   Refusal = "out_of_view"  // past the default Reveal, the control is out of the window
 
 	NotSelect Refusal = "not_select" // the control is not a <select>
 	Multiple  Refusal = "multiple"   // a multiple-choice list, which trusted keys cannot set
@@ -74,7 +75,7 @@ const (
 var (
 	observeRefusals = []Refusal{DocumentChanged, AnchorUnknown, AnchorDetached, AnchorMoved}
 	inspectRefusals = []Refusal{DocumentChanged, Stale, Detached, Hidden, Disabled, NotEditable}
-	prepareRefusals = []Refusal{DocumentChanged, Stale, Detached, Hidden, Disabled, NotEditable, Covered, Unfocusable}
+	prepareRefusals = []Refusal{DocumentChanged, Stale, Detached, Hidden, Disabled, NotEditable, Covered, Unfocusable, OutOfView}
 	armRefusals     = []Refusal{Detached, Covered, Unfocusable}
 	selectRefusals  = []Refusal{Detached, NotSelect, Multiple, NoOption, Disabled, TooFar}
 )
@@ -112,13 +113,31 @@ type Target struct {
 
 // GuardRequest asks for the live guards of an action on a control: one
 // that hits a point (Pointer), takes the keyboard focus (Focus) or must
-// take text (Editable).
+// take text (Editable). Tool version 1.8.0 adds: how Prepare brings the
+// control into view (Reveal), a wheel over it (Scroller: the point is
+// hit-tested and the answer measures what the wheel scrolls), and a focus
+// that keeps the caret and selection of a control that took the last
+// keyboard action and still holds the focus (KeepSelection).
 type GuardRequest struct {
 	Target
-	Pointer  bool `json:"pointer,omitempty"`
-	Focus    bool `json:"focus,omitempty"`
-	Editable bool `json:"editable,omitempty"`
+	Pointer       bool   `json:"pointer,omitempty"`
+	Focus         bool   `json:"focus,omitempty"`
+	Editable      bool   `json:"editable,omitempty"`
+	Reveal        Reveal `json:"reveal,omitempty"`
+	Scroller      bool   `json:"scroller,omitempty"`
+	KeepSelection bool   `json:"keep_selection,omitempty"`
 }
+
+// Reveal is how Prepare brings a control into view. Past the default, the
+// point is the middle of the part of the control in the window, and a
+// control out of the window is refused (OutOfView).
+type Reveal string
+
+const (
+	RevealCenter  Reveal = ""        // scrolled to the middle of the window
+	RevealNearest Reveal = "nearest" // scrolled only as far as it takes to show it
+	RevealNone    Reveal = "none"    // not scrolled
+)
 
 // Inspect runs the read-only guards and reads the control's label facts;
 // it changes nothing in the page, so it may run before authorization.
@@ -145,12 +164,15 @@ type Facts struct {
 
 // GuardResult is the answer of Inspect or Prepare: a refusal, or the facts
 // and (after Prepare) the point a pointer action hits. Facts come with a
-// refusal too when the control was found.
+// refusal too when the control was found, and so do a Scroller request's
+// height of the scroller's viewport and how far it is scrolled (Top).
 type GuardResult struct {
-	Error Refusal `json:"error"`
-	X     float64 `json:"x"`
-	Y     float64 `json:"y"`
-	Facts *Facts  `json:"facts"`
+	Error  Refusal  `json:"error"`
+	X      float64  `json:"x"`
+	Y      float64  `json:"y"`
+	Facts  *Facts   `json:"facts"`
+	Height *float64 `json:"height"`
+	Top    *float64 `json:"top"`
 }
 
 // DecodeInspect decodes the answer of Inspect.
@@ -170,6 +192,9 @@ func decodeGuard(raw []byte, allowed []Refusal) (*GuardResult, error) {
 	if r.Error == "" && r.Facts == nil {
 		return nil, errors.New("guard answer without facts")
 	}
+	if (r.Height == nil) != (r.Top == nil) || (r.Height != nil && (*r.Height < 0 || r.Facts == nil)) {
+		return nil, errors.New("guard answer with a partial or impossible scroller")
+	}
 	if f := r.Facts; f != nil && (observation.UTF16Len(f.Name) > policy.MaxFactName || observation.UTF16Len(f.Form) > policy.MaxFactName) {
 		return nil, errors.New("guard answer with a name over its bound")
 	}
@@ -182,10 +207,12 @@ type GuardKind string
 const (
 	GuardPointer  GuardKind = "pointer"  // mouse input at a point
 	GuardKeyboard GuardKind = "keyboard" // key input at the focus
+	GuardHover    GuardKind = "hover"    // the mouse's arrival at a point
+	GuardPress    GuardKind = "press"    // a drag's press at a point (its moves and release are not watched)
 )
 
 // ArmRequest arms the input guard for a control, after a last check that
-// a pointer action's point (X, Y) still hits it or that it still has the
+// a pointer, hover or press action's point (X, Y) still hits it or that it still has the
 // keyboard focus.
 type ArmRequest struct {
 	Target

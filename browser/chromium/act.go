@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"math"
 	"time"
 
 	"github.com/chromedp/cdproto/cdp"
@@ -31,9 +32,15 @@ func (s *Session) Act(ctx context.Context, a browser.Action, authorize browser.A
 	if s.tab.pendingDialog() != nil {
 		return nil, errcode.New(errcode.NotActionable, "a JavaScript dialog is open; answer it with kind dialog first")
 	}
-	class, err := actionClass(a)
+	class, err := s.actionClass(a)
 	if err != nil {
 		return nil, err
+	}
+	switch a.Kind {
+	case browser.ActScroll:
+		return s.scrollLocked(ctx, a, authorize)
+	case browser.ActDrag:
+		return s.dragLocked(ctx, a, authorize)
 	}
 	ct, err := s.control(a.Ref)
 	if err != nil {
@@ -42,10 +49,14 @@ func (s *Session) Act(ctx context.Context, a browser.Action, authorize browser.A
 	defer s.leaveFrame()
 	req := collect.GuardRequest{
 		Target:   ct,
-		Pointer:  a.Kind == browser.ActClick || a.Kind == browser.ActCheck || a.Kind == browser.ActUncheck,
+		Pointer:  a.Kind == browser.ActClick || a.Kind == browser.ActCheck || a.Kind == browser.ActUncheck || a.Kind == browser.ActHover,
 		Focus:    a.Kind == browser.ActType || a.Kind == browser.ActPress || a.Kind == browser.ActSelect,
 		Editable: a.Kind == browser.ActType,
 	}
+	// From 1.8.0 a control that took the last keyboard action and still
+	// holds the focus keeps its caret and selection, so that typing after
+	// a chord such as Control+A replaces the selected text.
+	req.KeepSelection = s.interactions && req.Focus
 	// Read-only guards and facts first: nothing touches the page before the
 	// action is authorized.
 	insp, err := s.guards(ctx, collect.Inspect(req), collect.DecodeInspect)
@@ -101,6 +112,12 @@ func (s *Session) Act(ctx context.Context, a browser.Action, authorize browser.A
 // actionFacts are the facts the policy judges an action by: the control's
 // live label facts, and whether this action submits its form.
 func actionFacts(a browser.Action, p *collect.GuardResult) policy.Facts {
+	if a.Kind == browser.ActHover || a.Kind == browser.ActScroll {
+		// Pointing at a control or scrolling under it does not act on it:
+		// only the origin is judged (the grant), so neither ever asks for,
+		// nor consumes, an approval meant for the control.
+		return policy.Facts{Origin: p.Facts.Origin}
+	}
 	f := policy.Facts{Origin: p.Facts.Origin, Role: p.Facts.Role, Name: p.Facts.Name, NameCut: p.Facts.NameCut, Form: p.Facts.Form}
 	switch a.Kind {
 	case browser.ActClick:
@@ -108,9 +125,13 @@ func actionFacts(a browser.Action, p *collect.GuardResult) policy.Facts {
 	case browser.ActType:
 		f.Submit = a.Submit && p.Facts.InForm
 	case browser.ActPress:
-		// Enter submits from any control of a form; Space activates a
-		// focused submit button.
-		f.Submit = (a.Key == "Enter" && p.Facts.InForm) || (a.Key == " " && p.Facts.Submit)
+		// Enter submits from any control of a form, with modifiers too
+		// (a 1.8.0 chord); Space activates a focused submit button.
+		key := a.Key
+		if c, ok := parseChord(a.Key); ok {
+			key = c.key
+		}
+		f.Submit = (key == "Enter" && p.Facts.InForm) || (key == " " && p.Facts.Submit)
 	}
 	return f
 }
@@ -136,7 +157,7 @@ func (s *Session) bindDraftLocked(ctx context.Context, ct collect.Target, text s
 	s.draft = &collect.Draft{Value: value}
 }
 
-func actionClass(a browser.Action) (string, error) {
+func (s *Session) actionClass(a browser.Action) (string, error) {
 	switch a.Kind {
 	case browser.ActClick:
 		return policy.ClassClick, nil
@@ -144,13 +165,35 @@ func actionClass(a browser.Action) (string, error) {
 		if a.Kind == browser.ActPress && a.Key == "" {
 			return "", errcode.New(errcode.InvalidArgument, "press needs a key")
 		}
-		if _, named := namedKeys[a.Key]; a.Kind == browser.ActPress && !named && len([]rune(a.Key)) != 1 {
+		if a.Kind == browser.ActPress && s.interactions {
+			if _, ok := parseChord(a.Key); !ok {
+				return "", errcode.New(errcode.InvalidArgument, "unknown key or chord %s (modifiers Control, Shift, Alt, Meta, each once, joined by + to one named key or character)", errcode.Quote(a.Key))
+			}
+		} else if _, named := namedKeys[a.Key]; a.Kind == browser.ActPress && !named && len([]rune(a.Key)) != 1 {
 			return "", errcode.New(errcode.InvalidArgument, "unknown key %s", errcode.Quote(a.Key))
 		}
 		if a.Kind == browser.ActSelect && a.Option == "" {
 			return "", errcode.New(errcode.InvalidArgument, "select needs the option's visible label")
 		}
 		return policy.ClassInput, nil
+	case browser.ActHover, browser.ActScroll, browser.ActDrag:
+		if !s.interactions {
+			break
+		}
+		switch {
+		case a.Kind != browser.ActScroll && a.Ref == "":
+			return "", errcode.New(errcode.InvalidArgument, "%s needs a ref", a.Kind)
+		case a.Kind == browser.ActDrag && a.To == "":
+			return "", errcode.New(errcode.InvalidArgument, "drag needs to: the ref of the control to drop on")
+		case a.Kind == browser.ActDrag && a.To == a.Ref:
+			return "", errcode.New(errcode.InvalidArgument, "drag needs two different controls")
+		case a.Kind == browser.ActScroll && !(math.Abs(a.Viewports) <= browser.MaxScrollViewports):
+			return "", errcode.New(errcode.InvalidArgument, "viewports must be between -%d and %d", browser.MaxScrollViewports, browser.MaxScrollViewports)
+		}
+		return policy.ClassInput, nil
+	}
+	if s.interactions {
+		return "", errcode.New(errcode.InvalidArgument, "unknown action kind %s (click, type, press, select, check, uncheck, dialog, hover, scroll, drag)", errcode.Quote(string(a.Kind)))
 	}
 	return "", errcode.New(errcode.InvalidArgument, "unknown action kind %s (click, type, press, select, check, uncheck, dialog)", errcode.Quote(string(a.Kind)))
 }
@@ -200,6 +243,8 @@ func (s *Session) guards(ctx context.Context, expr string, decode func([]byte) (
 		return nil, errcode.New(errcode.NotActionable, "the control cannot take keyboard input")
 	case collect.NotEditable:
 		return nil, errcode.New(errcode.NotActionable, "the control does not take text; type works on text fields and editors")
+	case collect.OutOfView:
+		return nil, errcode.New(errcode.NotActionable, "the control is out of the window; a drag's two ends must show in it together")
 	}
 	return nil, errcode.New(errcode.NotActionable, "the control cannot be acted on")
 }
@@ -215,6 +260,7 @@ func (s *Session) dispatch(ctx context.Context, a browser.Action, req collect.Gu
 	tgt := s.tab.target
 	option := collect.OptionRequest{Target: req.Target, Label: a.Option}
 	var steps []func() error
+	var release []func() error // after the guard: keyUps of a 1.8.0 press
 	mouse := func(typ input.DispatchMouseEventType) func() error {
 		return func() error {
 			params := input.DispatchMouseEventParams{Type: typ, X: at.x, Y: at.y}
@@ -228,6 +274,8 @@ func (s *Session) dispatch(ctx context.Context, a browser.Action, req collect.Gu
 	switch a.Kind {
 	case browser.ActClick, browser.ActCheck, browser.ActUncheck:
 		steps = append(steps, mouse(input.DispatchMouseEventTypeMouseMoved), mouse(input.DispatchMouseEventTypeMousePressed), mouse(input.DispatchMouseEventTypeMouseReleased))
+	case browser.ActHover:
+		steps = append(steps, mouse(input.DispatchMouseEventTypeMouseMoved))
 	case browser.ActType:
 		steps = append(steps, func() error {
 			_, err := cdp.Call(octx, tgt, input.InsertText, input.InsertTextParams{Text: a.Text})
@@ -237,7 +285,11 @@ func (s *Session) dispatch(ctx context.Context, a browser.Action, req collect.Gu
 			steps = append(steps, keySteps(octx, tgt, "Enter")...)
 		}
 	case browser.ActPress:
-		steps = keySteps(octx, tgt, a.Key)
+		if c, ok := parseChord(a.Key); s.interactions && ok {
+			steps, release = chordSteps(octx, tgt, c)
+		} else {
+			steps = keySteps(octx, tgt, a.Key)
+		}
 	case browser.ActSelect:
 		// Trusted keys on the focused select choose the option: the
 		// page plans them, the keyboard guard watches them, and the choice
@@ -276,6 +328,8 @@ func (s *Session) dispatch(ctx context.Context, a browser.Action, req collect.Gu
 	// The guard is armed right before the input and checked right after it.
 	guard := collect.ArmRequest{Target: req.Target}
 	switch {
+	case a.Kind == browser.ActHover:
+		guard.Kind, guard.X, guard.Y = collect.GuardHover, p.X, p.Y
 	case req.Pointer:
 		guard.Kind, guard.X, guard.Y = collect.GuardPointer, p.X, p.Y
 	case req.Focus:
@@ -285,13 +339,17 @@ func (s *Session) dispatch(ctx context.Context, a browser.Action, req collect.Gu
 		if err := s.arm(octx, guard); err != nil {
 			return err
 		}
-		steps = append(steps, func() error { return s.disarm(octx) })
+		// A hover may find the pointer resting on the control already,
+		// which moves nothing: nothing to confirm, but nothing stopped.
+		confirm := a.Kind != browser.ActHover
+		steps = append(steps, func() error { return s.disarm(octx, confirm) })
 	}
+	steps = append(steps, release...)
 	// The last guard passed: the approval is consumed now, right before
 	// the input, and only now.
 	if err := permit.Spend(); err != nil {
 		if guard.Kind != "" {
-			s.disarm(octx)
+			s.disarm(octx, false)
 		}
 		return err
 	}
@@ -308,6 +366,12 @@ func (s *Session) dispatch(ctx context.Context, a browser.Action, req collect.Gu
 			return nil
 		})
 	}
+	return runSteps(octx, steps)
+}
+
+// runSteps dispatches the steps of one action in order and stops at the
+// first that fails.
+func runSteps(octx context.Context, steps []func() error) error {
 	for i, step := range steps {
 		if err := step(); err != nil {
 			if errors.Is(cause(octx, err), errDialog) {
@@ -353,8 +417,8 @@ func (s *Session) arm(ctx context.Context, req collect.ArmRequest) error {
 
 // disarm ends the guard and reports what it saw. Input the guard stopped
 // never reached the page; input it did not see confirmed on the control
-// (a frame took it, say) may have gone elsewhere.
-func (s *Session) disarm(ctx context.Context) error {
+// (a frame took it, say) may have gone elsewhere, when confirm asks for it.
+func (s *Session) disarm(ctx context.Context, confirm bool) error {
 	raw, err := s.eval(ctx, collect.Disarm())
 	if err != nil {
 		// The input navigated away or opened a dialog: it was delivered.
@@ -369,7 +433,7 @@ func (s *Session) disarm(ctx context.Context) error {
 		return &refused{errcode.New(errcode.NotActionable, "the page changed under the input, which was stopped before it reached the page; observe again")}
 	case g.Blocked > 0:
 		return errcode.New(errcode.ActionUncertain, "the page changed during the input, which may have been delivered only in part; observe before trying again")
-	case g.Confirmed == 0:
+	case g.Confirmed == 0 && confirm:
 		return errcode.New(errcode.ActionUncertain, "the input could not be confirmed on the control; observe before trying again")
 	}
 	return nil
@@ -522,6 +586,303 @@ func (s *Session) setFiles(ctx context.Context, ct collect.Target, stage browser
 	}
 	if _, err := cdp.Call(octx, target, dom.SetFileInputFiles, dom.SetFileInputFilesParams{Files: files, ObjectID: res.Result.ObjectID}); err != nil {
 		return errcode.Wrap(errcode.ActionUncertain, err, "the files may or may not have been set; observe again")
+	}
+	return nil
+}
+
+// Scrolling and dragging (tool version 1.8.0). A scroll is wheel input:
+// over a control it scrolls what the page scrolls under it (a feed, a
+// list), without one the page. A drag presses at one control, moves the
+// pointer with the button held and releases it over another.
+
+const (
+	// wheelStep is about how far one wheel event scrolls; a scroll is sent
+	// in several, as a wheel turns, and at most maxWheelSteps.
+	wheelStep     = 400.0
+	minWheelSteps = 3
+	maxWheelSteps = 30
+	// scrollSettle bounds the wait for the scroll position to stop
+	// changing (smooth scrolling, content loaded as it comes into view).
+	scrollSettle = time.Second
+	// dragMoves are the pointer moves between a drag's press and release:
+	// pages that sort by the pointer follow it through the items passed.
+	dragMoves = 8
+)
+
+// scrollLocked scrolls by a.Viewports viewports (0 means 1): over the
+// control a.Ref, by the height of what it scrolls, or over the middle of
+// the window by its height.
+func (s *Session) scrollLocked(ctx context.Context, a browser.Action, authorize browser.Authorize) (*browser.ActResult, error) {
+	viewports := a.Viewports
+	if viewports == 0 {
+		viewports = 1
+	}
+	if a.Ref == "" {
+		return s.scrollPageLocked(ctx, viewports, authorize)
+	}
+	ct, err := s.control(a.Ref)
+	if err != nil {
+		return nil, err
+	}
+	defer s.leaveFrame()
+	// The read-only guards (the control is there and visible), no focus;
+	// the control is shown only as far as it takes, and the wheel goes to
+	// the middle of what shows of it.
+	req := collect.GuardRequest{Target: ct, Scroller: true, Reveal: collect.RevealNearest}
+	insp, err := s.guards(ctx, collect.Inspect(req), collect.DecodeInspect)
+	if err != nil {
+		return nil, err
+	}
+	facts := actionFacts(a, insp)
+	permit, err := authorize(ctx, policy.ClassInput, facts)
+	if err != nil {
+		return nil, err
+	}
+	if err := s.revealOwners(ctx); err != nil {
+		return nil, err
+	}
+	prep, err := s.guards(ctx, collect.Prepare(req), collect.DecodePrepare)
+	if err != nil {
+		return nil, err
+	}
+	if actionFacts(a, prep) != facts || prep.Height == nil {
+		return nil, errcode.New(errcode.StaleReference, "the control changed before the action; observe again")
+	}
+	at, err := s.throughOwners(ctx, point{prep.X, prep.Y})
+	if err != nil {
+		return nil, err
+	}
+	// Where the scroller stands, read whatever became of the control:
+	// scrolled out of view, it still answers; gone, the wait ends.
+	position := func(ctx context.Context) (float64, bool) {
+		raw, err := s.eval(ctx, collect.Inspect(req))
+		if err != nil {
+			return 0, false
+		}
+		r, err := collect.DecodeInspect(raw)
+		if err != nil || r.Top == nil {
+			return 0, false
+		}
+		return *r.Top, true
+	}
+	return s.wheelLocked(ctx, at, viewports*(*prep.Height), permit, position)
+}
+
+// scrollPageLocked scrolls the page: the wheel over the middle of the window.
+func (s *Session) scrollPageLocked(ctx context.Context, viewports float64, authorize browser.Authorize) (*browser.ActResult, error) {
+	permit, err := authorize(ctx, policy.ClassInput, policy.Facts{Origin: s.origin})
+	if err != nil {
+		return nil, err
+	}
+	m, err := s.layout(ctx)
+	if err != nil {
+		return nil, err
+	}
+	position := func(ctx context.Context) (float64, bool) {
+		m, err := s.layout(ctx)
+		if err != nil {
+			return 0, false
+		}
+		return m.PageY, true
+	}
+	at := point{m.ClientWidth / 2, m.ClientHeight / 2}
+	return s.wheelLocked(ctx, at, viewports*m.ClientHeight, permit, position)
+}
+
+// layout is the top document's visual viewport.
+func (s *Session) layout(ctx context.Context) (*page.VisualViewport, error) {
+	octx, end, err := s.tab.begin(ctx)
+	if err != nil {
+		return nil, err
+	}
+	defer end()
+	m, err := cdp.Call(octx, s.tab.target, page.GetLayoutMetrics, cdp.Empty{})
+	if err != nil {
+		return nil, classify(octx, err, errcode.CaptureFailed, "the window could not be measured")
+	}
+	if m.CSSVisualViewport == nil || m.CSSVisualViewport.ClientHeight <= 0 {
+		return nil, errcode.New(errcode.CaptureFailed, "the window could not be measured")
+	}
+	return m.CSSVisualViewport, nil
+}
+
+// wheelLocked spends the permit, turns the wheel at the point by dy CSS
+// pixels (negative up) in a few steps, waits a bounded time for the
+// position to stop changing, and observes.
+func (s *Session) wheelLocked(ctx context.Context, at point, dy float64, permit policy.Permit, position func(context.Context) (float64, bool)) (*browser.ActResult, error) {
+	n := int(math.Ceil(math.Abs(dy) / wheelStep))
+	n = min(max(n, minWheelSteps), maxWheelSteps)
+	before := s.tab.mark()
+	octx, end, err := s.tab.begin(ctx)
+	if err != nil {
+		return nil, err
+	}
+	if err := permit.Spend(); err != nil {
+		end()
+		return nil, err
+	}
+	var steps []func() error
+	for range n {
+		steps = append(steps, func() error {
+			_, err := cdp.Call(octx, s.tab.target, dispatchWheel, wheelParams{
+				Type: input.DispatchMouseEventTypeMouseWheel, X: at.x, Y: at.y, DeltaY: dy / float64(n)})
+			return err
+		})
+	}
+	err = runSteps(octx, steps)
+	end()
+	if err != nil {
+		return nil, err
+	}
+	s.settleScroll(ctx, position)
+	return s.afterDispatchLocked(ctx, before)
+}
+
+// wheelParams are Input.dispatchMouseEvent's for a wheel: Chromium needs
+// both deltas, and input.DispatchMouseEventParams omits a zero deltaX.
+type wheelParams struct {
+	Type   input.DispatchMouseEventType `json:"type"`
+	X      float64                      `json:"x"`
+	Y      float64                      `json:"y"`
+	DeltaX float64                      `json:"deltaX"`
+	DeltaY float64                      `json:"deltaY"`
+}
+
+var dispatchWheel = cdp.Command[wheelParams, cdp.Empty]{Method: input.CommandDispatchMouseEvent}
+
+// settleScroll waits, at most scrollSettle, until two readings of the
+// position a little apart agree.
+func (s *Session) settleScroll(ctx context.Context, position func(context.Context) (float64, bool)) {
+	wctx, cancel := context.WithTimeout(ctx, scrollSettle)
+	defer cancel()
+	last, ok := position(wctx)
+	for ok {
+		select {
+		case <-wctx.Done():
+			return
+		case <-time.After(100 * time.Millisecond):
+		}
+		var now float64
+		if now, ok = position(wctx); ok && now == last {
+			return
+		}
+		last = now
+	}
+}
+
+// dragLocked drags the control a.Ref onto the control a.To. Both are
+// guarded as a click's control is (there, visible, not covered at their
+// points, shown in the window together); the action is authorized once,
+// on the source's facts.
+func (s *Session) dragLocked(ctx context.Context, a browser.Action, authorize browser.Authorize) (*browser.ActResult, error) {
+	src, err := s.control(a.Ref)
+	defer s.leaveFrame()
+	if err != nil {
+		return nil, err
+	}
+	inFrame := s.act != nil
+	dst, err := s.control(a.To)
+	if err != nil {
+		return nil, err
+	}
+	if inFrame || s.act != nil {
+		// The two ends' points would have to be carried through owners
+		// that may differ; drags stay in the top document.
+		return nil, errcode.New(errcode.NotActionable, "drag works on controls of the page itself, not inside frames")
+	}
+	from := collect.GuardRequest{Target: src, Pointer: true, Reveal: collect.RevealNearest}
+	to := collect.GuardRequest{Target: dst, Pointer: true, Reveal: collect.RevealNearest}
+	insp, err := s.guards(ctx, collect.Inspect(from), collect.DecodeInspect)
+	if err != nil {
+		return nil, err
+	}
+	if _, err := s.guards(ctx, collect.Inspect(to), collect.DecodeInspect); err != nil {
+		return nil, err
+	}
+	facts := actionFacts(a, insp)
+	permit, err := authorize(ctx, policy.ClassInput, facts)
+	if err != nil {
+		return nil, err
+	}
+	// Each end shown as far as it takes; then the source, not scrolled
+	// again, must still show where it is pressed.
+	if _, err := s.guards(ctx, collect.Prepare(from), collect.DecodePrepare); err != nil {
+		return nil, err
+	}
+	end, err := s.guards(ctx, collect.Prepare(to), collect.DecodePrepare)
+	if err != nil {
+		return nil, err
+	}
+	from.Reveal = collect.RevealNone
+	start, err := s.guards(ctx, collect.Prepare(from), collect.DecodePrepare)
+	if err != nil {
+		return nil, err
+	}
+	if now := actionFacts(a, start); now != facts {
+		if policy.Consequential(now) || policy.Consequential(facts) {
+			return nil, errcode.New(errcode.ApprovalRequired, "the control changed while the action waited; it is now %s and needs the user's approval", now)
+		}
+		return nil, errcode.New(errcode.StaleReference, "the control changed before the action; observe again")
+	}
+	before := s.tab.mark()
+	if err := s.dragInput(ctx, src, point{start.X, start.Y}, point{end.X, end.Y}, permit); err != nil {
+		return nil, err
+	}
+	return s.afterDispatchLocked(ctx, before)
+}
+
+// dragInput presses at p, checks that the press reached the source, moves
+// the pointer to q in dragMoves steps with the button held and releases
+// it there. A press that did not reach the source is released where it
+// was, and the drag ends.
+func (s *Session) dragInput(ctx context.Context, src collect.Target, p, q point, permit policy.Permit) error {
+	octx, end, err := s.tab.begin(ctx)
+	if err != nil {
+		return err
+	}
+	defer end()
+	if err := s.arm(octx, collect.ArmRequest{Target: src, Kind: collect.GuardPress, X: p.x, Y: p.y}); err != nil {
+		return err
+	}
+	if err := permit.Spend(); err != nil {
+		s.disarm(octx, false)
+		return err
+	}
+	mouse := func(typ input.DispatchMouseEventType, at point, buttons int64) func() error {
+		return func() error {
+			params := input.DispatchMouseEventParams{Type: typ, X: at.x, Y: at.y, Buttons: buttons}
+			if typ != input.DispatchMouseEventTypeMouseMoved || buttons != 0 {
+				params.Button = input.MouseButtonLeft
+			}
+			if typ != input.DispatchMouseEventTypeMouseMoved {
+				params.ClickCount = 1
+			}
+			_, err := cdp.Call(octx, s.tab.target, input.DispatchMouseEvent, params)
+			return err
+		}
+	}
+	press := []func() error{
+		mouse(input.DispatchMouseEventTypeMouseMoved, p, 0),
+		mouse(input.DispatchMouseEventTypeMousePressed, p, 1),
+		func() error { return s.disarm(octx, true) },
+	}
+	if err := runSteps(octx, press); err != nil {
+		mouse(input.DispatchMouseEventTypeMouseReleased, p, 0)()
+		return err
+	}
+	var moves []func() error
+	for i := 1; i <= dragMoves; i++ {
+		f := float64(i) / dragMoves
+		moves = append(moves, mouse(input.DispatchMouseEventTypeMouseMoved, point{p.x + (q.x-p.x)*f, p.y + (q.y-p.y)*f}, 1))
+	}
+	moves = append(moves, mouse(input.DispatchMouseEventTypeMouseReleased, q, 0))
+	if err := runSteps(octx, moves); err != nil {
+		if errcode.Of(err) != errcode.ActionUncertain {
+			// The press was delivered: whatever failed after it, the
+			// drag may have moved something.
+			err = errcode.Wrap(errcode.ActionUncertain, err, "the drag may have been delivered only in part; observe before trying again")
+		}
+		return err
 	}
 	return nil
 }

@@ -2,6 +2,8 @@ package chromium
 
 import (
 	"context"
+	"strings"
+	"unicode/utf8"
 
 	"github.com/chromedp/cdproto/cdp"
 	"github.com/chromedp/cdproto/input"
@@ -45,11 +47,136 @@ func keySteps(ctx context.Context, tgt cdp.Session, name string) []func() error 
 	}
 	up := input.DispatchKeyEventParams{Type: input.DispatchKeyEventTypeKeyUp, Key: name, Code: k.code,
 		WindowsVirtualKeyCode: k.vk, NativeVirtualKeyCode: k.vk}
-	send := func(p input.DispatchKeyEventParams) func() error {
-		return func() error {
+	return sendKeys(ctx, tgt, down, up)
+}
+
+func sendKeys(ctx context.Context, tgt cdp.Session, events ...input.DispatchKeyEventParams) []func() error {
+	steps := make([]func() error, len(events))
+	for i, p := range events {
+		steps[i] = func() error {
 			_, err := cdp.Call(ctx, tgt, input.DispatchKeyEvent, p)
 			return err
 		}
 	}
-	return []func() error{send(down), send(up)}
+	return steps
+}
+
+// Key chords (tool version 1.8.0): modifiers, each at most once, joined by
+// "+" to one named key or single character, as "Control+Shift+ArrowLeft".
+
+// modifier is a modifier key: its bit in the CDP modifiers mask, and the
+// key that holds it down.
+type modifier struct {
+	name string
+	bit  int64
+	code string
+	vk   int64
+}
+
+var modifiers = []modifier{
+	{"Alt", 1, "AltLeft", 18},
+	{"Control", 2, "ControlLeft", 17},
+	{"Meta", 4, "MetaLeft", 91},
+	{"Shift", 8, "ShiftLeft", 16},
+}
+
+// chord is a parsed key chord: its modifiers in the order given, their
+// mask, and the main key.
+type chord struct {
+	mods []modifier
+	mask int64
+	key  string
+}
+
+// parseChord parses a press key of a 1.8.0 session: a plain key (no
+// modifier) or a chord. ok is false for an unknown modifier or key.
+func parseChord(s string) (c chord, ok bool) {
+	rest := s
+outer:
+	for {
+		for _, m := range modifiers {
+			after, found := strings.CutPrefix(rest, m.name+"+")
+			if found && after != "" {
+				if c.mask&m.bit != 0 {
+					return chord{}, false
+				}
+				c.mods, c.mask, rest = append(c.mods, m), c.mask|m.bit, after
+				continue outer
+			}
+		}
+		break
+	}
+	if _, named := namedKeys[rest]; !named && utf8.RuneCountInString(rest) != 1 {
+		return chord{}, false
+	}
+	c.key = rest
+	return c, true
+}
+
+// selectAll reports whether the chord selects everything: Control+A, or
+// Meta+A as on a Mac. Headless Chromium has no platform key bindings, so
+// the editing command goes with the key.
+func (c chord) selectAll() bool {
+	return (c.mask == 2 || c.mask == 4) && strings.EqualFold(c.key, "a")
+}
+
+// chordSteps returns the key events of a chord, split where the keyboard
+// guard ends: press holds each modifier's keyDown in order and the main
+// key's keyDown with every modifier held; release, the main key's keyUp
+// and the modifiers' keyUps in reverse. A key that moves the focus (Tab)
+// has its keyUps land where the focus went, as on a keyboard. A chord
+// without modifiers is a plain key press.
+func chordSteps(ctx context.Context, tgt cdp.Session, c chord) (press, release []func() error) {
+	if len(c.mods) == 0 {
+		steps := keySteps(ctx, tgt, c.key)
+		return steps[:1], steps[1:]
+	}
+	var downs, ups []input.DispatchKeyEventParams
+	var held int64
+	for _, m := range c.mods {
+		held |= m.bit
+		downs = append(downs, input.DispatchKeyEventParams{Type: input.DispatchKeyEventTypeRawKeyDown, Modifiers: held,
+			Key: m.name, Code: m.code, WindowsVirtualKeyCode: m.vk, NativeVirtualKeyCode: m.vk, Location: 1})
+	}
+	key, code, vk, text := c.key, "", int64(0), ""
+	if k, named := namedKeys[c.key]; named {
+		code, vk, text = k.code, k.vk, k.text
+	} else {
+		r, _ := utf8.DecodeRuneInString(c.key)
+		switch {
+		case r >= 'a' && r <= 'z' || r >= 'A' && r <= 'Z':
+			upper := strings.ToUpper(c.key)
+			code, vk = "Key"+upper, int64(upper[0])
+			key = strings.ToLower(c.key)
+			if c.mask&8 != 0 {
+				key = upper
+			}
+		case r >= '0' && r <= '9':
+			code, vk = "Digit"+c.key, int64(r)
+		}
+		text = key
+	}
+	// Only Shift changes the text a key makes; Control, Alt or Meta make
+	// none (a shortcut), Enter's included.
+	if c.mask&^8 != 0 {
+		text = ""
+	}
+	down := input.DispatchKeyEventParams{Type: input.DispatchKeyEventTypeKeyDown, Modifiers: c.mask, Key: key, Code: code,
+		WindowsVirtualKeyCode: vk, NativeVirtualKeyCode: vk, Text: text, UnmodifiedText: text}
+	if text == "" {
+		down.Type = input.DispatchKeyEventTypeRawKeyDown
+	}
+	if c.selectAll() {
+		down.Commands = []string{"selectAll"}
+	}
+	downs = append(downs, down)
+	ups = append(ups, input.DispatchKeyEventParams{Type: input.DispatchKeyEventTypeKeyUp, Modifiers: c.mask,
+		Key: key, Code: code, WindowsVirtualKeyCode: vk, NativeVirtualKeyCode: vk})
+	for i := len(c.mods) - 1; i >= 0; i-- {
+		m := c.mods[i]
+		held &^= m.bit
+		ups = append(ups, input.DispatchKeyEventParams{Type: input.DispatchKeyEventTypeKeyUp, Modifiers: held,
+			Key: m.name, Code: m.code, WindowsVirtualKeyCode: m.vk, NativeVirtualKeyCode: m.vk, Location: 1})
+	}
+	return sendKeys(ctx, tgt, downs...), sendKeys(ctx, tgt, ups...)
 }

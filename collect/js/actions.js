@@ -40,12 +40,30 @@ function inspect(p) {
     file: el.localName === 'input' && (el.getAttribute('type') || '').toLowerCase() === 'file',
     editable: el.isContentEditable === true && el.localName !== 'input' && el.localName !== 'textarea',
     checked: st.checked, origin: location.origin};
-  if (!visibilityChecker()(el)) return {error: 'hidden', facts};
-  if (st.disabled) return {error: 'disabled', facts};
+  // A wheel's scroller is measured whatever the refusal: a scroll reads
+  // it again once its control may have scrolled out of view.
+  const measured = (r) => (p.scroller ? Object.assign(r, scrollerOf(el)) : r);
+  if (!visibilityChecker()(el)) return measured({error: 'hidden', facts});
+  if (st.disabled) return measured({error: 'disabled', facts});
   if (p.editable && !(el.isContentEditable || ((el.localName === 'input' || el.localName === 'textarea') && !el.readOnly))) {
-    return {error: 'not_editable', facts};
+    return measured({error: 'not_editable', facts});
   }
-  return {facts};
+  return measured({facts});
+}
+
+// scrollerOf measures what a wheel over el scrolls: the nearest element,
+// el itself included, that scrolls vertically, else the document. Its
+// height is the scroller's own viewport; top, how far it is scrolled.
+function scrollerOf(el) {
+  let n = el;
+  for (let steps = 0; n && steps < B.ScanNodes; steps++, n = flatParent(n)) {
+    if (n === document.body || n === document.documentElement) break;
+    const oy = getComputedStyle(n).overflowY;
+    if ((oy === 'auto' || oy === 'scroll' || oy === 'overlay') && n.scrollHeight > n.clientHeight) {
+      return {height: n.clientHeight, top: n.scrollTop};
+    }
+  }
+  return {height: window.innerHeight, top: window.scrollY};
 }
 
 // prepare runs, once the action is authorized, the guards again and what
@@ -57,23 +75,41 @@ function prepare(p) {
   if (r.error) return r;
   const el = retainedNode(p);
   const facts = r.facts;
-  el.scrollIntoView({block: 'center', inline: 'center', behavior: 'instant'});
+  if (p.reveal !== 'none') {
+    const at = p.reveal === 'nearest' ? 'nearest' : 'center';
+    el.scrollIntoView({block: at, inline: at, behavior: 'instant'});
+  }
   if (!visibilityChecker()(el)) return {error: 'hidden', facts};
   const rect = el.getClientRects()[0] || el.getBoundingClientRect();
-  const x = rect.left + rect.width / 2;
-  const y = rect.top + rect.height / 2;
-  if (p.pointer) {
+  let x = rect.left + rect.width / 2;
+  let y = rect.top + rect.height / 2;
+  if (p.reveal) {
+    // Only what shows counts: the middle of the part of the control in
+    // the window, and none when it is out of the window.
+    const left = Math.max(rect.left, 0);
+    const right = Math.min(rect.right, window.innerWidth);
+    const top = Math.max(rect.top, 0);
+    const bottom = Math.min(rect.bottom, window.innerHeight);
+    if (left >= right || top >= bottom) return {error: 'out_of_view', facts};
+    x = (left + right) / 2;
+    y = (top + bottom) / 2;
+  }
+  if (p.pointer || p.scroller) {
     const hit = hitTarget(x, y);
     if (!hit || !within(hit, el)) return {error: 'covered', facts};
   }
   if (p.focus) {
-    el.focus({preventScroll: true});
-    if ((el.localName === 'input' || el.localName === 'textarea') && typeof el.setSelectionRange === 'function') {
+    // keep_selection: a control that holds the focus and took the last
+    // keyboard action keeps its caret and selection (a key chord may have
+    // selected its text); after a click, typing goes to the end.
+    const had = p.keep_selection && lastKeyed === el && within(deepActiveElement(), el);
+    if (!had) el.focus({preventScroll: true});
+    if (!had && (el.localName === 'input' || el.localName === 'textarea') && typeof el.setSelectionRange === 'function') {
       try { el.setSelectionRange(el.value.length, el.value.length); } catch (e) { /* types without a caret */ }
     }
     if (!within(deepActiveElement(), el)) return {error: 'unfocusable', facts};
   }
-  return {facts, x, y};
+  return p.scroller ? Object.assign({facts, x, y}, scrollerOf(el)) : {facts, x, y};
 }
 
 // The input guard: while an action is armed, a trusted input event whose
@@ -82,19 +118,30 @@ function prepare(p) {
 // the page's scripts run). A page that moves or refocuses between the
 // guard check and the dispatch cannot have the input land elsewhere. The
 // confirming event (a click; a keydown or beforeinput) proves delivery.
+// A hover guards the pointer's arrival (mouseenter on the control's
+// ancestors passes: they hold the control), a drag only its press: the
+// moves and the release that follow land wherever the drag goes.
 const guard = {node: null, kind: '', hits: 0, confirmed: 0, blocked: 0};
+let lastKeyed = null; // the control the last confirmed keyboard action went to
 const GUARDED = {
   pointer: ['pointerdown', 'mousedown', 'pointerup', 'mouseup', 'click', 'auxclick', 'dblclick', 'contextmenu'],
   keyboard: ['keydown', 'keypress', 'keyup', 'beforeinput'],
+  hover: ['pointerover', 'mouseover', 'pointermove', 'mousemove'],
+  press: ['pointerdown', 'mousedown'],
 };
-const CONFIRMING = new Set(['click', 'keydown', 'beforeinput']);
+const CONFIRMING = {
+  pointer: new Set(['click']),
+  keyboard: new Set(['keydown', 'beforeinput']),
+  hover: new Set(['pointerover', 'mouseover', 'pointermove', 'mousemove']),
+  press: new Set(['pointerdown', 'mousedown']),
+};
 for (const kind of Object.keys(GUARDED)) {
   for (const type of GUARDED[kind]) {
     window.addEventListener(type, (ev) => {
       if (!guard.node || guard.kind !== kind || !ev.isTrusted) return;
       if (ev.composedPath().includes(guard.node)) {
         guard.hits++;
-        if (CONFIRMING.has(type)) guard.confirmed++;
+        if (CONFIRMING[kind].has(type)) guard.confirmed++;
         return;
       }
       guard.blocked++;
@@ -105,23 +152,26 @@ for (const kind of Object.keys(GUARDED)) {
 }
 
 // arm checks, at the last moment before dispatch, that the point still
-// hits the control (pointer) or that focus is still inside it (keyboard),
-// then arms the guard for it.
+// hits the control (pointer, hover, press) or that focus is still inside
+// it (keyboard), then arms the guard for it. A press of the mouse ends
+// the caret's claim to be the keys' (lastKeyed).
 function arm(p) {
   const el = retainedNode(p);
   if (!el || !el.isConnected) return {error: 'detached'};
-  if (p.kind === 'pointer') {
+  if (p.kind !== 'keyboard') {
     const hit = hitTarget(p.x, p.y);
     if (!hit || !within(hit, el)) return {error: 'covered'};
   } else if (!within(deepActiveElement(), el)) {
     return {error: 'unfocusable'};
   }
+  if (p.kind === 'pointer' || p.kind === 'press') lastKeyed = null;
   Object.assign(guard, {node: el, kind: p.kind, hits: 0, confirmed: 0, blocked: 0});
   return {ok: true};
 }
 
 function disarm() {
   const r = {hits: guard.hits, confirmed: guard.confirmed, blocked: guard.blocked};
+  if (guard.kind === 'keyboard') lastKeyed = guard.confirmed > 0 && guard.blocked === 0 ? guard.node : null;
   guard.node = null;
   return r;
 }
