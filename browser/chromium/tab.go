@@ -73,6 +73,8 @@ type tab struct {
 	popups     map[cdptarget.ID]bool // pages the tab or its popups opened, until they are gone
 	popupQueue []cdptarget.ID        // popups not yet closed
 	popupWake  chan struct{}         // has room for one wake-up of closePopups
+
+	traffic traffic // requests in flight, for browser_wait (netidle.go)
 }
 
 // openTab opens a page in the browser of parent, in a browser context of
@@ -188,6 +190,7 @@ func (t *tab) onEvent(ev any) {
 		close(t.changed)
 		t.changed = make(chan struct{})
 	}
+	t.noteTrafficLocked(ev)
 	switch ev := ev.(type) {
 	case *runtime.EventExecutionContextCreated:
 		if ev.Context.Name != collect.WorldName {
