@@ -136,3 +136,29 @@ func foldQuery(s string) string {
 	}
 	return b.String()
 }
+
+// fnHoldsText is the collector's text condition of browser_wait (find.js).
+const fnHoldsText = "holdsText"
+
+// HoldsTextRequest asks whether one part of the readable text holds every
+// word of Text, matched as Find matches a query (QueryWords).
+type HoldsTextRequest struct {
+	Text string `json:"text"`
+}
+
+// HoldsText returns the expression that checks the text condition.
+func HoldsText(r HoldsTextRequest) string { return call(fnHoldsText, r) }
+
+// DecodeHoldsText decodes the answer of HoldsText.
+func DecodeHoldsText(raw []byte) (bool, error) {
+	var r struct {
+		Holds *bool `json:"holds"`
+	}
+	if err := decodeStrict(raw, &r); err != nil {
+		return false, err
+	}
+	if r.Holds == nil {
+		return false, errors.New("text condition answer without holds")
+	}
+	return *r.Holds, nil
+}

@@ -214,3 +214,11 @@ func (t *tee) Lease(ctx context.Context, id string) (store.Lease, error) {
 func (t *tee) ExpiredLeases(ctx context.Context, now time.Time) ([]store.Lease, error) {
 	return t.a.ExpiredLeases(ctx, now)
 }
+
+func (t *tee) PutBlob(ctx context.Context, b store.Blob) (int64, error) { return t.a.PutBlob(ctx, b) }
+func (t *tee) Blobs(ctx context.Context, id string) ([]store.BlobInfo, error) {
+	return t.a.Blobs(ctx, id)
+}
+func (t *tee) Blob(ctx context.Context, id string, n int64) (store.Blob, error) {
+	return t.a.Blob(ctx, id, n)
+}

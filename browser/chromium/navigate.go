@@ -208,3 +208,94 @@ func (t *tab) loadedLocked(loader cdp.LoaderID, parsedAt *time.Time) bool {
 	}
 	return false
 }
+
+// historyStart bounds how long a history step may take to show what it
+// does once the browser has taken it: start a new document, move within
+// the document, or be refused or cancelled. A step that shows none of these
+// (a history entry the browser skipped) leaves the page as it is.
+const historyStart = 5 * time.Second
+
+// traverse takes a history step under the rules of navigate: the navigation
+// guard checks every hop, a beforeunload the runtime dismissed cancels it
+// (navigation_cancelled, the page and its draft stay), and it returns
+// within navigateBound with the page as it is. take issues the step; url is
+// where it leads, as far as known.
+func (t *tab) traverse(ctx context.Context, url string, take func(context.Context) error) (navigated, error) {
+	defer t.leave(url)()
+	octx, end, err := t.begin(ctx)
+	if err != nil {
+		// A crashed renderer is replaced by a new one when the tab navigates.
+		if !errors.Is(err, errCrashed) {
+			return navigated{}, err
+		}
+		t.mu.Lock()
+		t.crashed = false
+		t.mu.Unlock()
+		if octx, end, err = t.begin(ctx); err != nil {
+			return navigated{}, err
+		}
+	}
+	defer end()
+	deadline := time.Now().Add(navigateBound)
+	t.mu.Lock()
+	t.dismissed = false
+	seen, seq, sameDocs, restores, before := t.refusals, t.navSeq, t.traffic.sameDocs, t.traffic.restores, t.loader
+	t.mu.Unlock()
+	nctx, cancel := context.WithDeadline(octx, deadline)
+	defer cancel()
+	if err := take(nctx); err != nil {
+		return navigated{}, classify(octx, err, errcode.NavigationFailed, "the navigation failed")
+	}
+	// A document restored from the back-forward cache is whole at once,
+	// and the lifecycle does not report it: it is done when its world is.
+	restored := func() bool { return t.traffic.restores != restores && t.world != "" }
+	committed := func() bool {
+		_, ok := t.lifecycle[t.loader]
+		return restored() || t.loader != before && ok
+	}
+	// A navigation reports its start before the page is asked to leave:
+	// a beforeunload may still cancel it, so a start alone ends nothing.
+	sctx, scancel := context.WithTimeout(nctx, historyStart)
+	t.waitFor(sctx, func() bool {
+		return t.navSeq != seq || t.dismissed || t.refusals != seen || t.traffic.sameDocs != sameDocs || committed()
+	})
+	scancel()
+	if !t.navigatedSince(seq) {
+		return t.traversed(seen)
+	}
+	err = t.waitFor(nctx, func() bool { return t.dismissed || t.refusals != seen || committed() })
+	if _, rerr := t.traversed(seen); rerr != nil {
+		return navigated{}, rerr
+	}
+	if err != nil {
+		return t.asItIs(octx, err)
+	}
+	t.mu.Lock()
+	if restored() {
+		t.mu.Unlock()
+		return navigated{}, nil
+	}
+	loader := t.loader
+	started, ok := t.startedAt[loader]
+	t.mu.Unlock()
+	if !ok {
+		started = seq + 1
+	}
+	return t.follow(octx, loader, seen, started, deadline)
+}
+
+// traversed is the outcome of a history step that loaded no new document:
+// the guard's refusal, a cancellation by a beforeunload the runtime
+// dismissed, or the page as it is.
+func (t *tab) traversed(seen uint64) (navigated, error) {
+	t.mu.Lock()
+	refused, dismissed := t.refusalSinceLocked(seen), t.dismissed
+	t.mu.Unlock()
+	switch {
+	case refused != nil:
+		return navigated{}, refused
+	case dismissed:
+		return navigated{}, errcode.New(errcode.NavigationCancelled, "the page asked to keep unsaved changes; the navigation was cancelled and the page kept")
+	}
+	return navigated{}, nil
+}

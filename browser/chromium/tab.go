@@ -79,9 +79,10 @@ type tab struct {
 	// hooks: the session keeps the pages the tab opens as tabs (tool
 	// version 1.8.0) instead of closing them; nil closes them. Fixed
 	// before the first event.
-	hooks  *pageHooks
-	opened uint64 // pages this tab opened
-	gone   bool   // the page was closed (by itself, or by the session)
+	hooks   *pageHooks
+	opened  uint64  // pages this tab opened
+	gone    bool    // the page was closed (by itself, or by the session)
+	traffic traffic // requests in flight, for browser_wait (netidle.go)
 }
 
 // openTab opens a page in the browser of parent, in a browser context of
@@ -216,6 +217,7 @@ func (t *tab) onEvent(ev any) {
 		close(t.changed)
 		t.changed = make(chan struct{})
 	}
+	t.noteTrafficLocked(ev)
 	switch ev := ev.(type) {
 	case *runtime.EventExecutionContextCreated:
 		if ev.Context.Name != collect.WorldName {

@@ -173,3 +173,19 @@ function unfolded(t, from, to) {
   }
   return [Math.max(0, start), t.length];
 }
+
+// holdsText answers browser_wait's text condition p = {text}: whether one
+// part of the readable text, read as findText reads it (same walk, same
+// bounds, same fold), holds every word of the text. It retains nothing.
+function holdsText(p) {
+  const words = queryWords(String(p.text || ''));
+  if (!words.length) return {holds: false};
+  let holds = false;
+  const onPart = (t) => {
+    if (!holdsAll(t, words)) return;
+    holds = true;
+    return STOP;
+  };
+  collectText(visibilityChecker(), {onPart, nodes: B.ScanNodes, units: B.FindUnits, bytes: Number.MAX_SAFE_INTEGER});
+  return {holds};
+}
