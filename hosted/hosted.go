@@ -230,6 +230,10 @@ func (s *Session) Call(ctx context.Context, tool string, args json.RawMessage) (
 		if s.version.Reading {
 			route = "find"
 		}
+	case tools.Wait, tools.Tabs:
+		if s.version.Interactions {
+			route = strings.TrimPrefix(tool, "browser_")
+		}
 	}
 	if route == "" {
 		return nil, errcode.New(errcode.InvalidArgument, "unknown tool %s", errcode.Quote(tool))

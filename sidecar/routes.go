@@ -49,7 +49,8 @@ func (s *Server) Handler() http.Handler {
 	mux.HandleFunc("/", func(w http.ResponseWriter, r *http.Request) {
 		s.fail(w, r, errcode.New(errcode.NotFound, "no such route"))
 	})
-	for route, tool := range map[string]string{"navigate": tools.Navigate, "observe": tools.Observe, "act": tools.Act, "find": tools.Find} {
+	for route, tool := range map[string]string{"navigate": tools.Navigate, "observe": tools.Observe, "act": tools.Act, "find": tools.Find,
+		"wait": tools.Wait, "tabs": tools.Tabs} {
 		mux.Handle("POST /v1/leases/{id}/"+route, s.authed(s.leased(s.callTool(tool))))
 	}
 	return s.logged(mux)

@@ -206,7 +206,7 @@ func TestMCPHelpDocumentsTheLimits(t *testing.T) {
 // flag package prints help to os.Stderr, which the test swaps for a pipe.
 func TestUsageLinesListEveryFlag(t *testing.T) {
 	lines := map[string]string{"observe": observeUsageLine, "read": readUsageLine, "find": findUsageLine, "mcp": mcpUsageLine,
-		"suite": suiteUsageLine, "replay": replayUsageLine, "sessions": sessionsUsageLine, "serve": serveUsageLine}
+		"suite": suiteUsageLine, "replay": replayUsageLine, "sessions": sessionsUsageLine, "serve": serveUsageLine, "view": viewUsageLine}
 	for command, line := range lines {
 		help := helpOf(t, command)
 		flags := 0
