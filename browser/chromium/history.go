@@ -46,12 +46,7 @@ func (s *Session) History(ctx context.Context, step browser.HistoryStep) (*obser
 	if err != nil {
 		return nil, err
 	}
-	obs, err := s.observeLocked(ctx, observation.Request{})
-	if err != nil {
-		return nil, err
-	}
-	obs.Loading = nav.loading
-	return obs, nil
+	return s.observeLoaded(ctx, nav)
 }
 
 // historyStep moves delta entries in the tab's history.

@@ -40,18 +40,9 @@ type navigated struct {
 // A hop the navigation guard refused is its refusal: the page stays.
 func (t *tab) navigate(ctx context.Context, url string) (navigated, error) {
 	defer t.leave(url)()
-	octx, end, err := t.begin(ctx)
+	octx, end, err := t.beginNavigation(ctx)
 	if err != nil {
-		// A crashed renderer is replaced by a new one when the tab navigates.
-		if !errors.Is(err, errCrashed) {
-			return navigated{}, err
-		}
-		t.mu.Lock()
-		t.crashed = false
-		t.mu.Unlock()
-		if octx, end, err = t.begin(ctx); err != nil {
-			return navigated{}, err
-		}
+		return navigated{}, err
 	}
 	defer end()
 	deadline := time.Now().Add(navigateBound)
@@ -215,6 +206,20 @@ func (t *tab) loadedLocked(loader cdp.LoaderID, parsedAt *time.Time) bool {
 // (a history entry the browser skipped) leaves the page as it is.
 const historyStart = 5 * time.Second
 
+// beginNavigation begins a page step that loads a document: a crashed
+// renderer is replaced by a new one when the tab navigates, so a crash
+// does not stop it.
+func (t *tab) beginNavigation(ctx context.Context) (context.Context, func(), error) {
+	octx, end, err := t.begin(ctx)
+	if err == nil || !errors.Is(err, errCrashed) {
+		return octx, end, err
+	}
+	t.mu.Lock()
+	t.crashed = false
+	t.mu.Unlock()
+	return t.begin(ctx)
+}
+
 // traverse takes a history step under the rules of navigate: the navigation
 // guard checks every hop, a beforeunload the runtime dismissed cancels it
 // (navigation_cancelled, the page and its draft stay), and it returns
@@ -222,18 +227,9 @@ const historyStart = 5 * time.Second
 // where it leads, as far as known.
 func (t *tab) traverse(ctx context.Context, url string, take func(context.Context) error) (navigated, error) {
 	defer t.leave(url)()
-	octx, end, err := t.begin(ctx)
+	octx, end, err := t.beginNavigation(ctx)
 	if err != nil {
-		// A crashed renderer is replaced by a new one when the tab navigates.
-		if !errors.Is(err, errCrashed) {
-			return navigated{}, err
-		}
-		t.mu.Lock()
-		t.crashed = false
-		t.mu.Unlock()
-		if octx, end, err = t.begin(ctx); err != nil {
-			return navigated{}, err
-		}
+		return navigated{}, err
 	}
 	defer end()
 	deadline := time.Now().Add(navigateBound)

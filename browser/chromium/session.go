@@ -131,6 +131,12 @@ func (s *Session) Navigate(ctx context.Context, rawURL string) (*observation.Obs
 	if err != nil {
 		return nil, err
 	}
+	return s.observeLoaded(ctx, nav)
+}
+
+// observeLoaded observes the page a navigation led to, saying whether it
+// was still loading when the navigation's bound ran out.
+func (s *Session) observeLoaded(ctx context.Context, nav navigated) (*observation.Observation, error) {
 	obs, err := s.observeLocked(ctx, observation.Request{})
 	if err != nil {
 		return nil, err

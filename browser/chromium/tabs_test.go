@@ -17,12 +17,12 @@ import (
 	"github.com/veetbot/veetbrowser/policy"
 )
 
-// openTabs opens a tool version 1.8.0 session on url whose navigation
+// openTabs opens a tool version 1.8.0 session on start whose navigation
 // check allows only the origins of allowed (nil: all).
-func openTabs(t *testing.T, url string, allowed ...string) *Session {
+func openTabs(t *testing.T, start string, allowed ...string) *Session {
 	t.Helper()
 	ctx := browsertest.Context(t, time.Minute)
-	check := func(_ context.Context, u *urlpkg) error {
+	check := func(_ context.Context, u *url.URL) error {
 		if allowed == nil {
 			return nil
 		}
@@ -39,13 +39,12 @@ func openTabs(t *testing.T, url string, allowed ...string) *Session {
 	}
 	t.Cleanup(func() { bs.Close(context.Background()) })
 	s := bs.(*Session)
-	if _, err := s.Navigate(ctx, url); err != nil {
+	if _, err := s.Navigate(ctx, start); err != nil {
 		t.Fatal(err)
 	}
 	return s
 }
 
-type urlpkg = url.URL
 
 func allow(context.Context, string, policy.Facts) (policy.Permit, error) { return policy.Permit{}, nil }
 
