@@ -45,7 +45,6 @@ func openTabs(t *testing.T, start string, allowed ...string) *Session {
 	return s
 }
 
-
 func allow(context.Context, string, policy.Facts) (policy.Permit, error) { return policy.Permit{}, nil }
 
 // clickNamed clicks the control named name in obs.
