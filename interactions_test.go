@@ -61,12 +61,14 @@ func TestInteractionToolsByTheirJSON(t *testing.T) {
 		return ""
 	}
 	call(tools.Navigate, fmt.Sprintf(`{"url":%q}`, base), "ok")
-	first := view.Tabs.Active
+	if view.Tabs != nil {
+		t.Fatalf("a lone tab with nothing to report: %+v", view.Tabs)
+	}
 	call(tools.Act, fmt.Sprintf(`{"kind":"click","ref":%q}`, ref("Open later")), "ok")
 	if view.Tabs == nil || len(view.Tabs.Opened) != 1 {
 		t.Fatalf("the new tab is not in the view: %+v", view.Tabs)
 	}
-	later := view.Tabs.Opened[0]
+	later, first := view.Tabs.Opened[0], view.Tabs.Active
 	call(tools.Tabs, `{"action":"list"}`, "ok")
 	if view.Tabs.Count != 2 || len(view.Tabs.List) != 2 {
 		t.Fatalf("list: %+v", view.Tabs)

@@ -4,7 +4,9 @@ import "github.com/veetbot/veetbrowser/observation"
 
 // Tabs in the view (browser tools ≥ 1.8.0, docs/interactions.md): the
 // active tab's id, the number of tabs and what opened or was closed since
-// the last result are essentials of every view. The list of browser_tabs
+// the last result are essentials of every view of a session with more than
+// one tab, or where something happened to one; a lone tab with nothing to
+// report adds nothing (browser_tabs always lists). The list of browser_tabs
 // list takes at most half the budget over the header, tab by tab, in the
 // order the tabs opened; list_omitted counts the tabs left out.
 
@@ -42,6 +44,9 @@ func setTabs(v *View, obs *observation.Observation, on bool, budget int) {
 		return
 	}
 	t := obs.Tabs
+	if t.Count <= 1 && len(t.Opened) == 0 && t.Closed == 0 && t.Refused == 0 && t.List == nil {
+		return
+	}
 	v.Tabs = &Tabs{Active: t.Active, Count: t.Count, Opened: t.Opened, Closed: t.Closed, Refused: t.Refused}
 	if t.List == nil {
 		return

@@ -55,6 +55,12 @@ func opName(tool string) string {
 		return "act"
 	case tools.Upload:
 		return "upload"
+	case tools.Find:
+		return "find"
+	case tools.Wait:
+		return "wait"
+	case tools.Tabs:
+		return "tabs"
 	}
 	return tool
 }

@@ -23,6 +23,7 @@ type scenario struct {
 	// under /<id>/ → page; a page of the site names that origin by
 	// providerOrigin.
 	provider map[string]func() string
+	handlers map[string]handler // path under /<id>/ → an endpoint that answers for itself
 	run      func(ctx context.Context, a *agent, base string) error
 }
 
@@ -37,7 +38,7 @@ func buttons(n int, format string) string {
 }
 
 func scenarios() []scenario {
-	return []scenario{
+	return append([]scenario{
 		{
 			id:       "dense-controls",
 			pages:    map[string]func() string{"": static(buttons(10000, `<button data-e="click:%d">Item %d</button>`))},
@@ -361,7 +362,7 @@ setInterval(() => {
 				return a.click(ctx, "Pay")
 			},
 		},
-	}
+	}, interactionScenarios()...)
 }
 
 // longRead is the long-read scenario's article: 2,100 paragraphs, the code

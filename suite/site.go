@@ -37,14 +37,22 @@ type site struct {
 	// provider is its base URL, under the host name localhost.
 	providerPages map[string]func() string
 	provider      string
+	// handlers answer for themselves ("/id/path" → handler): the feeds,
+	// sign-ins and saves a page's script calls, which record their effects.
+	handlers map[string]handler
 
 	mu      sync.Mutex
 	effects map[string][]string
 }
 
 func newSite() *site {
-	return &site{pages: map[string]func() string{}, providerPages: map[string]func() string{}, effects: map[string][]string{}}
+	return &site{pages: map[string]func() string{}, providerPages: map[string]func() string{}, handlers: map[string]handler{},
+		effects: map[string][]string{}}
 }
+
+// handler serves one path of a scenario and records its effects with
+// record.
+type handler func(w http.ResponseWriter, r *http.Request, record func(effect string))
 
 func (s *site) record(id, effect string) {
 	s.mu.Lock()
@@ -63,6 +71,10 @@ func (s *site) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 	id, rest := parts[0], ""
 	if len(parts) == 2 {
 		rest = parts[1]
+	}
+	if h, ok := s.handlers["/"+id+"/"+rest]; ok {
+		h(w, r, func(effect string) { s.record(id, effect) })
+		return
 	}
 	switch {
 	case rest == "effect" && r.Method == http.MethodPost:

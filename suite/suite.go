@@ -57,6 +57,9 @@ func Run(ctx context.Context, rt *veetbrowser.Runtime, budget int) (*Report, err
 		for path, page := range sc.pages {
 			site.pages["/"+sc.id+"/"+path] = page
 		}
+		for path, h := range sc.handlers {
+			site.handlers["/"+sc.id+"/"+path] = h
+		}
 		for path, page := range sc.provider {
 			site.providerPages["/"+sc.id+"/"+path] = page
 		}

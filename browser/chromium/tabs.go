@@ -297,7 +297,8 @@ func (s *Session) browser() *chromedp.Browser {
 	return chromedp.FromContext(s.first.ctx).Browser
 }
 
-// stampTabs puts the tabs record on obs; list adds every tab.
+// stampTabs puts the tabs record on obs; list adds every tab (every
+// browser_tabs call lists them).
 func (s *Session) stampTabs(ctx context.Context, obs *observation.Observation, list bool) {
 	if s.tabs == nil {
 		return
@@ -364,12 +365,12 @@ func (s *Session) Tabs(ctx context.Context, req browser.TabsRequest) (*observati
 		if e != s.active {
 			s.switchTo(e)
 		}
-		return s.observeTabs(ctx, false)
+		return s.observeTabs(ctx, true)
 	}
 	if err := s.closeTab(ctx, e); err != nil {
 		return nil, err
 	}
-	return s.observeTabs(ctx, false)
+	return s.observeTabs(ctx, true)
 }
 
 func (s *Session) observeTabs(ctx context.Context, list bool) (*observation.Observation, error) {
