@@ -73,6 +73,7 @@ type callRecord struct {
 	seq   int64 // the intent's sequence number; 0 for a read
 	ahead bool  // an intent was written: finish completes it
 	judge *judgement
+	shot  *browser.Screenshot // stored with the call once it is written
 }
 
 // intent writes the intent of a call that changes the page. An error means
@@ -138,11 +139,15 @@ func (c *callRecord) finish(ctx context.Context, res *Result, callErr error) (*R
 	wctx, cancel := context.WithTimeout(context.WithoutCancel(ctx), recordTimeout)
 	defer cancel()
 	var err error
+	seq := c.seq
 	if c.ahead {
 		err = c.s.rec.store.Complete(wctx, c.call.SessionID, c.seq, r)
 	} else {
 		c.call.Result = r
-		_, err = c.s.rec.store.Record(wctx, c.call)
+		seq, err = c.s.rec.store.Record(wctx, c.call)
+	}
+	if err == nil && c.shot != nil && callErr == nil {
+		err = c.s.storeShot(wctx, seq, c.shot)
 	}
 	if callErr != nil {
 		return nil, callErr
@@ -159,7 +164,9 @@ func (c *callRecord) fill(r *store.Result, res *Result) error {
 	if c.judge != nil || res != nil && res.Action != nil {
 		act = &actionRecord{Authorization: c.judge}
 	}
-	if res != nil {
+	if res != nil && res.Observation != nil {
+		// (A screenshot's result has none: its image is stored as a blob,
+		// and its summary view is derived from the blob's record.)
 		obs, withheld := withholdDraft(res.Observation)
 		var err error
 		if r.Observation, err = json.Marshal(obs); err != nil {

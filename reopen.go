@@ -117,6 +117,10 @@ func (p *reopeningPage) Tabs(ctx context.Context, req browser.TabsRequest) (*obs
 	return on(ctx, p, func(s browser.Session) (*observation.Observation, error) { return s.Tabs(ctx, req) })
 }
 
+func (p *reopeningPage) Screenshot(ctx context.Context, req browser.ScreenshotRequest) (*browser.Screenshot, error) {
+	return on(ctx, p, func(s browser.Session) (*browser.Screenshot, error) { return s.Screenshot(ctx, req) })
+}
+
 // Gone reports whether the current page's browser is gone: the next call
 // reports it, and the one after opens a fresh page.
 func (p *reopeningPage) Gone() bool {

@@ -52,6 +52,13 @@ type Options struct {
 	// owns and Close closes; a store given here stays the caller's to
 	// close. Not recording is an explicit choice: store.Open(ctx, store.None).
 	Store store.Store
+	// Screenshots (tool version 1.8.0): ActionScreenshots takes a masked
+	// screenshot after each action that succeeded and stores it with the
+	// action's record (off by default: it costs a capture per action);
+	// UnmaskedScreenshots leaves form fields unpainted. Neither is ever a
+	// model's argument.
+	ActionScreenshots   bool
+	UnmaskedScreenshots bool
 }
 
 // Runtime opens sessions on one provider.
@@ -61,7 +68,10 @@ type Runtime struct {
 	store     store.Store
 	ownStore  bool   // opened by New: Close closes it
 	redaction []byte // the key typed text is redacted under; never stored
+	shots     screenshotOptions
 }
+
+type screenshotOptions struct{ afterActions, unmasked bool }
 
 // New returns a runtime over provider. It does not own the provider.
 func New(provider browser.Provider, opts Options) (*Runtime, error) {
@@ -69,7 +79,8 @@ func New(provider browser.Provider, opts Options) (*Runtime, error) {
 	if err != nil {
 		return nil, err
 	}
-	r := &Runtime{provider: provider, budget: budget, store: opts.Store, redaction: make([]byte, 32)}
+	r := &Runtime{provider: provider, budget: budget, store: opts.Store, redaction: make([]byte, 32),
+		shots: screenshotOptions{afterActions: opts.ActionScreenshots, unmasked: opts.UnmaskedScreenshots}}
 	rand.Read(r.redaction)
 	if r.store == nil {
 		if r.store, err = store.Open(context.Background(), ""); err != nil {
@@ -157,6 +168,7 @@ type Session struct {
 	approvals policy.Approvals
 	uploads   uploadRoot
 	rec       recorder
+	shots     screenshotOptions
 
 	mu     sync.Mutex   // guards the upload copies
 	copies string       // the session's directory of upload copies; "" until the first upload
@@ -186,7 +198,7 @@ func (r *Runtime) NewSession(ctx context.Context, opts SessionOptions) (*Session
 	if err != nil {
 		return nil, err
 	}
-	s := &Session{page: page, version: v, budget: budget, grant: opts.Grant, approver: opts.Approver,
+	s := &Session{page: page, version: v, budget: budget, grant: opts.Grant, approver: opts.Approver, shots: r.shots,
 		uploads: uploads, rec: recorder{store: r.store, key: r.redaction, id: store.NewSessionID()}}
 	if err := s.recordSession(ctx, opts.Surface); err != nil {
 		page.Close(context.WithoutCancel(ctx))
@@ -209,6 +221,7 @@ func (s *Session) Tools() []tools.Tool { return tools.Tools(s.version) }
 type Result struct {
 	Observation *observation.Observation
 	Action      *browser.ActResult // postconditions of act and upload; nil otherwise
+	Image       *Image             // browser_screenshot's image; nil otherwise
 	// View is the model view, byte for byte what the model is given:
 	// JSON that DecodeView reads into a projection.View.
 	View json.RawMessage
@@ -300,6 +313,9 @@ func (s *Session) Act(ctx context.Context, a Action) (*Result, error) {
 		return rec.finish(ctx, nil, err)
 	}
 	r, err := s.result(res.Observation, res)
+	if err == nil {
+		s.shotAfterAction(ctx, rec)
+	}
 	return rec.finish(ctx, r, err)
 }
 
@@ -501,6 +517,15 @@ func (s *Session) Call(ctx context.Context, tool string, args json.RawMessage) (
 			return nil, err
 		}
 		return s.Wait(ctx, req)
+	case tools.Screenshot:
+		if !s.version.Interactions {
+			break
+		}
+		a, err := tools.ParseScreenshot(args)
+		if err != nil {
+			return nil, err
+		}
+		return s.Screenshot(ctx, a)
 	case tools.Tabs:
 		if !s.version.Interactions {
 			break

@@ -90,11 +90,51 @@ type Session interface {
 	// Tabs lists, selects or closes the session's tabs (tool version
 	// 1.8.0); the observation is of the tab active afterwards.
 	Tabs(ctx context.Context, req TabsRequest) (*observation.Observation, error)
+	// Screenshot captures the active tab (tool version 1.8.0), its form
+	// fields painted over unless req.Unmasked, within req.MaxBytes.
+	Screenshot(ctx context.Context, req ScreenshotRequest) (*Screenshot, error)
 	// Gone reports whether the browser under the session is gone (it died,
 	// or the connection to it dropped); every call then reports
 	// browser_unavailable, and a new session is needed.
 	Gone() bool
 	Close(ctx context.Context) error
+}
+
+// ScreenshotRequest asks for a screenshot: of the control Ref (of the
+// newest revision), of the full page, or of the viewport. Unmasked is a
+// runtime option, never a model argument; MaxBytes caps the image (0:
+// DefaultScreenshotBytes).
+type ScreenshotRequest struct {
+	Ref      string
+	FullPage bool
+	Unmasked bool
+	MaxBytes int
+}
+
+// MaskedBox is a painted box, in pixels of the screenshot's image, and what
+// it hides (collect.Mask*): never a value.
+type MaskedBox struct {
+	Role                string
+	X, Y, Width, Height int
+}
+
+// Screenshot is a masked JPEG of the page. Scale is the image's pixels per
+// CSS pixel (the device pixel ratio times any scaling down to fit the cap).
+type Screenshot struct {
+	Data          []byte
+	MediaType     string
+	Width, Height int
+	Scale         float64
+	Quality       int
+	// Masked lists at most MaxListedMasks painted boxes; MaskedCount counts
+	// them all; MaskedAll: a read stopped at a bound, the whole image is
+	// painted over.
+	Masked      []MaskedBox
+	MaskedCount int
+	MaskedAll   bool
+	Revision    string // the newest revision when it was taken; "" before the first
+	// FullPageCut: the document was taller than MaxFullPageHeight.
+	FullPageCut bool
 }
 
 // HistoryStep is one browser_navigate history step.

@@ -230,7 +230,7 @@ func (s *Session) Call(ctx context.Context, tool string, args json.RawMessage) (
 		if s.version.Reading {
 			route = "find"
 		}
-	case tools.Wait, tools.Tabs:
+	case tools.Wait, tools.Tabs, tools.Screenshot:
 		if s.version.Interactions {
 			route = strings.TrimPrefix(tool, "browser_")
 		}
@@ -323,10 +323,14 @@ func (s *Session) page(ctx context.Context, lease, route, contentType string, bo
 	if err := s.c.post(ctx, path, contentType, body, &out); err != nil {
 		return nil, s.leaseError(lease, err)
 	}
-	if len(out.View) == 0 || (out.Observation == nil && !s.opts.ViewOnly) {
+	// A screenshot's answer is its view and image, with no observation.
+	if len(out.View) == 0 || (out.Observation == nil && out.Image == nil && !s.opts.ViewOnly) {
 		return nil, errcode.New(errcode.BrowserUnavailable, "the sidecar's answer holds no view or no observation")
 	}
 	res := &veetbrowser.Result{Observation: out.Observation, View: out.View}
+	if out.Image != nil {
+		res.Image = &veetbrowser.Image{MediaType: out.Image.MediaType, Data: out.Image.Data}
+	}
 	if out.Action != nil {
 		res.Action = out.Action
 		res.Action.Observation = out.Observation

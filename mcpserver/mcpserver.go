@@ -147,7 +147,11 @@ func (s *Server) handler(name string) mcp.ToolHandler {
 		if err != nil {
 			return s.toolError(ctx, name, err), nil
 		}
-		return &mcp.CallToolResult{Content: []mcp.Content{&mcp.TextContent{Text: string(res.View)}}}, nil
+		content := []mcp.Content{&mcp.TextContent{Text: string(res.View)}}
+		if res.Image != nil {
+			content = append(content, &mcp.ImageContent{Data: res.Image.Data, MIMEType: res.Image.MediaType})
+		}
+		return &mcp.CallToolResult{Content: content}, nil
 	}
 }
 

@@ -1,9 +1,11 @@
 package mcpserver
 
 import (
+	"bytes"
 	"context"
 	"encoding/json"
 	"fmt"
+	"image/jpeg"
 	"strings"
 	"testing"
 	"time"
@@ -226,5 +228,30 @@ func TestFindOverMCP(t *testing.T) {
 	var read projection.View
 	if err := json.Unmarshal([]byte(text), &read); isErr || err != nil || len(read.Text) == 0 || read.Text[0] != "The harbour master signs the ledger." {
 		t.Fatalf("reading from the match: %s", text)
+	}
+}
+
+// TestScreenshotOverMCP: browser_screenshot answers with its summary as
+// text and the masked JPEG as image content.
+func TestScreenshotOverMCP(t *testing.T) {
+	t.Parallel()
+	cs := connect(t, Options{})
+	url := browsertest.Serve(t, `<label>Name <input value="secret value"></label><button>Go</button>`)
+	if _, isErr := call(t, cs, "browser_navigate", map[string]any{"url": url}); isErr {
+		t.Fatal("navigate failed")
+	}
+	res, err := cs.CallTool(browsertest.Context(t, time.Minute), &mcp.CallToolParams{Name: "browser_screenshot", Arguments: map[string]any{}})
+	if err != nil || res.IsError || len(res.Content) != 2 {
+		t.Fatalf("screenshot: %v %+v", err, res)
+	}
+	img, ok := res.Content[1].(*mcp.ImageContent)
+	if !ok || img.MIMEType != "image/jpeg" {
+		t.Fatalf("content %T", res.Content[1])
+	}
+	if _, err := jpeg.DecodeConfig(bytes.NewReader(img.Data)); err != nil {
+		t.Fatalf("the image does not decode: %v", err)
+	}
+	if text := res.Content[0].(*mcp.TextContent).Text; !strings.Contains(text, `"masked":1`) {
+		t.Errorf("summary %s", text)
 	}
 }

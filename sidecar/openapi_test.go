@@ -154,7 +154,7 @@ func TestOpenAPIDocumentIsValid(t *testing.T) {
 		"POST /v1/leases", "DELETE /v1/leases/{id}", "POST /v1/leases/{id}/renew", "GET /v1/leases/{id}/tools",
 		"POST /v1/leases/{id}/navigate", "POST /v1/leases/{id}/observe", "POST /v1/leases/{id}/act",
 		"POST /v1/leases/{id}/find", "POST /v1/leases/{id}/upload", "POST /v1/leases/{id}/approvals",
-		"POST /v1/leases/{id}/wait", "POST /v1/leases/{id}/tabs",
+		"POST /v1/leases/{id}/wait", "POST /v1/leases/{id}/tabs", "POST /v1/leases/{id}/screenshot",
 	}
 	unauthenticated := []string{"GET /healthz", "GET /metrics", "GET /v1/openapi.json"}
 	var got []string

@@ -50,7 +50,7 @@ func (s *Server) Handler() http.Handler {
 		s.fail(w, r, errcode.New(errcode.NotFound, "no such route"))
 	})
 	for route, tool := range map[string]string{"navigate": tools.Navigate, "observe": tools.Observe, "act": tools.Act, "find": tools.Find,
-		"wait": tools.Wait, "tabs": tools.Tabs} {
+		"wait": tools.Wait, "tabs": tools.Tabs, "screenshot": tools.Screenshot} {
 		mux.Handle("POST /v1/leases/{id}/"+route, s.authed(s.leased(s.callTool(tool))))
 	}
 	return s.logged(mux)
@@ -334,6 +334,9 @@ func (s *Server) run(w http.ResponseWriter, r *http.Request, l *lease, tool stri
 		return
 	}
 	out := api.PageResult{View: res.View, Observation: res.Observation, Action: res.Action}
+	if res.Image != nil {
+		out.Image = &api.Image{MediaType: res.Image.MediaType, Data: res.Image.Data}
+	}
 	if omit {
 		out.Observation = nil
 	}

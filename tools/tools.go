@@ -73,13 +73,14 @@ func Lookup(name string) (Version, error) {
 
 // Tool names.
 const (
-	Navigate = "browser_navigate"
-	Observe  = "browser_observe"
-	Act      = "browser_act"
-	Upload   = "browser_upload"
-	Find     = "browser_find"
-	Wait     = "browser_wait" // 1.8.0
-	Tabs     = "browser_tabs" // 1.8.0
+	Navigate   = "browser_navigate"
+	Observe    = "browser_observe"
+	Act        = "browser_act"
+	Upload     = "browser_upload"
+	Find       = "browser_find"
+	Wait       = "browser_wait"       // 1.8.0
+	Tabs       = "browser_tabs"       // 1.8.0
+	Screenshot = "browser_screenshot" // 1.8.0
 )
 
 // Tool is a tool as a version presents it.
@@ -211,6 +212,17 @@ func Tools(v Version) []Tool {
 				`"network_idle":{"type":"boolean","description":"wait for the network to be idle"},` +
 				`"timeout_ms":{"type":"integer","minimum":1,"maximum":30000,"description":"how long to wait at most"}},` +
 				`"required":["timeout_ms"],"additionalProperties":false}`),
+			ReadOnly: true,
+		}, Tool{
+			Name: Screenshot,
+			Description: "Take a screenshot of the active tab without changing it: the viewport, one control (ref), or the " +
+				"full page (full_page, at most 16384 CSS pixels tall). The image is a JPEG of at most 256 KiB (quality, then " +
+				"size, lowered to fit). Form fields (inputs, text areas, selects, editable content) are painted over: no value " +
+				"is ever shown; the result says how many boxes were painted.",
+			InputSchema: json.RawMessage(`{"type":"object","properties":{` +
+				`"ref":{"type":"string","description":"ref of a control in the newest observation: capture it alone"},` +
+				`"full_page":{"type":"boolean","description":"capture the whole page, not only the viewport"}},` +
+				`"additionalProperties":false}`),
 			ReadOnly: true,
 		}, Tool{
 			Name: Tabs,
@@ -451,6 +463,24 @@ func ParseWait(raw json.RawMessage) (browser.WaitRequest, WaitArgs, error) {
 	}
 	return browser.WaitRequest{Text: a.Text, RefGone: a.RefGone, NetworkIdle: a.NetworkIdle,
 		Timeout: time.Duration(a.TimeoutMS) * time.Millisecond}, a, nil
+}
+
+// ScreenshotArgs are browser_screenshot's arguments (1.8.0).
+type ScreenshotArgs struct {
+	Ref      string `json:"ref,omitempty"`
+	FullPage bool   `json:"full_page,omitempty"`
+}
+
+// ParseScreenshot parses browser_screenshot's arguments strictly.
+func ParseScreenshot(raw json.RawMessage) (ScreenshotArgs, error) {
+	var a ScreenshotArgs
+	if err := strict(raw, &a); err != nil {
+		return a, err
+	}
+	if a.Ref != "" && a.FullPage {
+		return a, errcode.New(errcode.InvalidArgument, "capture either one control (ref) or the full page, not both")
+	}
+	return a, nil
 }
 
 // TabsArgs are browser_tabs's arguments (1.8.0).

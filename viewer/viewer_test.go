@@ -5,6 +5,7 @@ import (
 	"context"
 	"encoding/json"
 	"fmt"
+	"image/jpeg"
 	"io"
 	"net/http"
 	"os"
@@ -71,7 +72,7 @@ func recordSession(t *testing.T) (store.Store, string, []step) {
 		t.Fatal(err)
 	}
 	t.Cleanup(func() { st.Close() })
-	rt, err := veetbrowser.New(shared.Get(t), veetbrowser.Options{Store: st, Budget: 2048})
+	rt, err := veetbrowser.New(shared.Get(t), veetbrowser.Options{Store: st, Budget: 2048, ActionScreenshots: true})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -111,14 +112,13 @@ func recordSession(t *testing.T) (store.Store, string, []step) {
 	call("browser_act", map[string]string{"kind": "click", "ref": ref("Publish")})
 	call("browser_act", map[string]string{"kind": "click", "ref": ref("Delete account")})
 	call("browser_act", map[string]string{"kind": "click", "ref": "not-a-ref"})
-	want := []step{{"browser_navigate", "ok"}, {"browser_observe", "ok"}, {"browser_act", "ok"}, {"browser_act", "ok"}, {"browser_act", "ok"}}
+	call("browser_screenshot", map[string]any{"full_page": true})
+	want := []step{{"browser_navigate", "ok"}, {"browser_observe", "ok"}, {"browser_act", "ok"}, {"browser_act", "ok"}, {"browser_act", "ok"},
+		{"browser_act", "approval_required"}, {"browser_act", "unknown_reference"}, {"browser_screenshot", "ok"}}
 	for i, w := range want {
 		if steps[i] != w {
 			t.Fatalf("step %d: %+v, want %+v (all: %+v)", i+1, steps[i], w, steps)
 		}
-	}
-	if steps[5].Outcome == "ok" || steps[6].Outcome == "ok" {
-		t.Fatalf("the refused click and the unknown reference succeeded: %+v", steps)
 	}
 	return st, s.ID(), steps
 }
@@ -187,7 +187,7 @@ func get(t *testing.T, url string, header ...string) (*http.Response, []byte) {
 func TestViewerShowsRecordedSessionInChromium(t *testing.T) {
 	t.Parallel()
 	st, id, steps := recordSession(t)
-	base := serve(t, st, Options{Images: fakeImages{seq: 5}})
+	base := serve(t, st, Options{Images: StoreImages(st)})
 
 	ctx := browsertest.Context(t, 3*time.Minute)
 	none, err := store.Open(ctx, store.None)
@@ -218,7 +218,7 @@ func TestViewerShowsRecordedSessionInChromium(t *testing.T) {
 	if link == "" {
 		t.Fatalf("the index has no link to session %s: %+v", id, res.Observation.Controls)
 	}
-	if !strings.Contains(pageText(res.Observation), "ok=5") {
+	if !strings.Contains(pageText(res.Observation), "ok=6") {
 		t.Errorf("the index does not count the outcomes: %s", pageText(res.Observation))
 	}
 	res, err = s.Act(ctx, actClick(link))
@@ -245,16 +245,28 @@ func TestViewerShowsRecordedSessionInChromium(t *testing.T) {
 		}
 	}
 
-	// The screenshot: an <img> in the page, and its URL serves the PNG.
+	// The screenshots the runtime stored (one after each action that
+	// succeeded, and browser_screenshot's): an <img> each in the page, and
+	// each URL serves a JPEG that decodes.
+	blobs, err := st.Blobs(ctx, id)
+	if err != nil || len(blobs) != 4 {
+		t.Fatalf("stored screenshots: %d, %v; want 4", len(blobs), err)
+	}
 	_, page := get(t, base+"sessions/"+id)
-	src := fmt.Sprintf(`<img src="/sessions/%s/images/%d"`, id, fakeImageID)
-	if !bytes.Contains(page, []byte(src)) {
-		t.Fatalf("no %s in the page", src)
+	for _, b := range blobs {
+		path := fmt.Sprintf("/sessions/%s/images/%d", id, b.ID)
+		if !bytes.Contains(page, []byte(`<img src="`+path+`"`)) {
+			t.Fatalf("no image %s in the page", path)
+		}
+		ir, img := get(t, strings.TrimSuffix(base, "/")+path)
+		if ir.StatusCode != 200 || ir.Header.Get("Content-Type") != "image/jpeg" || ir.Header.Get("X-Content-Type-Options") != "nosniff" {
+			t.Fatalf("image: %d %q nosniff=%q", ir.StatusCode, ir.Header.Get("Content-Type"), ir.Header.Get("X-Content-Type-Options"))
+		}
+		if cfg, err := jpeg.DecodeConfig(bytes.NewReader(img)); err != nil || cfg.Width == 0 {
+			t.Fatalf("image %d does not load: %v", b.ID, err)
+		}
 	}
-	ir, img := get(t, strings.TrimSuffix(base, "/")+fmt.Sprintf("/sessions/%s/images/%d", id, fakeImageID))
-	if ir.StatusCode != 200 || ir.Header.Get("Content-Type") != "image/png" || ir.Header.Get("X-Content-Type-Options") != "nosniff" || !bytes.Equal(img, onePixelPNG) {
-		t.Fatalf("image: %d %q nosniff=%q, %d bytes", ir.StatusCode, ir.Header.Get("Content-Type"), ir.Header.Get("X-Content-Type-Options"), len(img))
-	}
+	const fakeImageID = 1 << 40
 	if r, _ := get(t, strings.TrimSuffix(base, "/")+fmt.Sprintf("/sessions/%s/images/%d", id, fakeImageID+1)); r.StatusCode != 404 {
 		t.Errorf("an unknown image: %d", r.StatusCode)
 	}

@@ -13,6 +13,7 @@ import (
 	"github.com/chromedp/cdproto/emulation"
 	"github.com/chromedp/cdproto/page"
 
+	"github.com/veetbot/veetbrowser/browser"
 	"github.com/veetbot/veetbrowser/collect"
 	"github.com/veetbot/veetbrowser/errcode"
 	"github.com/veetbot/veetbrowser/internal/imagecap"
@@ -50,42 +51,12 @@ const (
 // maskFill is the one colour every painted box has.
 var maskFill = color.RGBA{R: 128, G: 128, B: 128, A: 255}
 
-// ScreenshotRequest asks for a screenshot: of the control Ref (of the
-// newest revision), of the full page, or of the viewport. Unmasked is a
-// runtime option, never a model argument; MaxBytes caps the image (0:
-// DefaultScreenshotBytes).
-type ScreenshotRequest struct {
-	Ref      string
-	FullPage bool
-	Unmasked bool
-	MaxBytes int
-}
-
-// MaskedBox is a painted box, in pixels of the screenshot's image, and what
-// it hides (collect.Mask*): never a value.
-type MaskedBox struct {
-	Role                string
-	X, Y, Width, Height int
-}
-
-// Screenshot is a masked JPEG of the page. Scale is the image's pixels per
-// CSS pixel (the device pixel ratio times any scaling down to fit the cap).
-type Screenshot struct {
-	Data          []byte
-	MediaType     string
-	Width, Height int
-	Scale         float64
-	Quality       int
-	// Masked lists at most MaxListedMasks painted boxes; MaskedCount counts
-	// them all; MaskedAll: a read stopped at a bound, the whole image is
-	// painted over.
-	Masked      []MaskedBox
-	MaskedCount int
-	MaskedAll   bool
-	Revision    string // set by the caller
-	// FullPageCut: the document was taller than MaxFullPageHeight.
-	FullPageCut bool
-}
+// The screenshot's types are the browser package's.
+type (
+	ScreenshotRequest = browser.ScreenshotRequest
+	MaskedBox         = browser.MaskedBox
+	Screenshot        = browser.Screenshot
+)
 
 // Screenshot captures the page as req asks.
 func (s *Session) Screenshot(ctx context.Context, req ScreenshotRequest) (*Screenshot, error) {
@@ -120,6 +91,9 @@ func (s *Session) Screenshot(ctx context.Context, req ScreenshotRequest) (*Scree
 	shot, err := s.screenshotLocked(ctx, req, target)
 	if err != nil && s.Gone() {
 		return nil, errBrowserGone
+	}
+	if shot != nil && s.revision > 0 {
+		shot.Revision = s.revisionToken(s.revision)
 	}
 	return shot, err
 }

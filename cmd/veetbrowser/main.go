@@ -226,8 +226,9 @@ func (b *browserFlags) register(fs *flag.FlagSet, log cliLog) {
 }
 
 // runtime opens the artifact store, the chosen browser and a runtime over
-// them; close releases all three.
-func (b *browserFlags) runtime(ctx context.Context, budget int, sf *storeFlags) (rt *veetbrowser.Runtime, close func(), err error) {
+// them (with opts, budget and store set from the flags); close releases
+// all three.
+func (b *browserFlags) runtime(ctx context.Context, budget int, sf *storeFlags, opts veetbrowser.Options) (rt *veetbrowser.Runtime, close func(), err error) {
 	st, err := sf.open(ctx)
 	if err != nil {
 		return nil, nil, err
@@ -240,7 +241,8 @@ func (b *browserFlags) runtime(ctx context.Context, budget int, sf *storeFlags) 
 	// Closing runs to its end even after the command's context is
 	// cancelled: the browser's processes and files must go.
 	closeCtx := context.WithoutCancel(ctx)
-	if rt, err = veetbrowser.New(p, veetbrowser.Options{Budget: budget, Store: st}); err != nil {
+	opts.Budget, opts.Store = budget, st
+	if rt, err = veetbrowser.New(p, opts); err != nil {
 		p.Close(closeCtx)
 		st.Close()
 		return nil, nil, err

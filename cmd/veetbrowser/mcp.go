@@ -125,7 +125,7 @@ func (c *MCPCommand) Run(ctx context.Context, args []string) error {
 	} else {
 		var closeBrowser func()
 		var err error
-		if rt, closeBrowser, err = bf.runtime(ctx, *budget, &sf); err != nil {
+		if rt, closeBrowser, err = bf.runtime(ctx, *budget, &sf, veetbrowser.Options{}); err != nil {
 			return err
 		}
 		defer closeBrowser()

@@ -31,7 +31,7 @@ func (f *sessionFlags) register(fs *flag.FlagSet, log cliLog) {
 // session opens the store, the browser and a session on them; end closes
 // all three.
 func (f *sessionFlags) session(ctx context.Context) (s *veetbrowser.Session, end func(), err error) {
-	rt, closeBrowser, err := f.browser.runtime(ctx, f.budget, &f.store)
+	rt, closeBrowser, err := f.browser.runtime(ctx, f.budget, &f.store, veetbrowser.Options{})
 	if err != nil {
 		return nil, nil, err
 	}

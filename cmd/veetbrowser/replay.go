@@ -50,7 +50,7 @@ func (c *ReplayCommand) Run(ctx context.Context, args []string) error {
 		return err
 	}
 	if *html != "" {
-		if err := viewer.WriteFile(ctx, *html, st, id, nil); err != nil {
+		if err := viewer.WriteFile(ctx, *html, st, id, viewer.StoreImages(st)); err != nil {
 			return err
 		}
 		fmt.Fprintf(c.Stdout, "session %s: timeline written to %s\n", id, *html)

@@ -7,6 +7,7 @@ import (
 	"fmt"
 	"io"
 
+	veetbrowser "github.com/veetbot/veetbrowser"
 	"github.com/veetbot/veetbrowser/errcode"
 	"github.com/veetbot/veetbrowser/suite"
 )
@@ -30,7 +31,7 @@ func (c *SuiteCommand) Run(ctx context.Context, args []string) error {
 	if _, err := parseUsage(fs, args, 0, suiteUsageLine); err != nil {
 		return err
 	}
-	rt, closeBrowser, err := bf.runtime(ctx, *budget, &sf)
+	rt, closeBrowser, err := bf.runtime(ctx, *budget, &sf, veetbrowser.Options{ActionScreenshots: true}) // a recorded suite run shows what each action left
 	if err != nil {
 		return err
 	}

@@ -74,7 +74,7 @@ func (c *ViewCommand) Run(ctx context.Context, args []string) error {
 		return err
 	}
 	defer st.Close()
-	h, err := viewer.NewHandler(st, viewer.Options{Token: token})
+	h, err := viewer.NewHandler(st, viewer.Options{Token: token, Images: viewer.StoreImages(st)})
 	if err != nil {
 		return err
 	}

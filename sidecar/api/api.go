@@ -98,6 +98,13 @@ type PageResult struct {
 	View        json.RawMessage          `json:"view"`
 	Observation *observation.Observation `json:"observation,omitempty"` // absent with ?observation=omit
 	Action      *browser.ActResult       `json:"action,omitempty"`
+	Image       *Image                   `json:"image,omitempty"` // browser_screenshot's
+}
+
+// Image is a screenshot in a PageResult; Data is base64 in JSON.
+type Image struct {
+	MediaType string `json:"media_type"`
+	Data      []byte `json:"data"`
 }
 
 // OmitObservation is the value of a page route's observation query
