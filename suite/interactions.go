@@ -87,6 +87,10 @@ window.addEventListener('message', (e) => {
 				if err := a.navigate(ctx, base); err != nil {
 					return err
 				}
+				// A lone tab's view says nothing of tabs: the list names it.
+				if _, err := a.call(ctx, tools.Tabs, map[string]string{"action": "list"}); err != nil {
+					return err
+				}
 				first := a.view.Tabs.Active
 				if err := a.click(ctx, "Sign in"); err != nil {
 					return err

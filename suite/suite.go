@@ -49,10 +49,14 @@ func (r *Report) Passed() bool {
 	return true
 }
 
-// Run runs every scenario on rt with model views of budget bytes.
-func Run(ctx context.Context, rt *veetbrowser.Runtime, budget int) (*Report, error) {
+// Run runs every scenario on rt with model views of budget bytes, or only
+// the scenarios whose ids only names.
+func Run(ctx context.Context, rt *veetbrowser.Runtime, budget int, only ...string) (*Report, error) {
 	site := newSite()
 	all := scenarios()
+	if len(only) > 0 {
+		all = slices.DeleteFunc(all, func(sc scenario) bool { return !slices.Contains(only, sc.id) })
+	}
 	for _, sc := range all {
 		for path, page := range sc.pages {
 			site.pages["/"+sc.id+"/"+path] = page
