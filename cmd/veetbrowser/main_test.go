@@ -108,7 +108,7 @@ func TestSuiteReportsJSON(t *testing.T) {
 	if err := json.Unmarshal([]byte(out), &report); err != nil {
 		t.Fatalf("exit %d, output is not the JSON report: %v\n%s", code, err, out)
 	}
-	if code != 0 || len(report.Scenarios) != 14 {
+	if code != 0 || len(report.Scenarios) != 18 {
 		var failed []string
 		for _, s := range report.Scenarios {
 			if s.Outcome != "pass" {
