@@ -160,6 +160,24 @@ type WaitRequest struct {
 	Timeout     time.Duration
 }
 
+// Check refuses a wait without exactly one condition, or with a timeout
+// outside 1 ms to MaxWait: invalid_argument.
+func (r WaitRequest) Check() error {
+	n := 0
+	for _, given := range []bool{r.Text != "", r.RefGone != "", r.NetworkIdle} {
+		if given {
+			n++
+		}
+	}
+	if n != 1 {
+		return errcode.New(errcode.InvalidArgument, "give exactly one condition: text, ref_gone or network_idle")
+	}
+	if r.Timeout < time.Millisecond || r.Timeout > MaxWait {
+		return errcode.New(errcode.InvalidArgument, "timeout_ms must be between 1 and %d", MaxWait.Milliseconds())
+	}
+	return nil
+}
+
 // NetworkIdleQuiet is how long a tab's network must be quiet to be idle.
 const NetworkIdleQuiet = 500 * time.Millisecond
 
@@ -225,6 +243,15 @@ const (
 
 // MaxScrollViewports bounds the viewports one scroll moves, either way.
 const MaxScrollViewports = 10
+
+// CheckViewports refuses a scroll of more than MaxScrollViewports either
+// way (or not a number): invalid_argument.
+func CheckViewports(v float64) error {
+	if !(v >= -MaxScrollViewports && v <= MaxScrollViewports) {
+		return errcode.New(errcode.InvalidArgument, "viewports must be between %d and %d", -MaxScrollViewports, MaxScrollViewports)
+	}
+	return nil
+}
 
 // Action is one browser_act request.
 type Action struct {

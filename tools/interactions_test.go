@@ -63,6 +63,8 @@ func TestInteractionArgumentsAtTheirBounds(t *testing.T) {
 		`{"text":"done","timeout_ms":30001}`:                 false,
 		`{"text":"done","timeout_ms":1}`:                     true,
 		`{"text":"done","timeout_ms":0}`:                     false,
+		`{"text":"done","timeout_ms":18446744074710}`:        false, // ×1e6 would wrap around to 1 s
+		`{"text":"done","timeout_ms":-5}`:                    false,
 		`{"timeout_ms":100}`:                                 false,
 		`{"text":"done","network_idle":true,"timeout_ms":5}`: false,
 		`{"ref_gone":"e1","timeout_ms":5}`:                   true,

@@ -330,10 +330,7 @@ func ParseAct(v Version, raw json.RawMessage) (browser.Action, error) {
 	if a.To != "" && a.Kind != browser.ActDrag || a.Viewports != 0 && a.Kind != browser.ActScroll {
 		return a, errcode.New(errcode.InvalidArgument, "to is for drag and viewports for scroll")
 	}
-	if a.Viewports < -browser.MaxScrollViewports || a.Viewports > browser.MaxScrollViewports {
-		return a, errcode.New(errcode.InvalidArgument, "viewports must be between %d and %d", -browser.MaxScrollViewports, browser.MaxScrollViewports)
-	}
-	return a, nil
+	return a, browser.CheckViewports(a.Viewports)
 }
 
 // ParseUpload parses browser_upload's arguments strictly.
@@ -448,21 +445,11 @@ func ParseWait(raw json.RawMessage) (browser.WaitRequest, WaitArgs, error) {
 	if err := strict(raw, &a); err != nil {
 		return browser.WaitRequest{}, a, err
 	}
-	n := 0
-	for _, set := range []bool{a.Text != "", a.RefGone != "", a.NetworkIdle} {
-		if set {
-			n++
-		}
-	}
-	if n != 1 {
-		return browser.WaitRequest{}, a, errcode.New(errcode.InvalidArgument, "give exactly one condition: text, ref_gone or network_idle")
-	}
-	max := int(browser.MaxWait / time.Millisecond)
-	if a.TimeoutMS < 1 || a.TimeoutMS > max {
-		return browser.WaitRequest{}, a, errcode.New(errcode.InvalidArgument, "timeout_ms must be between 1 and %d", max)
-	}
-	return browser.WaitRequest{Text: a.Text, RefGone: a.RefGone, NetworkIdle: a.NetworkIdle,
-		Timeout: time.Duration(a.TimeoutMS) * time.Millisecond}, a, nil
+	// Milliseconds past the bound are not converted: a huge count would
+	// wrap around into the bound.
+	ms := min(max(a.TimeoutMS, 0), int(browser.MaxWait.Milliseconds())+1)
+	req := browser.WaitRequest{Text: a.Text, RefGone: a.RefGone, NetworkIdle: a.NetworkIdle, Timeout: time.Duration(ms) * time.Millisecond}
+	return req, a, req.Check()
 }
 
 // ScreenshotArgs are browser_screenshot's arguments (1.8.0).

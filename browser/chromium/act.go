@@ -187,8 +187,10 @@ func (s *Session) actionClass(a browser.Action) (string, error) {
 			return "", errcode.New(errcode.InvalidArgument, "drag needs to: the ref of the control to drop on")
 		case a.Kind == browser.ActDrag && a.To == a.Ref:
 			return "", errcode.New(errcode.InvalidArgument, "drag needs two different controls")
-		case a.Kind == browser.ActScroll && !(math.Abs(a.Viewports) <= browser.MaxScrollViewports):
-			return "", errcode.New(errcode.InvalidArgument, "viewports must be between -%d and %d", browser.MaxScrollViewports, browser.MaxScrollViewports)
+		case a.Kind == browser.ActScroll:
+			if err := browser.CheckViewports(a.Viewports); err != nil {
+				return "", err
+			}
 		}
 		return policy.ClassInput, nil
 	}

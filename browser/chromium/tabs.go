@@ -311,12 +311,19 @@ func (s *Session) stampTabs(ctx context.Context, obs *observation.Observation, l
 	entries := slices.Clone(s.tabs.entries)
 	s.tabs.mu.Unlock()
 	if list {
+		// One round trip for every tab's URL and title.
+		infos := map[cdptarget.ID]*cdptarget.Info{}
+		if got, err := cdp.Call(ctx, s.browser(), cdptarget.GetTargets, cdptarget.GetTargetsParams{}); err == nil {
+			for _, info := range got.TargetInfos {
+				infos[info.TargetID] = info
+			}
+		}
 		rec.List = []observation.Tab{}
 		for _, e := range entries {
 			tab := observation.Tab{ID: s.tabID(e), Active: e == s.active}
-			if info, err := cdp.Call(ctx, s.browser(), cdptarget.GetTargetInfo, cdptarget.GetTargetInfoParams{TargetID: e.target}); err == nil {
-				tab.URL, tab.URLTruncated = observation.CutUTF16(stripUserinfo(info.TargetInfo.URL), observation.MaxURLUnits)
-				tab.Title, tab.TitleTruncated = observation.CutUTF16(info.TargetInfo.Title, observation.MaxTitleUnits)
+			if info := infos[e.target]; info != nil {
+				tab.URL, tab.URLTruncated = observation.CutUTF16(stripUserinfo(info.URL), observation.MaxURLUnits)
+				tab.Title, tab.TitleTruncated = observation.CutUTF16(info.Title, observation.MaxTitleUnits)
 			}
 			rec.List = append(rec.List, tab)
 		}
@@ -425,7 +432,9 @@ func (s *Session) closeTab(ctx context.Context, e *tabEntry) error {
 		return errcode.New(errcode.InvalidArgument, "the session's last tab cannot be closed")
 	}
 	t := e.tab
-	t.mark() // clears a dismissal of before
+	t.mu.Lock()
+	t.dismissed = false // a dismissal from before is not this close's
+	t.mu.Unlock()
 	done := t.leave("")
 	defer done()
 	octx, end, err := t.begin(ctx)

@@ -29,17 +29,8 @@ func (s *Session) Wait(ctx context.Context, req browser.WaitRequest) (*observati
 	if !s.interactions {
 		return nil, errcode.New(errcode.InvalidArgument, "wait needs tool version 1.8.0 or later")
 	}
-	conditions := 0
-	for _, given := range []bool{req.Text != "", req.RefGone != "", req.NetworkIdle} {
-		if given {
-			conditions++
-		}
-	}
-	if conditions != 1 {
-		return nil, errcode.New(errcode.InvalidArgument, "give exactly one condition: text, ref_gone or network_idle")
-	}
-	if req.Timeout < time.Millisecond || req.Timeout > browser.MaxWait {
-		return nil, errcode.New(errcode.InvalidArgument, "the timeout must be 1 to %d ms", browser.MaxWait.Milliseconds())
+	if err := req.Check(); err != nil {
+		return nil, err
 	}
 	if req.Text != "" {
 		if _, err := collect.QueryWords(req.Text); err != nil {
