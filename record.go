@@ -4,7 +4,6 @@ import (
 	"context"
 	"crypto/sha256"
 	"encoding/json"
-	"net/url"
 	"path/filepath"
 	"time"
 
@@ -231,7 +230,7 @@ type postcondition struct {
 
 func postconditions(a *browser.ActResult) *postcondition {
 	return &postcondition{Dispatched: a.Dispatched, NavigationStarted: a.NavigationStarted, NavigationDone: a.NavigationDone,
-		NavigationCancelled: a.NavigationCancelled, DialogOpened: a.DialogOpened, URL: withoutUserinfo(a.URL)}
+		NavigationCancelled: a.NavigationCancelled, DialogOpened: a.DialogOpened, URL: observation.WithoutUserinfo(a.URL)}
 }
 
 // withholdDraft returns obs as it is stored: the echo of the agent's own
@@ -257,20 +256,11 @@ const draftWithheld = "[draft withheld]"
 
 // Arguments as recorded.
 
+// navigateArgs records the URL without its userinfo; text that does not
+// parse as a URL is kept only as its redaction elsewhere, so here it is
+// dropped.
 func navigateArgs(rawURL string) any {
-	return tools.NavigateArgs{URL: withoutUserinfo(rawURL)}
-}
-
-// withoutUserinfo removes a password (and user name) from a URL; text that
-// does not parse as a URL is kept only as its redaction elsewhere, so here
-// it is dropped.
-func withoutUserinfo(rawURL string) string {
-	u, err := url.Parse(rawURL)
-	if err != nil {
-		return ""
-	}
-	u.User = nil
-	return u.String()
+	return tools.NavigateArgs{URL: observation.WithoutUserinfo(rawURL)}
 }
 
 // actRecord is browser_act's arguments as recorded: typed text, dialog

@@ -80,11 +80,25 @@ var (
 	selectRefusals  = []Refusal{Detached, NotSelect, Multiple, NoOption, Disabled, TooFar}
 )
 
-func checkRefusal(r Refusal, allowed []Refusal) error {
-	if r != "" && !slices.Contains(allowed, r) {
-		return fmt.Errorf("unknown refusal %q", r)
+// Refusable is the answer of a call that may refuse.
+type Refusable interface {
+	Refused() Refusal // "" when the call did what it was asked
+}
+
+// decodeRefusable decodes the answer of a call that may refuse, strictly,
+// and admits only a refusal of allowed, the call's own list.
+func decodeRefusable[T any, P interface {
+	*T
+	Refusable
+}](raw []byte, allowed []Refusal) (*T, error) {
+	r := P(new(T))
+	if err := decodeStrict(raw, r); err != nil {
+		return nil, err
 	}
-	return nil
+	if e := r.Refused(); e != "" && !slices.Contains(allowed, e) {
+		return nil, fmt.Errorf("unknown refusal %q", e)
+	}
+	return r, nil
 }
 
 // DraftVerdict is the live equality check of the draft receipt.
@@ -167,13 +181,21 @@ type Facts struct {
 // refusal too when the control was found, and so do a Scroller request's
 // height of the scroller's viewport and how far it is scrolled (Top).
 type GuardResult struct {
-	Error  Refusal  `json:"error"`
-	X      float64  `json:"x"`
-	Y      float64  `json:"y"`
+	PointResult
 	Facts  *Facts   `json:"facts"`
 	Height *float64 `json:"height"`
 	Top    *float64 `json:"top"`
 }
+
+// PointResult is the answer of a call that finds where a point is: a
+// refusal, or the point, in CSS pixels of a document's viewport.
+type PointResult struct {
+	Error Refusal `json:"error"`
+	X     float64 `json:"x"`
+	Y     float64 `json:"y"`
+}
+
+func (r *PointResult) Refused() Refusal { return r.Error }
 
 // DecodeInspect decodes the answer of Inspect.
 func DecodeInspect(raw []byte) (*GuardResult, error) { return decodeGuard(raw, inspectRefusals) }
@@ -182,11 +204,8 @@ func DecodeInspect(raw []byte) (*GuardResult, error) { return decodeGuard(raw, i
 func DecodePrepare(raw []byte) (*GuardResult, error) { return decodeGuard(raw, prepareRefusals) }
 
 func decodeGuard(raw []byte, allowed []Refusal) (*GuardResult, error) {
-	var r GuardResult
-	if err := decodeStrict(raw, &r); err != nil {
-		return nil, err
-	}
-	if err := checkRefusal(r.Error, allowed); err != nil {
+	r, err := decodeRefusable[GuardResult](raw, allowed)
+	if err != nil {
 		return nil, err
 	}
 	if r.Error == "" && r.Facts == nil {
@@ -198,7 +217,7 @@ func decodeGuard(raw []byte, allowed []Refusal) (*GuardResult, error) {
 	if f := r.Facts; f != nil && (observation.UTF16Len(f.Name) > policy.MaxFactName || observation.UTF16Len(f.Form) > policy.MaxFactName) {
 		return nil, errors.New("guard answer with a name over its bound")
 	}
-	return &r, nil
+	return r, nil
 }
 
 // GuardKind is what the input guard watches while it is armed.
@@ -224,17 +243,19 @@ type ArmRequest struct {
 // Arm is the expression that arms the guard.
 func Arm(r ArmRequest) string { return call(fnArm, r) }
 
+// armAnswer is the answer of Arm: a refusal, or that the guard is armed.
+type armAnswer struct {
+	Error Refusal `json:"error"`
+	OK    bool    `json:"ok"`
+}
+
+func (r *armAnswer) Refused() Refusal { return r.Error }
+
 // DecodeArm decodes the answer of Arm: the refusal, or "" when the guard
 // is armed.
 func DecodeArm(raw []byte) (Refusal, error) {
-	var r struct {
-		Error Refusal `json:"error"`
-		OK    bool    `json:"ok"`
-	}
-	if err := decodeStrict(raw, &r); err != nil {
-		return "", err
-	}
-	if err := checkRefusal(r.Error, armRefusals); err != nil {
+	r, err := decodeRefusable[armAnswer](raw, armRefusals)
+	if err != nil {
 		return "", err
 	}
 	if r.OK == (r.Error != "") {
@@ -258,14 +279,12 @@ type DisarmResult struct {
 
 // DecodeDisarm decodes the answer of Disarm.
 func DecodeDisarm(raw []byte) (DisarmResult, error) {
-	var r DisarmResult
-	if err := decodeStrict(raw, &r); err != nil {
-		return DisarmResult{}, err
-	}
-	if r.Hits < 0 || r.Blocked < 0 || r.Confirmed < 0 || r.Confirmed > r.Hits {
-		return DisarmResult{}, fmt.Errorf("disarm answer with impossible counts %+v", r)
-	}
-	return r, nil
+	return decodeChecked(raw, func(r DisarmResult) error {
+		if r.Hits < 0 || r.Blocked < 0 || r.Confirmed < 0 || r.Confirmed > r.Hits {
+			return fmt.Errorf("disarm answer with impossible counts %+v", r)
+		}
+		return nil
+	})
 }
 
 // OptionRequest names the option of a <select> control by its visible label.
@@ -285,16 +304,15 @@ type Plan struct {
 	Type  string   `json:"type"`
 }
 
+func (p *Plan) Refused() Refusal { return p.Error }
+
 // selectKeys are the only keys a plan may press.
 var selectKeys = []string{"ArrowUp", "ArrowDown", "Home", "End"}
 
 // DecodeSelectPlan decodes the answer of SelectPlan.
 func DecodeSelectPlan(raw []byte) (*Plan, error) {
-	var p Plan
-	if err := decodeStrict(raw, &p); err != nil {
-		return nil, err
-	}
-	if err := checkRefusal(p.Error, selectRefusals); err != nil {
+	p, err := decodeRefusable[Plan](raw, selectRefusals)
+	if err != nil {
 		return nil, err
 	}
 	answers := 0
@@ -317,7 +335,7 @@ func DecodeSelectPlan(raw []byte) (*Plan, error) {
 			return nil, fmt.Errorf("select plan presses %q", k)
 		}
 	}
-	return &p, nil
+	return p, nil
 }
 
 // SelectedIs is the expression that says whether the option is now chosen.
@@ -348,14 +366,12 @@ type BindResult struct {
 
 // DecodeBindDraft decodes the answer of BindDraft.
 func DecodeBindDraft(raw []byte) (BindResult, error) {
-	var r BindResult
-	if err := decodeStrict(raw, &r); err != nil {
-		return BindResult{}, err
-	}
-	if r.Same && !r.OK {
-		return BindResult{}, errors.New("bind answer both unbound and the same")
-	}
-	return r, nil
+	return decodeChecked(raw, func(r BindResult) error {
+		if r.Same && !r.OK {
+			return errors.New("bind answer both unbound and the same")
+		}
+		return nil
+	})
 }
 
 // Node is the expression whose value is the control itself, for the CDP
@@ -365,6 +381,21 @@ func Node(t Target) string { return call(fnNode, t) }
 // RetainedNodes is the expression that counts the nodes the page retains
 // for the runtime, a number: a diagnostic for tests.
 func RetainedNodes() string { return call(fnRetainedNodes, nil) }
+
+// decodeChecked decodes an answer strictly and holds it to check, the
+// call's own invariants; an answer refused either way is the zero T.
+func decodeChecked[T any](raw []byte, check func(T) error) (T, error) {
+	var r T
+	err := decodeStrict(raw, &r)
+	if err == nil {
+		err = check(r)
+	}
+	if err != nil {
+		var zero T
+		return zero, err
+	}
+	return r, nil
+}
 
 // decodeStrict decodes one JSON object into v, refusing any other value,
 // unknown fields and trailing data.

@@ -252,6 +252,8 @@ type Result struct {
 	TextFrames   []FrameMark `json:"text_frames,omitempty"`
 }
 
+func (r *Result) Refused() Refusal { return r.Error }
+
 // Control is a collected control; Position is its candidate position.
 type Control struct {
 	Role          string             `json:"role"`
@@ -282,15 +284,9 @@ type ControlCoverage struct {
 // other in-page answer it is decoded strictly: a field Result does not know
 // or trailing data means the collector and Go disagree on the contract.
 func Decode(raw []byte) (*Result, error) {
-	var r Result
-	if err := decodeStrict(raw, &r); err != nil {
-		return nil, err
-	}
-	if err := checkRefusal(r.Error, observeRefusals); err != nil {
-		return nil, err
-	}
-	if r.Error != "" {
-		return &r, nil
+	r, err := decodeRefusable[Result](raw, observeRefusals)
+	if err != nil || r.Error != "" {
+		return r, err
 	}
 	if n := len(r.Controls); n > observation.MaxControls {
 		return nil, fmt.Errorf("collector returned %d controls, more than %d", n, observation.MaxControls)
@@ -361,5 +357,5 @@ func Decode(raw []byte) (*Result, error) {
 	if total := observation.TextCost(c.OmittedBytes, slices.Values(r.Text)); bound > observation.TextBytes || bound < 0 || total > bound {
 		return nil, fmt.Errorf("collector returned %d text bytes with omissions, more than %d", total, bound)
 	}
-	return &r, nil
+	return r, nil
 }

@@ -58,21 +58,17 @@ type FindResult struct {
 	Coverage observation.FindCoverage `json:"coverage"`
 }
 
+func (r *FindResult) Refused() Refusal { return r.Error }
+
 // findRefusals are find's refusals: those of observe's continuations.
 var findRefusals = observeRefusals
 
 // DecodeFind decodes the answer of Find strictly and checks every bound
 // again, so a broken collector cannot publish more than a find may.
 func DecodeFind(raw []byte) (*FindResult, error) {
-	var r FindResult
-	if err := decodeStrict(raw, &r); err != nil {
-		return nil, err
-	}
-	if err := checkRefusal(r.Error, findRefusals); err != nil {
-		return nil, err
-	}
-	if r.Error != "" {
-		return &r, nil
+	r, err := decodeRefusable[FindResult](raw, findRefusals)
+	if err != nil || r.Error != "" {
+		return r, err
 	}
 	if r.Controls == nil || r.Matches == nil {
 		return nil, errors.New("find answer without controls or matches")
@@ -98,7 +94,7 @@ func DecodeFind(raw []byte) (*FindResult, error) {
 		c.Candidates > observation.MaxOffset || c.InspectedUnits < 0 || c.InspectedUnits > observation.FindUnits {
 		return nil, fmt.Errorf("find answer with coverage %+v", c)
 	}
-	return &r, nil
+	return r, nil
 }
 
 // QueryWords checks a find's query and returns its words, as the collector

@@ -25,22 +25,15 @@ func ThroughOwner(r OwnerRequest) string { return call(fnThroughOwner, r) }
 
 // OwnerResult is the answer of RevealOwner and ThroughOwner: a refusal,
 // or the point in the owner's document.
-type OwnerResult struct {
-	Error Refusal `json:"error"`
-	X     float64 `json:"x"`
-	Y     float64 `json:"y"`
-}
+type OwnerResult = PointResult
 
 var ownerRefusals = []Refusal{DocumentChanged, Stale, Detached, Hidden, Covered}
 
 // DecodeOwner decodes the answer of RevealOwner or ThroughOwner.
 func DecodeOwner(raw []byte) (*OwnerResult, error) {
-	var r OwnerResult
-	if err := decodeStrict(raw, &r); err != nil {
+	r, err := decodeRefusable[OwnerResult](raw, ownerRefusals)
+	if err != nil {
 		return nil, fmt.Errorf("decoding an owner's answer: %w", err)
 	}
-	if err := checkRefusal(r.Error, ownerRefusals); err != nil {
-		return nil, err
-	}
-	return &r, nil
+	return r, nil
 }

@@ -101,20 +101,16 @@ type ShotResult struct {
 	Limit string `json:"limit"` // "", ShotLimitBoxes or ShotLimitNodes
 }
 
+func (r *ShotResult) Refused() Refusal { return r.Error }
+
 // shotRefusals are the refusals of a capture's steps.
 var shotRefusals = []Refusal{DocumentChanged, Stale, Detached, Hidden}
 
 // DecodeShot decodes the answer of a step strictly and checks its bounds.
 func DecodeShot(raw []byte) (*ShotResult, error) {
-	var r ShotResult
-	if err := decodeStrict(raw, &r); err != nil {
-		return nil, err
-	}
-	if err := checkRefusal(r.Error, shotRefusals); err != nil {
-		return nil, err
-	}
-	if r.Error != "" {
-		return &r, nil
+	r, err := decodeRefusable[ShotResult](raw, shotRefusals)
+	if err != nil || r.Error != "" {
+		return r, err
 	}
 	if n, m := len(r.Boxes), len(r.Again); n > MaxMaskBoxes || m > MaxMaskBoxes {
 		return nil, fmt.Errorf("capture read returned %d and %d boxes, more than %d", n, m, MaxMaskBoxes)
@@ -141,7 +137,7 @@ func DecodeShot(raw []byte) (*ShotResult, error) {
 	if r.Target != nil && !r.Target.valid() {
 		return nil, errors.New("capture read returned an empty target box")
 	}
-	return &r, nil
+	return r, nil
 }
 
 func (b Box) valid() bool {

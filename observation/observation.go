@@ -3,6 +3,8 @@
 // references that bind a control to one revision of one session.
 package observation
 
+import "net/url"
+
 // Bounds for controls (docs/observation.md).
 const (
 	MaxControls  = 256            // visible controls per observation
@@ -35,6 +37,18 @@ const (
 	MaxTitleUnits = 1024
 	MaxURLUnits   = 8192
 )
+
+// WithoutUserinfo is rawURL without its user name and password, which no
+// observation, and nothing recorded of a call, ever shows; text that does
+// not parse as a URL is dropped ("").
+func WithoutUserinfo(rawURL string) string {
+	u, err := url.Parse(rawURL)
+	if err != nil {
+		return ""
+	}
+	u.User = nil
+	return u.String()
+}
 
 // Trust marks everything collected from a page: it is evidence, never
 // authority.
@@ -82,9 +96,16 @@ type Observation struct {
 }
 
 // Tabs is what an observation says of the session's tabs (tool version
-// 1.8.0): which one it shows, how many there are, and what happened to
-// pages opened since the previous observation.
+// 1.8.0): its summary, and on browser_tabs list every tab.
 type Tabs struct {
+	TabsSummary
+	List []Tab `json:"list,omitempty"`
+}
+
+// TabsSummary is which tab an observation shows, how many there are, and
+// what happened to pages opened since the previous observation. A model
+// view shows it as it is (projection.Tabs).
+type TabsSummary struct {
 	Active string `json:"active"`
 	Count  int    `json:"count"`
 	// Opened: tabs opened since the previous observation (by a link, a
@@ -94,8 +115,6 @@ type Tabs struct {
 	// Refused: pages opened to an origin outside the grant, closed.
 	Closed  int `json:"closed,omitempty"`
 	Refused int `json:"refused,omitempty"`
-	// List: every tab, on browser_tabs list.
-	List []Tab `json:"list,omitempty"`
 }
 
 // Tab is one tab of Tabs.List.

@@ -100,30 +100,16 @@ func validateFrames(o *Observation) error {
 			return fmt.Errorf("more than %d frames collected", MaxFrames)
 		}
 	}
-	controls := make([]int, len(o.Frames)+1)
-	parts := make([]int, len(o.Frames)+1)
-	named := func(what string, frame int) error {
-		if frame < 0 || frame > len(o.Frames) || frame > 0 && o.Frames[frame-1].Status != FrameCollected {
-			return fmt.Errorf("a %s names frame %d, which is not a collected frame", what, frame)
-		}
-		return nil
+	controls, err := inFrames(o, "control", o.Controls, func(c Control) int { return c.Frame })
+	if err != nil {
+		return err
 	}
-	for _, c := range o.Controls {
-		if err := named("control", c.Frame); err != nil {
-			return err
-		}
-		controls[c.Frame]++
+	if _, err := inFrames(o, "region", o.Regions, func(g Region) int { return g.Frame }); err != nil {
+		return err
 	}
-	for _, g := range o.Regions {
-		if err := named("region", g.Frame); err != nil {
-			return err
-		}
-	}
-	for _, p := range o.Text {
-		if err := named("text part", p.Frame); err != nil {
-			return err
-		}
-		parts[p.Frame]++
+	parts, err := inFrames(o, "text part", o.Text, func(p TextPart) int { return p.Frame })
+	if err != nil {
+		return err
 	}
 	for _, f := range o.Frames {
 		if f.Controls != controls[f.Index] || f.TextParts != parts[f.Index] {
@@ -132,4 +118,19 @@ func validateFrames(o *Observation) error {
 		}
 	}
 	return nil
+}
+
+// inFrames counts the items of o (controls, regions or text parts, named
+// by what) in each frame by its index, 0 being the top document's, and
+// refuses an item that names a frame o did not collect.
+func inFrames[T any](o *Observation, what string, items []T, frame func(T) int) ([]int, error) {
+	n := make([]int, len(o.Frames)+1)
+	for _, it := range items {
+		f := frame(it)
+		if f < 0 || f > len(o.Frames) || f > 0 && o.Frames[f-1].Status != FrameCollected {
+			return nil, fmt.Errorf("a %s names frame %d, which is not a collected frame", what, f)
+		}
+		n[f]++
+	}
+	return n, nil
 }

@@ -35,17 +35,6 @@ func modelFrame(f observation.Frame) Frame {
 		Status: f.Status, Limit: f.Limit, TextLimit: f.TextLimit}
 }
 
-// pageTextFrames is the frame of each page text part, as pageText lists them.
-func pageTextFrames(obs *observation.Observation) []int {
-	var out []int
-	for _, p := range obs.Text {
-		if p.Source == observation.TextSourcePage {
-			out = append(out, p.Frame)
-		}
-	}
-	return out
-}
-
 // frameView is the frame state of one reading admission.
 type frameView struct {
 	records []Frame
@@ -104,10 +93,10 @@ func (r *reader) shownFrames(extra int) []bool {
 		fv.mark(shown, r.regions[i].Frame)
 	}
 	for _, i := range r.parts {
-		fv.mark(shown, r.textFrames[i])
+		fv.mark(shown, r.a.textFrames[i])
 	}
 	if r.cut != "" {
-		fv.mark(shown, r.textFrames[r.partsPassed])
+		fv.mark(shown, r.a.textFrames[r.partsPassed])
 	}
 	fv.mark(shown, extra)
 	for f, on := range fv.extra {
@@ -156,10 +145,10 @@ func (r *reader) shownTextFrames(extra string, extraFrame int) []int {
 	}
 	out := make([]int, 0, len(r.parts)+2)
 	for _, i := range r.parts {
-		out = append(out, r.textFrames[i])
+		out = append(out, r.a.textFrames[i])
 	}
 	if r.cut != "" {
-		out = append(out, r.textFrames[r.partsPassed])
+		out = append(out, r.a.textFrames[r.partsPassed])
 	}
 	if extra != "" {
 		out = append(out, extraFrame)

@@ -268,7 +268,7 @@ func Project(obs *observation.Observation, opts Options) ([]byte, error) {
 			a.v.Draft = &Draft{State: obs.Draft.State}
 		}
 	}
-	a.text = pageText(obs)
+	a.text, a.textFrames = pageText(obs)
 	if opts.Reading {
 		return a.reading()
 	}
@@ -341,13 +341,14 @@ type admission struct {
 	encoded    []int // JSON size of each control
 	essentials View
 
-	text      []string  // page text parts (1.1.0: one part from the text offset)
-	v         View      // everything but the controls array
-	shown     []Control // controls shown so far
-	ctrlBytes int       // their encoded bytes
-	passed    int       // controls shown or skipped
-	lastRef   string    // ref of the last control passed
-	stopped   bool      // a control did not fit: the shown prefix ends
+	text       []string  // page text parts (1.1.0: one part from the text offset)
+	textFrames []int     // the frame of each page text part (1.7.0)
+	v          View      // everything but the controls array
+	shown      []Control // controls shown so far
+	ctrlBytes  int       // their encoded bytes
+	passed     int       // controls shown or skipped
+	lastRef    string    // ref of the last control passed
+	stopped    bool      // a control did not fit: the shown prefix ends
 }
 
 func (a *admission) addControls(limit int) {
@@ -492,14 +493,16 @@ func (a *admission) addDraft(v View) View {
 	return v
 }
 
-func pageText(obs *observation.Observation) []string {
-	var out []string
+// pageText is the page's own text parts, in order, and the frame of each;
+// the agent's draft echo is shown apart (addDraft).
+func pageText(obs *observation.Observation) (texts []string, frames []int) {
 	for _, p := range obs.Text {
 		if p.Source == observation.TextSourcePage {
-			out = append(out, p.Text)
+			texts = append(texts, p.Text)
+			frames = append(frames, p.Frame)
 		}
 	}
-	return out
+	return texts, frames
 }
 
 func draftText(obs *observation.Observation) string {

@@ -46,8 +46,7 @@ type reader struct {
 	cutUnits    int // UTF-16 units of the cut part shown
 	textDone    bool
 
-	frames     frameView // 1.7.0 (frames.go)
-	textFrames []int     // the frame of each text part
+	frames frameView // 1.7.0 (frames.go)
 }
 
 func (a *admission) reading() ([]byte, error) {
@@ -64,7 +63,6 @@ func (a *admission) reading() ([]byte, error) {
 		r.reg.sizes[i] = size(r.regions[i])
 	}
 	r.frames = newFrameView(a.obs, a.opts.Frames)
-	r.textFrames = pageTextFrames(a.obs)
 	for i, t := range a.text {
 		r.tsize[i] = size(t)
 	}
@@ -199,7 +197,7 @@ func (r *reader) addText() {
 // the cut implies change the view's size too, so the cut shrinks by what
 // it overflows until it fits.
 func (r *reader) cutPart(part string) {
-	room := r.a.budget - r.sizeWith(`""`, r.textFrames[r.partsPassed]) + len(`""`)
+	room := r.a.budget - r.sizeWith(`""`, r.a.textFrames[r.partsPassed]) + len(`""`)
 	for room > len(`""`) {
 		r.cut, _ = clip(part, room)
 		r.cutUnits = observation.UTF16Len(r.cut)

@@ -10,15 +10,12 @@ import "github.com/veetbot/veetbrowser/observation"
 // list takes at most half the budget over the header, tab by tab, in the
 // order the tabs opened; list_omitted counts the tabs left out.
 
-// Tabs is the session's tabs as the model sees them.
+// Tabs is the session's tabs as the model sees them: the observation's
+// summary, and the tabs listed within the budget.
 type Tabs struct {
-	Active      string   `json:"active"`
-	Count       int      `json:"count"`
-	Opened      []string `json:"opened,omitempty"`
-	Closed      int      `json:"closed,omitempty"`
-	Refused     int      `json:"refused,omitempty"`
-	List        []Tab    `json:"list,omitempty"`
-	ListOmitted int      `json:"list_omitted,omitempty"`
+	observation.TabsSummary
+	List        []Tab `json:"list,omitempty"`
+	ListOmitted int   `json:"list_omitted,omitempty"`
 }
 
 // Tab is one tab of a list.
@@ -47,7 +44,7 @@ func setTabs(v *View, obs *observation.Observation, on bool, budget int) {
 	if t.Count <= 1 && len(t.Opened) == 0 && t.Closed == 0 && t.Refused == 0 && t.List == nil {
 		return
 	}
-	v.Tabs = &Tabs{Active: t.Active, Count: t.Count, Opened: t.Opened, Closed: t.Closed, Refused: t.Refused}
+	v.Tabs = &Tabs{TabsSummary: t.TabsSummary}
 	if t.List == nil {
 		return
 	}

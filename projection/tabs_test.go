@@ -30,17 +30,17 @@ func TestTabsInTheView(t *testing.T) {
 		return v
 	}
 	lone := base()
-	lone.Tabs = &observation.Tabs{Active: "t1", Count: 1}
+	lone.Tabs = &observation.Tabs{TabsSummary: observation.TabsSummary{Active: "t1", Count: 1}}
 	if v := view(lone, 1024); v.Tabs != nil {
 		t.Errorf("a lone tab: %+v", v.Tabs)
 	}
 	opened := base()
-	opened.Tabs = &observation.Tabs{Active: "t1", Count: 2, Opened: []string{"t2"}}
+	opened.Tabs = &observation.Tabs{TabsSummary: observation.TabsSummary{Active: "t1", Count: 2, Opened: []string{"t2"}}}
 	if v := view(opened, 1024); v.Tabs == nil || v.Tabs.Count != 2 || v.Tabs.Opened[0] != "t2" {
 		t.Errorf("an opened tab: %+v", v.Tabs)
 	}
 	listed := base()
-	listed.Tabs = &observation.Tabs{Active: "t0", Count: 8}
+	listed.Tabs = &observation.Tabs{TabsSummary: observation.TabsSummary{Active: "t0", Count: 8}}
 	for i := range 8 {
 		listed.Tabs.List = append(listed.Tabs.List, observation.Tab{ID: fmt.Sprintf("t%d", i), URL: "http://127.0.0.1/" + strings.Repeat("p", 300),
 			Title: strings.Repeat("Title ", 40), Active: i == 0})

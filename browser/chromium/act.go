@@ -59,7 +59,7 @@ func (s *Session) Act(ctx context.Context, a browser.Action, authorize browser.A
 	req.KeepSelection = s.interactions && req.Focus
 	// Read-only guards and facts first: nothing touches the page before the
 	// action is authorized.
-	insp, err := s.guards(ctx, collect.Inspect(req), collect.DecodeInspect)
+	insp, err := s.inspect(ctx, req)
 	if err != nil {
 		return nil, err
 	}
@@ -71,16 +71,7 @@ func (s *Session) Act(ctx context.Context, a browser.Action, authorize browser.A
 		return &browser.ActResult{URL: obs.URL, Observation: obs}, nil
 	}
 	facts := actionFacts(a, insp)
-	permit, err := authorize(ctx, class, facts)
-	if err != nil {
-		return nil, err
-	}
-	// Authorization may have waited for a person: the guards run again, and
-	// the facts the user approved must still be the control's facts.
-	if err := s.revealOwners(ctx); err != nil {
-		return nil, err
-	}
-	prep, err := s.guards(ctx, collect.Prepare(req), collect.DecodePrepare)
+	permit, prep, err := s.authorizeAndPrepare(ctx, authorize, class, facts, req)
 	if err != nil {
 		return nil, err
 	}
@@ -92,11 +83,8 @@ func (s *Session) Act(ctx context.Context, a browser.Action, authorize browser.A
 			return nil, err
 		}
 	}
-	if now := actionFacts(a, prep); now != facts {
-		if policy.Consequential(now) || policy.Consequential(facts) {
-			return nil, errcode.New(errcode.ApprovalRequired, "the control changed while the action waited; it is now %s and needs the user's approval", now)
-		}
-		return nil, errcode.New(errcode.StaleReference, "the control changed before the action; observe again")
+	if err := stillApproved(actionFacts(a, prep), facts); err != nil {
+		return nil, err
 	}
 
 	before := s.tab.mark()
@@ -203,11 +191,8 @@ func (s *Session) actionClass(a browser.Action) (string, error) {
 // control resolves a control ref of the newest revision to the control the
 // page retained for it.
 func (s *Session) control(ref string) (collect.Target, error) {
-	rev, index, err := s.refKeys.Parse(observation.KindControl, ref)
+	rev, index, err := s.newest(observation.KindControl, ref)
 	if err != nil {
-		return collect.Target{}, err
-	}
-	if err := s.current(rev); err != nil {
 		return collect.Target{}, err
 	}
 	if s.places != nil {
@@ -216,39 +201,84 @@ func (s *Session) control(ref string) (collect.Target, error) {
 	return collect.Target{Revision: s.revisionToken(rev), Index: index, Doc: s.doc}, nil
 }
 
-// guards runs the live guards of one step in the page (collect.Inspect
-// before authorization, collect.Prepare after it) and returns the control's
-// facts and, after Prepare, the point a pointer action hits.
+// inspect runs the read-only guards of an action (collect.Inspect), which
+// change nothing in the page, and returns the control's facts.
+func (s *Session) inspect(ctx context.Context, req collect.GuardRequest) (*collect.GuardResult, error) {
+	return s.guards(ctx, collect.Inspect(req), collect.DecodeInspect)
+}
+
+// prepare runs the guards of an action again once it is authorized
+// (collect.Prepare) and returns the control's facts and the point a
+// pointer action hits.
+func (s *Session) prepare(ctx context.Context, req collect.GuardRequest) (*collect.GuardResult, error) {
+	return s.guards(ctx, collect.Prepare(req), collect.DecodePrepare)
+}
+
+// authorizeAndPrepare asks authorize for the action on facts, the
+// control's as inspected. Authorization may have waited for a person: the
+// owners of a control in a frame are shown again and the guards of req run
+// again (prepare); the caller holds their facts to the approved ones
+// (stillApproved).
+func (s *Session) authorizeAndPrepare(ctx context.Context, authorize browser.Authorize, class string, facts policy.Facts, req collect.GuardRequest) (policy.Permit, *collect.GuardResult, error) {
+	permit, err := authorize(ctx, class, facts)
+	if err != nil {
+		return policy.Permit{}, nil, err
+	}
+	if err := s.revealOwners(ctx); err != nil {
+		return policy.Permit{}, nil, err
+	}
+	prep, err := s.prepare(ctx, req)
+	if err != nil {
+		return policy.Permit{}, nil, err
+	}
+	return permit, prep, nil
+}
+
+// stillApproved refuses an action whose control's facts are no longer the
+// facts it was authorized on: one that needs the user's approval now, or
+// needed it then, is asked for again.
+func stillApproved(now, approved policy.Facts) error {
+	if now == approved {
+		return nil
+	}
+	if policy.Consequential(now) || policy.Consequential(approved) {
+		return errcode.New(errcode.ApprovalRequired, "the control changed while the action waited; it is now %s and needs the user's approval", now)
+	}
+	return errcode.New(errcode.StaleReference, "the control changed before the action; observe again")
+}
+
+// guards runs the live guards of one step in the page (inspect or prepare).
 func (s *Session) guards(ctx context.Context, expr string, decode func([]byte) (*collect.GuardResult, error)) (*collect.GuardResult, error) {
-	raw, err := s.eval(ctx, expr)
-	if err != nil {
-		return nil, err
+	return collectOr(ctx, s.eval, expr, decode, "the control could not be inspected", controlRefusal)
+}
+
+// refusalWords tell the agent of the page's refusals about a control: the
+// code of each, and its words for the control itself and for an owner of
+// the control's frame ("": the page never refuses an owner so).
+var refusalWords = map[collect.Refusal]struct {
+	code           errcode.Code
+	control, owner string
+}{
+	collect.DocumentChanged: {errcode.DocumentChanged, "the page loaded a new document; observe again", "a document holding the control's frame changed; observe again"},
+	collect.Stale:           {errcode.StaleReference, "the control is no longer on the page; observe again", "the control's frame is no longer on the page; observe again"},
+	collect.Detached:        {errcode.StaleReference, "the control is no longer on the page; observe again", "the control's frame is no longer on the page; observe again"},
+	collect.Hidden:          {errcode.NotActionable, "the control is not visible; observe again", "the control's frame is out of view; observe again"},
+	collect.Disabled:        {errcode.NotActionable, "the control is disabled", ""},
+	collect.Covered:         {errcode.NotActionable, "another element covers the control; close it or observe again", "another element covers the control's frame; close it or observe again"},
+	collect.Unfocusable:     {errcode.NotActionable, "the control cannot take keyboard input", ""},
+	collect.NotEditable:     {errcode.NotActionable, "the control does not take text; type works on text fields and editors", ""},
+	collect.OutOfView:       {errcode.NotActionable, "the control is out of the window; a drag's two ends must show in it together", ""},
+}
+
+// controlRefusal is the public error for the page's refusal to act on, or
+// to capture, a control.
+func controlRefusal(r collect.Refusal) error {
+	w, ok := refusalWords[r]
+	if !ok {
+		// Decoding admits only the refusals a call may answer with.
+		return errcode.New(errcode.NotActionable, "the control cannot be acted on")
 	}
-	r, err := decode(raw)
-	if err != nil {
-		return nil, errcode.Wrap(errcode.CaptureFailed, err, "the control could not be inspected")
-	}
-	switch r.Error {
-	case "":
-		return r, nil
-	case collect.DocumentChanged:
-		return nil, errcode.New(errcode.DocumentChanged, "the page loaded a new document; observe again")
-	case collect.Stale, collect.Detached:
-		return nil, errcode.New(errcode.StaleReference, "the control is no longer on the page; observe again")
-	case collect.Hidden:
-		return nil, errcode.New(errcode.NotActionable, "the control is not visible; observe again")
-	case collect.Disabled:
-		return nil, errcode.New(errcode.NotActionable, "the control is disabled")
-	case collect.Covered:
-		return nil, errcode.New(errcode.NotActionable, "another element covers the control; close it or observe again")
-	case collect.Unfocusable:
-		return nil, errcode.New(errcode.NotActionable, "the control cannot take keyboard input")
-	case collect.NotEditable:
-		return nil, errcode.New(errcode.NotActionable, "the control does not take text; type works on text fields and editors")
-	case collect.OutOfView:
-		return nil, errcode.New(errcode.NotActionable, "the control is out of the window; a drag's two ends must show in it together")
-	}
-	return nil, errcode.New(errcode.NotActionable, "the control cannot be acted on")
+	return errcode.New(w.code, "%s", w.control)
 }
 
 // dispatch sends trusted input. Any failure once input may have reached the
@@ -296,13 +326,9 @@ func (s *Session) dispatch(ctx context.Context, a browser.Action, req collect.Gu
 		// Trusted keys on the focused select choose the option: the
 		// page plans them, the keyboard guard watches them, and the choice
 		// is verified afterwards.
-		raw, err := s.eval(octx, collect.SelectPlan(option))
+		plan, err := collectIn(octx, s.eval, collect.SelectPlan(option), collect.DecodeSelectPlan, "the option could not be looked up")
 		if err != nil {
 			return err
-		}
-		plan, err := collect.DecodeSelectPlan(raw)
-		if err != nil {
-			return errcode.Wrap(errcode.CaptureFailed, err, "the option could not be looked up")
 		}
 		switch plan.Error {
 		case "":
@@ -397,13 +423,9 @@ func runSteps(octx context.Context, steps []func() error) error {
 
 // arm runs the last guard check before input and arms the in-page guard.
 func (s *Session) arm(ctx context.Context, req collect.ArmRequest) error {
-	raw, err := s.eval(ctx, collect.Arm(req))
+	refusal, err := collectIn(ctx, s.eval, collect.Arm(req), collect.DecodeArm, "the control could not be checked before the input")
 	if err != nil {
 		return err
-	}
-	refusal, err := collect.DecodeArm(raw)
-	if err != nil {
-		return errcode.Wrap(errcode.CaptureFailed, err, "the control could not be checked before the input")
 	}
 	switch refusal {
 	case "":
@@ -529,7 +551,7 @@ func (s *Session) uploadLocked(ctx context.Context, ref string, stage browser.St
 	}
 	defer s.leaveFrame()
 	// Setting files needs no scroll or focus: the read-only guards suffice.
-	prep, err := s.guards(ctx, collect.Inspect(collect.GuardRequest{Target: ct}), collect.DecodeInspect)
+	prep, err := s.inspect(ctx, collect.GuardRequest{Target: ct})
 	if err != nil {
 		return nil, err
 	}
@@ -631,19 +653,12 @@ func (s *Session) scrollLocked(ctx context.Context, a browser.Action, authorize 
 	// the control is shown only as far as it takes, and the wheel goes to
 	// the middle of what shows of it.
 	req := collect.GuardRequest{Target: ct, Scroller: true, Reveal: collect.RevealNearest}
-	insp, err := s.guards(ctx, collect.Inspect(req), collect.DecodeInspect)
+	insp, err := s.inspect(ctx, req)
 	if err != nil {
 		return nil, err
 	}
 	facts := actionFacts(a, insp)
-	permit, err := authorize(ctx, policy.ClassInput, facts)
-	if err != nil {
-		return nil, err
-	}
-	if err := s.revealOwners(ctx); err != nil {
-		return nil, err
-	}
-	prep, err := s.guards(ctx, collect.Prepare(req), collect.DecodePrepare)
+	permit, prep, err := s.authorizeAndPrepare(ctx, authorize, policy.ClassInput, facts, req)
 	if err != nil {
 		return nil, err
 	}
@@ -794,37 +809,32 @@ func (s *Session) dragLocked(ctx context.Context, a browser.Action, authorize br
 	}
 	from := collect.GuardRequest{Target: src, Pointer: true, Reveal: collect.RevealNearest}
 	to := collect.GuardRequest{Target: dst, Pointer: true, Reveal: collect.RevealNearest}
-	insp, err := s.guards(ctx, collect.Inspect(from), collect.DecodeInspect)
+	insp, err := s.inspect(ctx, from)
 	if err != nil {
 		return nil, err
 	}
-	if _, err := s.guards(ctx, collect.Inspect(to), collect.DecodeInspect); err != nil {
+	if _, err := s.inspect(ctx, to); err != nil {
 		return nil, err
 	}
+	// Once authorized, each end is shown as far as it takes, the source
+	// first; then the source, not scrolled again, must still show where it
+	// is pressed.
 	facts := actionFacts(a, insp)
-	permit, err := authorize(ctx, policy.ClassInput, facts)
+	permit, _, err := s.authorizeAndPrepare(ctx, authorize, policy.ClassInput, facts, from)
 	if err != nil {
 		return nil, err
 	}
-	// Each end shown as far as it takes; then the source, not scrolled
-	// again, must still show where it is pressed.
-	if _, err := s.guards(ctx, collect.Prepare(from), collect.DecodePrepare); err != nil {
-		return nil, err
-	}
-	end, err := s.guards(ctx, collect.Prepare(to), collect.DecodePrepare)
+	end, err := s.prepare(ctx, to)
 	if err != nil {
 		return nil, err
 	}
 	from.Reveal = collect.RevealNone
-	start, err := s.guards(ctx, collect.Prepare(from), collect.DecodePrepare)
+	start, err := s.prepare(ctx, from)
 	if err != nil {
 		return nil, err
 	}
-	if now := actionFacts(a, start); now != facts {
-		if policy.Consequential(now) || policy.Consequential(facts) {
-			return nil, errcode.New(errcode.ApprovalRequired, "the control changed while the action waited; it is now %s and needs the user's approval", now)
-		}
-		return nil, errcode.New(errcode.StaleReference, "the control changed before the action; observe again")
+	if err := stillApproved(actionFacts(a, start), facts); err != nil {
+		return nil, err
 	}
 	before := s.tab.mark()
 	if err := s.dragInput(ctx, src, point{start.X, start.Y}, point{end.X, end.Y}, permit); err != nil {

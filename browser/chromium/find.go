@@ -44,7 +44,7 @@ func (s *Session) Find(ctx context.Context, req browser.FindRequest) (*observati
 	if s.tab.pendingDialog() != nil {
 		return nil, errcode.New(errcode.NotActionable, "a JavaScript dialog is open; answer it before searching the page")
 	}
-	res, err := collectIn(ctx, s.tab, collect.Find(fr), collect.DecodeFind, "the page could not be searched")
+	res, err := collectIn(ctx, s.tab.evaluate, collect.Find(fr), collect.DecodeFind, "the page could not be searched")
 	if err != nil {
 		return nil, err
 	}

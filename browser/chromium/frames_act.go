@@ -79,36 +79,20 @@ func (s *Session) eval(ctx context.Context, expr string) ([]byte, error) {
 // evalOwner runs an owner call in the document of o (the top document's
 // when o.frame is "") and maps its refusal to a public error.
 func (s *Session) evalOwner(ctx context.Context, o link, expr string) (*collect.OwnerResult, error) {
-	var raw []byte
-	var err error
-	if o.frame == "" {
-		raw, err = s.tab.evaluate(ctx, expr)
-	} else {
+	var eval evaluator = s.tab.evaluate
+	if o.frame != "" {
 		f, ok := s.tab.frameByID(o.frame)
 		if !ok || f.world == "" || f.target == nil {
 			return nil, errcode.New(errcode.StaleReference, "a frame holding the control is gone; observe again")
 		}
-		raw, err = s.tab.evaluateIn(ctx, f.target, f.world, expr)
+		eval = s.tab.evaluatorIn(f.target, f.world)
 	}
-	if err != nil {
-		return nil, err
-	}
-	r, err := collect.DecodeOwner(raw)
-	if err != nil {
-		return nil, errcode.Wrap(errcode.CaptureFailed, err, "a frame holding the control could not be checked")
-	}
-	switch r.Error {
-	case "":
-		return r, nil
-	case collect.DocumentChanged:
-		return nil, errcode.New(errcode.DocumentChanged, "a document holding the control's frame changed; observe again")
-	case collect.Stale, collect.Detached:
-		return nil, errcode.New(errcode.StaleReference, "the control's frame is no longer on the page; observe again")
-	case collect.Hidden:
-		return nil, errcode.New(errcode.NotActionable, "the control's frame is out of view; observe again")
-	default: // collect.Covered
-		return nil, errcode.New(errcode.NotActionable, "another element covers the control's frame; close it or observe again")
-	}
+	return collectOr(ctx, eval, expr, collect.DecodeOwner, "a frame holding the control could not be checked", func(r collect.Refusal) error {
+		// Decoding admits only the refusals an owner call may answer with,
+		// each of which has its words.
+		w := refusalWords[r]
+		return errcode.New(w.code, "%s", w.owner)
+	})
 }
 
 // revealOwners scrolls the running action's owners into view, from the top

@@ -684,13 +684,9 @@ func (m *frameMerge) collectIn(ctx context.Context, id cdp.FrameID, p collect.Pa
 		return nil, errors.New("the frame has no document")
 	}
 	m.s.tab.nameFrames(ctx, f.target, id, f.world, f.worldID, observation.MaxFrameRecords*4)
-	raw, err := m.s.tab.evaluateIn(ctx, f.target, f.world, collect.Expression(p))
+	res, err := collectIn(ctx, m.s.tab.evaluatorIn(f.target, f.world), collect.Expression(p), collect.Decode, "a frame could not be observed")
 	if err != nil {
 		return nil, err
-	}
-	res, err := collect.Decode(raw)
-	if err != nil {
-		return nil, errcode.Wrap(errcode.CaptureFailed, err, "a frame could not be observed")
 	}
 	if res.Error != "" {
 		return nil, errors.New(string(res.Error))
@@ -726,4 +722,9 @@ func (t *tab) evaluateIn(ctx context.Context, target *chromedp.Target, world, ex
 		return nil, errcode.New(errcode.CaptureFailed, "a frame could not be observed")
 	}
 	return res.Result.Value, nil
+}
+
+// evaluatorIn is evaluateIn bound to one world of one target.
+func (t *tab) evaluatorIn(target *chromedp.Target, world string) evaluator {
+	return func(ctx context.Context, expr string) ([]byte, error) { return t.evaluateIn(ctx, target, world, expr) }
 }

@@ -185,33 +185,11 @@ func (t *tab) notePopupLocked(info *cdptarget.Info) {
 		return
 	}
 	t.popups[info.TargetID] = true
-	t.popupQueue = append(t.popupQueue, info.TargetID)
-	select {
-	case t.popupWake <- struct{}{}:
-	default:
-	}
-}
-
-// closePopups closes the queued popups, for the tab's life.
-func (t *tab) closePopups() {
-	browser := chromedp.FromContext(t.ctx).Browser
-	for {
-		select {
-		case <-t.ctx.Done():
-			return
-		case <-t.popupWake:
-		}
-		t.mu.Lock()
-		queue := t.popupQueue
-		t.popupQueue = nil
-		t.mu.Unlock()
-		// Each close waits for its page to go; none waits for another.
-		for _, id := range queue {
-			go func() {
-				ctx, cancel := context.WithTimeout(t.ctx, 5*time.Second)
-				defer cancel()
-				cdp.Call(ctx, browser, cdptarget.CloseTarget, cdptarget.CloseTargetParams{TargetID: id})
-			}()
-		}
-	}
+	id := info.TargetID
+	// Each close waits for its page to go; none waits for another.
+	t.popupCloser.push(func(ctx context.Context) {
+		ctx, cancel := context.WithTimeout(ctx, 5*time.Second)
+		defer cancel()
+		cdp.Call(ctx, chromedp.FromContext(t.ctx).Browser, cdptarget.CloseTarget, cdptarget.CloseTargetParams{TargetID: id})
+	})
 }

@@ -39,20 +39,15 @@ type navigated struct {
 // itself dismissed it, is navigation_cancelled: the page and its draft stay.
 // A hop the navigation guard refused is its refusal: the page stays.
 func (t *tab) navigate(ctx context.Context, url string) (navigated, error) {
-	defer t.leave(url)()
-	octx, end, err := t.beginNavigation(ctx)
+	start, done, err := t.beginNavigation(ctx, url)
 	if err != nil {
 		return navigated{}, err
 	}
-	defer end()
-	deadline := time.Now().Add(navigateBound)
-	t.mu.Lock()
-	t.dismissed = false
-	seen := t.refusals
+	defer done()
+	octx, seen, deadline := start.ctx, start.seen, start.deadline
 	// Our own navigation is the next one to start; any after it is the
 	// page's (a client-side redirect).
-	seq := t.navSeq + 1
-	t.mu.Unlock()
+	seq := start.seq + 1
 	nctx, cancel := context.WithDeadline(octx, deadline)
 	res, err := cdp.Call(nctx, t.target, page.Navigate, page.NavigateParams{URL: url})
 	cancel()
@@ -206,18 +201,41 @@ func (t *tab) loadedLocked(loader cdp.LoaderID, parsedAt *time.Time) bool {
 // (a history entry the browser skipped) leaves the page as it is.
 const historyStart = 5 * time.Second
 
-// beginNavigation begins a page step that loads a document: a crashed
-// renderer is replaced by a new one when the tab navigates, so a crash
-// does not stop it.
-func (t *tab) beginNavigation(ctx context.Context) (context.Context, func(), error) {
+// navStart is the tab as a navigation found it when it began: what
+// happens after it is the navigation's doing, or the page's.
+type navStart struct {
+	ctx      context.Context // the navigation's page step
+	deadline time.Time       // navigateBound after it began
+	seen     uint64          // refusals of the navigation guard so far
+	seq      uint64          // navigations started so far
+	sameDocs uint64          // navigations within the document so far
+	restores uint64          // documents restored from the back-forward cache so far
+	loader   cdp.LoaderID    // the current document's
+}
+
+// beginNavigation begins a page step that loads a document, leaving the
+// current one for url (tab.leave): a crashed renderer is replaced by a new
+// one when the tab navigates, so a crash does not stop it. A beforeunload
+// dismissed before it is forgotten. done ends the step.
+func (t *tab) beginNavigation(ctx context.Context, url string) (start navStart, done func(), err error) {
+	left := t.leave(url)
 	octx, end, err := t.begin(ctx)
-	if err == nil || !errors.Is(err, errCrashed) {
-		return octx, end, err
+	if err != nil && errors.Is(err, errCrashed) {
+		t.mu.Lock()
+		t.crashed = false
+		t.mu.Unlock()
+		octx, end, err = t.begin(ctx)
+	}
+	if err != nil {
+		left()
+		return navStart{}, nil, err
 	}
 	t.mu.Lock()
-	t.crashed = false
-	t.mu.Unlock()
-	return t.begin(ctx)
+	defer t.mu.Unlock()
+	t.dismissed = false
+	start = navStart{ctx: octx, deadline: time.Now().Add(navigateBound), seen: t.refusals, seq: t.navSeq,
+		sameDocs: t.traffic.sameDocs, restores: t.traffic.restores, loader: t.loader}
+	return start, func() { end(); left() }, nil
 }
 
 // traverse takes a history step under the rules of navigate: the navigation
@@ -226,34 +244,29 @@ func (t *tab) beginNavigation(ctx context.Context) (context.Context, func(), err
 // within navigateBound with the page as it is. take issues the step; url is
 // where it leads, as far as known.
 func (t *tab) traverse(ctx context.Context, url string, take func(context.Context) error) (navigated, error) {
-	defer t.leave(url)()
-	octx, end, err := t.beginNavigation(ctx)
+	start, done, err := t.beginNavigation(ctx, url)
 	if err != nil {
 		return navigated{}, err
 	}
-	defer end()
-	deadline := time.Now().Add(navigateBound)
-	t.mu.Lock()
-	t.dismissed = false
-	seen, seq, sameDocs, restores, before := t.refusals, t.navSeq, t.traffic.sameDocs, t.traffic.restores, t.loader
-	t.mu.Unlock()
-	nctx, cancel := context.WithDeadline(octx, deadline)
+	defer done()
+	octx, seen, seq := start.ctx, start.seen, start.seq
+	nctx, cancel := context.WithDeadline(octx, start.deadline)
 	defer cancel()
 	if err := take(nctx); err != nil {
 		return navigated{}, classify(octx, err, errcode.NavigationFailed, "the navigation failed")
 	}
 	// A document restored from the back-forward cache is whole at once,
 	// and the lifecycle does not report it: it is done when its world is.
-	restored := func() bool { return t.traffic.restores != restores && t.world != "" }
+	restored := func() bool { return t.traffic.restores != start.restores && t.world != "" }
 	committed := func() bool {
 		_, ok := t.lifecycle[t.loader]
-		return restored() || t.loader != before && ok
+		return restored() || t.loader != start.loader && ok
 	}
 	// A navigation reports its start before the page is asked to leave:
 	// a beforeunload may still cancel it, so a start alone ends nothing.
 	sctx, scancel := context.WithTimeout(nctx, historyStart)
 	t.waitFor(sctx, func() bool {
-		return t.navSeq != seq || t.dismissed || t.refusals != seen || t.traffic.sameDocs != sameDocs || committed()
+		return t.navSeq != seq || t.dismissed || t.refusals != seen || t.traffic.sameDocs != start.sameDocs || committed()
 	})
 	scancel()
 	if !t.navigatedSince(seq) {
@@ -277,7 +290,7 @@ func (t *tab) traverse(ctx context.Context, url string, take func(context.Contex
 	if !ok {
 		started = seq + 1
 	}
-	return t.follow(octx, loader, seen, started, deadline)
+	return t.follow(octx, loader, seen, started, start.deadline)
 }
 
 // traversed is the outcome of a history step that loaded no new document:

@@ -100,20 +100,13 @@ func (s *Session) Screenshot(ctx context.Context, req ScreenshotRequest) (*Scree
 
 // shotStep runs one step of a capture in the top document.
 func (s *Session) shotStep(ctx context.Context, r collect.ShotRequest) (*collect.ShotResult, error) {
-	res, err := collectIn(ctx, s.tab, collect.Shot(r), collect.DecodeShot, "the page could not be captured")
-	if err != nil {
-		return nil, err
-	}
-	switch res.Error {
-	case "":
-		return res, nil
-	case collect.DocumentChanged:
-		return nil, errcode.New(errcode.DocumentChanged, "the page loaded a new document during the screenshot; observe again")
-	case collect.Stale, collect.Detached:
-		return nil, errcode.New(errcode.StaleReference, "the control is no longer on the page; observe again")
-	default: // collect.Hidden
-		return nil, errcode.New(errcode.NotActionable, "the control is not visible; observe again")
-	}
+	return collectOr(ctx, s.tab.evaluate, collect.Shot(r), collect.DecodeShot, "the page could not be captured", func(r collect.Refusal) error {
+		if r == collect.DocumentChanged {
+			return errcode.New(errcode.DocumentChanged, "the page loaded a new document during the screenshot; observe again")
+		}
+		// The control captured alone is gone or hidden: said as to an action.
+		return controlRefusal(r)
+	})
 }
 
 func (s *Session) screenshotLocked(ctx context.Context, req ScreenshotRequest, target *collect.Target) (*Screenshot, error) {

@@ -170,11 +170,8 @@ func (s *Session) observeLocked(ctx context.Context, req observation.Request) (*
 			return nil, err
 		}
 	case req.After != "":
-		rev, index, err := s.refKeys.Parse(observation.KindControl, req.After)
+		rev, index, err := s.newest(observation.KindControl, req.After)
 		if err != nil {
-			return nil, err
-		}
-		if err := s.current(rev); err != nil {
 			return nil, err
 		}
 		if err := s.afterIn(&params, &rs, rev, index); err != nil {
@@ -182,11 +179,8 @@ func (s *Session) observeLocked(ctx context.Context, req observation.Request) (*
 		}
 		params.Doc = s.doc
 	case req.Cursor != "":
-		rev, index, err := s.refKeys.Parse(observation.KindCursor, req.Cursor)
+		rev, index, err := s.newest(observation.KindCursor, req.Cursor)
 		if err != nil {
-			return nil, err
-		}
-		if err := s.current(rev); err != nil {
 			return nil, err
 		}
 		if err := s.resumeControls(&params, rev, index); err != nil {
@@ -214,7 +208,7 @@ func (s *Session) observeLocked(ctx context.Context, req observation.Request) (*
 	if s.frames {
 		s.tab.nameMainFrames(ctx)
 	}
-	res, err := collectIn(ctx, s.tab, collect.Expression(params), collect.Decode, "the page could not be observed")
+	res, err := collectIn(ctx, s.tab.evaluate, collect.Expression(params), collect.Decode, "the page could not be observed")
 	if err != nil {
 		return nil, err
 	}
@@ -321,10 +315,15 @@ func (s *Session) readOn(params *collect.Params, rs **frameResume, cursor string
 	return nil
 }
 
-// collectIn evaluates a collector call and decodes its answer; an answer that
-// does not decode is capture_failed with msg.
-func collectIn[R any](ctx context.Context, t *tab, expr string, decode func([]byte) (R, error), msg string) (R, error) {
-	raw, err := t.evaluate(ctx, expr)
+// evaluator runs an expression in one world and returns its JSON value: a
+// tab's (tab.evaluate), a frame's (tab.evaluatorIn) or the running
+// action's (Session.eval).
+type evaluator func(ctx context.Context, expr string) ([]byte, error)
+
+// collectIn evaluates a collector call with eval and decodes its answer; an
+// answer that does not decode is capture_failed with msg.
+func collectIn[R any](ctx context.Context, eval evaluator, expr string, decode func([]byte) (R, error), msg string) (R, error) {
+	raw, err := eval(ctx, expr)
 	if err != nil {
 		var none R
 		return none, err
@@ -336,12 +335,36 @@ func collectIn[R any](ctx context.Context, t *tab, expr string, decode func([]by
 	return res, nil
 }
 
+// collectOr evaluates a collector call that may refuse, as collectIn does;
+// a refusal in its answer is the public error refused makes of it.
+func collectOr[R collect.Refusable](ctx context.Context, eval evaluator, expr string, decode func([]byte) (R, error), msg string, refused func(collect.Refusal) error) (R, error) {
+	res, err := collectIn(ctx, eval, expr, decode, msg)
+	if err == nil && res.Refused() != "" {
+		err = refused(res.Refused())
+	}
+	if err != nil {
+		var none R
+		return none, err
+	}
+	return res, nil
+}
+
 // current refuses a reference of any revision but the newest.
 func (s *Session) current(rev uint64) error {
 	if rev != s.revision || rev == 0 {
 		return errcode.New(errcode.StaleReference, "the reference is from an older observation; use the newest observation's references")
 	}
 	return nil
+}
+
+// newest verifies a reference of kind and returns its revision and index;
+// a reference of any revision but the newest is refused (current).
+func (s *Session) newest(kind observation.Kind, ref string) (rev, index uint64, err error) {
+	rev, index, err = s.refKeys.Parse(kind, ref)
+	if err == nil {
+		err = s.current(rev)
+	}
+	return rev, index, err
 }
 
 // continuationError is the refusal of a continuation whose anchor, or the
@@ -392,7 +415,7 @@ func splitCursor(index uint64) (offset int, from string, ok bool) {
 func (s *Session) pageObservation(rev uint64, page collect.Page, controls []collect.Control) *observation.Observation {
 	return &observation.Observation{
 		Revision:       s.revisionToken(rev),
-		URL:            stripUserinfo(page.URL),
+		URL:            observation.WithoutUserinfo(page.URL),
 		URLTruncated:   page.URLTruncated,
 		Origin:         page.Origin,
 		Title:          page.Title,
@@ -461,7 +484,7 @@ func (s *Session) dialogObservation(rev uint64, d *page.EventJavascriptDialogOpe
 	msg, cut := observation.CutUTF16(d.Message, observation.MaxDialogMessage)
 	return &observation.Observation{
 		Revision: s.revisionToken(rev),
-		URL:      stripUserinfo(d.URL),
+		URL:      observation.WithoutUserinfo(d.URL),
 		Origin:   s.origin,
 		Trust:    observation.Trust,
 		Controls: []observation.Control{},
@@ -472,15 +495,6 @@ func (s *Session) dialogObservation(rev uint64, d *page.EventJavascriptDialogOpe
 		TextCoverage:   &observation.TextCoverage{Version: observation.TextCoverageV1, Scope: observation.TextScope},
 		Dialog:         &observation.Dialog{Type: string(d.Type), Message: msg, MessageTruncated: cut},
 	}
-}
-
-func stripUserinfo(raw string) string {
-	u, err := url.Parse(raw)
-	if err != nil {
-		return ""
-	}
-	u.User = nil
-	return u.String()
 }
 
 // Close closes the page. It waits for the running operation, whatever the

@@ -72,9 +72,8 @@ type tab struct {
 	frames        map[cdp.FrameID]*frame
 	frameSessions map[cdptarget.ID]*frameSession
 
-	popups     map[cdptarget.ID]bool // pages the tab or its popups opened, until they are gone
-	popupQueue []cdptarget.ID        // popups not yet closed
-	popupWake  chan struct{}         // has room for one wake-up of closePopups
+	popups      map[cdptarget.ID]bool // pages the tab or its popups opened, until they are gone
+	popupCloser *workQueue            // closes them, for the tab's life
 
 	// hooks: the session keeps the pages the tab opens as tabs (tool
 	// version 1.8.0) instead of closing them; nil closes them. Fixed
@@ -147,7 +146,7 @@ func startTab(ctx, parent context.Context, check func(context.Context, *url.URL)
 		popups:        make(map[cdptarget.ID]bool),
 		frames:        make(map[cdp.FrameID]*frame),
 		frameSessions: make(map[cdptarget.ID]*frameSession),
-		popupWake:     make(chan struct{}, 1),
+		popupCloser:   newWorkQueue(),
 		hooks:         hooks,
 	}
 	t.session = &frameSession{target: t.target, cancel: func() {}}
@@ -156,7 +155,7 @@ func startTab(ctx, parent context.Context, check func(context.Context, *url.URL)
 		return nil, errcode.Wrap(errcode.BrowserUnavailable, err, "could not open a browser page")
 	}
 	go t.handleDialogs()
-	go t.closePopups()
+	go t.popupCloser.run(tabCtx)
 	if err := t.installCollector(opening); err != nil {
 		cancel()
 		return nil, classify(opening, err, errcode.BrowserUnavailable, "could not prepare the browser page")

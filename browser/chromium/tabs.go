@@ -42,8 +42,7 @@ type tabSet struct {
 	opened   []*tabEntry // opened since the last observation
 	closed   int         // pages closed at the bound since the last observation
 	refused  int         // popups refused since the last observation
-	jobs     []func(ctx context.Context)
-	wake     chan struct{}
+	work     *workQueue  // adopts and closes pages
 	hooks    *pageHooks
 	s        *Session
 }
@@ -64,7 +63,7 @@ type tabEntry struct {
 
 // startTabs makes s keep the pages its tabs open, first being its tab.
 func (s *Session) startTabs(ctx context.Context, first *tab) {
-	ts := &tabSet{byTarget: map[cdptarget.ID]*tabEntry{}, closing: map[cdptarget.ID]bool{}, wake: make(chan struct{}, 1), s: s}
+	ts := &tabSet{byTarget: map[cdptarget.ID]*tabEntry{}, closing: map[cdptarget.ID]bool{}, work: newWorkQueue(), s: s}
 	ts.hooks = &pageHooks{opened: ts.notePage, gone: ts.noteGone}
 	e := &tabEntry{target: first.target.TargetID, tab: first, ready: make(chan struct{})}
 	close(e.ready)
@@ -73,39 +72,13 @@ func (s *Session) startTabs(ctx context.Context, first *tab) {
 	first.mu.Lock()
 	first.hooks = ts.hooks
 	first.mu.Unlock()
-	go ts.run(ctx)
-}
-
-func (ts *tabSet) run(ctx context.Context) {
-	for {
-		select {
-		case <-ctx.Done():
-			return
-		case <-ts.wake:
-		}
-		ts.mu.Lock()
-		jobs := ts.jobs
-		ts.jobs = nil
-		ts.mu.Unlock()
-		for _, job := range jobs {
-			go job(ctx)
-		}
-	}
-}
-
-// queueLocked runs job on the worker.
-func (ts *tabSet) queueLocked(job func(ctx context.Context)) {
-	ts.jobs = append(ts.jobs, job)
-	select {
-	case ts.wake <- struct{}{}:
-	default:
-	}
+	go ts.work.run(ctx)
 }
 
 // closeTargetLocked closes a page that is not a tab.
 func (ts *tabSet) closeTargetLocked(id cdptarget.ID) {
 	ts.closing[id] = true
-	ts.queueLocked(func(ctx context.Context) {
+	ts.work.push(func(ctx context.Context) {
 		cctx, cancel := context.WithTimeout(ctx, tabTimeout)
 		defer cancel()
 		cdp.Call(cctx, ts.s.browser(), cdptarget.CloseTarget, cdptarget.CloseTargetParams{TargetID: id})
@@ -139,7 +112,7 @@ func (ts *tabSet) notePage(info *cdptarget.Info) {
 		ts.entries = append(ts.entries, e)
 		ts.byTarget[id] = e
 		ts.opened = append(ts.opened, e)
-		ts.queueLocked(ts.adoptJob(e))
+		ts.work.push(ts.adoptJob(e))
 	}
 }
 
@@ -165,7 +138,7 @@ func (ts *tabSet) dropLocked(e *tabEntry) {
 	ts.opened = slices.DeleteFunc(ts.opened, func(o *tabEntry) bool { return o == e })
 	if t := e.tab; t != nil {
 		// Not here: a listener holds a tab's lock, then this one.
-		ts.queueLocked(func(context.Context) {
+		ts.work.push(func(context.Context) {
 			t.markGone()
 			if e.serial != 0 {
 				t.close()
@@ -212,7 +185,7 @@ func (ts *tabSet) adoptJob(e *tabEntry) func(ctx context.Context) {
 		t.withFrames = s.frames
 		t.mu.Unlock()
 		// A page that loaded before the guard was on is judged by its URL.
-		ts.queueLocked(func(ctx context.Context) { ts.judgeLoaded(ctx, e) })
+		ts.work.push(func(ctx context.Context) { ts.judgeLoaded(ctx, e) })
 	}
 }
 
@@ -304,7 +277,7 @@ func (s *Session) stampTabs(ctx context.Context, obs *observation.Observation, l
 		return
 	}
 	s.tabs.mu.Lock()
-	rec := &observation.Tabs{Active: s.tabID(s.active), Count: len(s.tabs.entries), Closed: s.tabs.closed, Refused: s.tabs.refused}
+	rec := &observation.Tabs{TabsSummary: observation.TabsSummary{Active: s.tabID(s.active), Count: len(s.tabs.entries), Closed: s.tabs.closed, Refused: s.tabs.refused}}
 	for _, e := range s.tabs.opened {
 		rec.Opened = append(rec.Opened, s.tabID(e))
 	}
@@ -322,7 +295,7 @@ func (s *Session) stampTabs(ctx context.Context, obs *observation.Observation, l
 		for _, e := range entries {
 			tab := observation.Tab{ID: s.tabID(e), Active: e == s.active}
 			if info := infos[e.target]; info != nil {
-				tab.URL, tab.URLTruncated = observation.CutUTF16(stripUserinfo(info.URL), observation.MaxURLUnits)
+				tab.URL, tab.URLTruncated = observation.CutUTF16(observation.WithoutUserinfo(info.URL), observation.MaxURLUnits)
 				tab.Title, tab.TitleTruncated = observation.CutUTF16(info.Title, observation.MaxTitleUnits)
 			}
 			rec.List = append(rec.List, tab)

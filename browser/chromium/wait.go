@@ -49,15 +49,7 @@ func (s *Session) Wait(ctx context.Context, req browser.WaitRequest) (*observati
 	case req.Text != "":
 		expr := collect.HoldsText(collect.HoldsTextRequest{Text: req.Text})
 		holds = func(ctx context.Context) (bool, error) {
-			raw, err := s.tab.evaluate(ctx, expr)
-			if err != nil {
-				return false, err
-			}
-			ok, err := collect.DecodeHoldsText(raw)
-			if err != nil {
-				return false, errcode.Wrap(errcode.CaptureFailed, err, "the page could not be read")
-			}
-			return ok, nil
+			return collectIn(ctx, s.tab.evaluate, expr, collect.DecodeHoldsText, "the page could not be read")
 		}
 	case req.RefGone != "":
 		ct, err := s.control(req.RefGone)
@@ -127,16 +119,12 @@ func waitInterrupted(ctx context.Context, err error) error {
 // controlGone reports whether the control of ct has left the page, or is
 // no longer visible. Disabled, it is still there.
 func (s *Session) controlGone(ctx context.Context, ct collect.Target) (bool, error) {
-	raw, err := s.eval(ctx, collect.Inspect(collect.GuardRequest{Target: ct}))
-	if err != nil {
-		if errcode.Of(err) == errcode.StaleReference {
-			return true, nil // its frame is gone or holds another document
-		}
-		return false, err // a document changing under the check: see the next
+	r, err := collectIn(ctx, s.eval, collect.Inspect(collect.GuardRequest{Target: ct}), collect.DecodeInspect, "the control could not be checked")
+	if errcode.Of(err) == errcode.StaleReference {
+		return true, nil // its frame is gone or holds another document
 	}
-	r, err := collect.DecodeInspect(raw)
 	if err != nil {
-		return false, errcode.Wrap(errcode.CaptureFailed, err, "the control could not be checked")
+		return false, err // a document changing under the check: see the next
 	}
 	switch r.Error {
 	case collect.Detached, collect.Hidden, collect.Stale, collect.DocumentChanged:
