@@ -70,6 +70,19 @@ setInterval(async () => {
 	}
 }
 
+// openChangingSite opens a session with opts on a changingSite of its own.
+func openChangingSite(t *testing.T, opts SessionOptions) (*changingSite, *Session, context.Context) {
+	t.Helper()
+	site := newChangingSite()
+	url := browsertest.ServeHandler(t, site)
+	s := session(t, opts)
+	ctx := browsertest.Context(t, 2*time.Minute)
+	if _, err := s.Navigate(ctx, url); err != nil {
+		t.Fatal(err)
+	}
+	return site, s, ctx
+}
+
 // set changes the state and waits until the page has applied it.
 func (s *changingSite) set(cover bool, name string) {
 	s.mu.Lock()
@@ -129,26 +142,26 @@ func publishRef(t *testing.T, s *Session, ctx context.Context, name string) stri
 	return ref(t, res, name)
 }
 
+// clickPublish observes the page and clicks Publish.
+func clickPublish(t *testing.T, s *Session, ctx context.Context) error {
+	t.Helper()
+	_, err := s.Act(ctx, browser.Action{Kind: browser.ActClick, Ref: publishRef(t, s, ctx, "Publish")})
+	return err
+}
+
 // An approval is consumed when input is dispatched, not when it is given:
 // a guard that stops the action after a person approved it keeps the
 // approval for the next try.
 func TestApprovalSurvivesAGuardThatStopsTheAction(t *testing.T) {
 	t.Parallel()
-	site := newChangingSite()
-	url := browsertest.ServeHandler(t, site)
 	approver := &hookApprover{}
-	s := session(t, SessionOptions{Approver: approver})
-	ctx := browsertest.Context(t, 2*time.Minute)
-	if _, err := s.Navigate(ctx, url); err != nil {
-		t.Fatal(err)
-	}
+	site, s, ctx := openChangingSite(t, SessionOptions{Approver: approver})
 	// While the person decides, an overlay covers the button.
 	approver.set(func() { site.set(true, "Publish") }, true)
-	_, err := s.Act(ctx, browser.Action{Kind: browser.ActClick, Ref: publishRef(t, s, ctx, "Publish")})
-	wantCode(t, err, errcode.NotActionable)
+	wantCode(t, clickPublish(t, s, ctx), errcode.NotActionable)
 	site.set(false, "Publish")
 	approver.set(nil, false)
-	if _, err := s.Act(ctx, browser.Action{Kind: browser.ActClick, Ref: publishRef(t, s, ctx, "Publish")}); err != nil {
+	if err := clickPublish(t, s, ctx); err != nil {
 		t.Fatalf("the approval given before the guard stopped the action was lost: %v", err)
 	}
 	if n := approver.count(); n != 1 {
@@ -158,8 +171,7 @@ func TestApprovalSurvivesAGuardThatStopsTheAction(t *testing.T) {
 		t.Fatalf("%d clicks reached the server, want 1", n)
 	}
 	// Single use: the next click asks again.
-	_, err = s.Act(ctx, browser.Action{Kind: browser.ActClick, Ref: publishRef(t, s, ctx, "Publish")})
-	wantCode(t, err, errcode.ApprovalRequired)
+	wantCode(t, clickPublish(t, s, ctx), errcode.ApprovalRequired)
 	if n := site.clickCount(); n != 1 {
 		t.Fatalf("%d clicks reached the server, want 1", n)
 	}
@@ -169,16 +181,10 @@ func TestApprovalSurvivesAGuardThatStopsTheAction(t *testing.T) {
 // that changed meanwhile is not covered by the approval.
 func TestApprovalDoesNotApplyToChangedFacts(t *testing.T) {
 	t.Parallel()
-	site := newChangingSite()
-	url := browsertest.ServeHandler(t, site)
 	approver := &hookApprover{}
-	s := session(t, SessionOptions{Approver: approver})
-	ctx := browsertest.Context(t, 2*time.Minute)
-	if _, err := s.Navigate(ctx, url); err != nil {
-		t.Fatal(err)
-	}
+	site, s, ctx := openChangingSite(t, SessionOptions{Approver: approver})
 	approver.set(func() { site.set(false, "Delete my account") }, true)
-	_, err := s.Act(ctx, browser.Action{Kind: browser.ActClick, Ref: publishRef(t, s, ctx, "Publish")})
+	err := clickPublish(t, s, ctx)
 	wantCode(t, err, errcode.ApprovalRequired)
 	if !strings.Contains(err.Error(), "Delete my account") {
 		t.Fatalf("the refusal does not name the new facts: %v", err)
@@ -192,16 +198,9 @@ func TestApprovalDoesNotApplyToChangedFacts(t *testing.T) {
 // action neither scrolls nor focuses.
 func TestRefusedActionDoesNotTouchThePage(t *testing.T) {
 	t.Parallel()
-	site := newChangingSite()
-	url := browsertest.ServeHandler(t, site)
-	s := session(t, SessionOptions{})
-	ctx := browsertest.Context(t, 2*time.Minute)
-	if _, err := s.Navigate(ctx, url); err != nil {
-		t.Fatal(err)
-	}
-	_, err := s.Act(ctx, browser.Action{Kind: browser.ActClick, Ref: publishRef(t, s, ctx, "Publish")})
-	wantCode(t, err, errcode.ApprovalRequired)
-	_, err = s.Act(ctx, browser.Action{Kind: browser.ActType, Ref: publishRef(t, s, ctx, "Message"), Text: "hi", Submit: true})
+	site, s, ctx := openChangingSite(t, SessionOptions{})
+	wantCode(t, clickPublish(t, s, ctx), errcode.ApprovalRequired)
+	_, err := s.Act(ctx, browser.Action{Kind: browser.ActType, Ref: publishRef(t, s, ctx, "Message"), Text: "hi", Submit: true})
 	wantCode(t, err, errcode.ApprovalRequired)
 	res, err := s.Observe(ctx, ObserveOptions{})
 	if err != nil {

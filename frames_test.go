@@ -28,36 +28,36 @@ func framedSite(t *testing.T, paragraphs, buttons int) (url string, texts, names
 			fmt.Fprintf(&b, "<p>%s</p>", p)
 			texts = append(texts, p)
 		}
-		for i := range buttons {
-			n := fmt.Sprintf("%s button %d", name, i)
-			fmt.Fprintf(&b, "<button>%s</button>", n)
-			names = append(names, n)
-		}
+		b.WriteString(namedButtons(&names, name+" button", buttons))
 		return b.String()
 	}
 	pages := map[string]string{}
-	other := browsertest.OtherOrigin(browsertest.ServePages(t, pages))
+	url = browsertest.ServePages(t, pages)
+	other := browsertest.OtherOrigin(url)
 	var top strings.Builder
 	top.WriteString("<!doctype html><title>Framed</title>")
 	top.WriteString(part("top"))
-	sameHTML := part("same")
+	pages["/same"] = part("same")
 	top.WriteString(`<iframe style="width:600px;height:400px" src="/same"></iframe>`)
 	crossHTML := part("cross")
-	nestedHTML := part("nested")
+	pages["/nested"] = part("nested")
 	pages["/cross"] = crossHTML + `<iframe style="width:500px;height:300px" src="/nested"></iframe>`
-	pages["/nested"] = nestedHTML
 	top.WriteString(`<iframe style="width:600px;height:400px" src="` + other + `cross"></iframe>`)
 	top.WriteString(part("end"))
-	topHTML := top.String()
-	url = browsertest.ServeHandler(t, http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
-		w.Header().Set("Content-Type", "text/html; charset=utf-8")
-		if r.URL.Path == "/same" {
-			fmt.Fprint(w, sameHTML)
-			return
-		}
-		fmt.Fprint(w, topHTML)
-	}))
+	pages["/"] = top.String()
 	return url, texts, names
+}
+
+// namedButtons returns n buttons named "prefix i" and adds their names to
+// names.
+func namedButtons(names *[]string, prefix string, n int) string {
+	var b strings.Builder
+	for i := range n {
+		name := fmt.Sprintf("%s %d", prefix, i)
+		fmt.Fprintf(&b, "<button>%s</button>", name)
+		*names = append(*names, name)
+	}
+	return b.String()
 }
 
 // TestReadingThroughFrames follows next through a page whose paragraphs
@@ -99,38 +99,22 @@ func TestReadingThroughFrames(t *testing.T) {
 func TestPagingControlsThroughFrames(t *testing.T) {
 	t.Parallel()
 	var names []string
-	buttons := func(prefix string, n int) string {
-		var b strings.Builder
-		for i := range n {
-			name := fmt.Sprintf("%s %d", prefix, i)
-			fmt.Fprintf(&b, "<button>%s</button>", name)
-			names = append(names, name)
-		}
-		return b.String()
-	}
 	pages := map[string]string{}
-	other := browsertest.OtherOrigin(browsertest.ServePages(t, pages))
+	url := browsertest.ServePages(t, pages)
+	other := browsertest.OtherOrigin(url)
 	var top strings.Builder
-	top.WriteString(buttons("top a", 50))
+	top.WriteString(namedButtons(&names, "top a", 50))
 	for i := range 4 {
 		path := fmt.Sprintf("/f%d", i)
-		pages[path] = buttons(fmt.Sprintf("frame %d", i), 3000)
+		pages[path] = namedButtons(&names, fmt.Sprintf("frame %d", i), 3000)
 		src := other + path[1:]
 		if i%2 == 0 {
 			src = path
 		}
 		fmt.Fprintf(&top, `<iframe style="width:300px;height:200px" src="%s"></iframe>`, src)
-		top.WriteString(buttons(fmt.Sprintf("top %d", i), 10))
+		top.WriteString(namedButtons(&names, fmt.Sprintf("top %d", i), 10))
 	}
-	topHTML := top.String()
-	url := browsertest.ServeHandler(t, http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
-		w.Header().Set("Content-Type", "text/html; charset=utf-8")
-		if p, ok := pages[r.URL.Path]; ok && r.URL.Path != "/" {
-			fmt.Fprint(w, p)
-			return
-		}
-		fmt.Fprint(w, topHTML)
-	}))
+	pages["/"] = top.String()
 	s := session(t, SessionOptions{Budget: 16384})
 	r := readAll(t, s, url)
 	if ok, at := subsequence(r.controls, names); !ok || len(r.controls) != len(names) {

@@ -11,7 +11,6 @@ import (
 	"github.com/veetbot/veetbrowser"
 	"github.com/veetbot/veetbrowser/errcode"
 	"github.com/veetbot/veetbrowser/internal/browsertest"
-	"github.com/veetbot/veetbrowser/policy"
 	"github.com/veetbot/veetbrowser/projection"
 	"github.com/veetbot/veetbrowser/replay"
 	"github.com/veetbot/veetbrowser/store"
@@ -31,8 +30,7 @@ func TestInteractionToolsByTheirJSON(t *testing.T) {
 		"/later":  `<title>Later</title><p id=p></p><script>setTimeout(() => p.textContent = 'Report ready', 800)</script>`,
 		"/second": `<title>Second</title><p>The second page.</p>`,
 	})
-	rt := newRuntime(t, st)
-	s := openSession(t, rt, veetbrowser.SessionOptions{Surface: "test", Grant: policy.Grant{Origins: []string{strings.TrimSuffix(base, "/")}}})
+	_, s := grantedSession(t, st, base, veetbrowser.SessionOptions{Surface: "test"})
 	if s.Version().Name != "1.8.0" {
 		t.Fatalf("newest version %s", s.Version().Name)
 	}

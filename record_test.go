@@ -115,6 +115,14 @@ func newRuntime(t *testing.T, st store.Store) *veetbrowser.Runtime {
 	return rt
 }
 
+// grantedSession opens a runtime on st and a session of it with opts,
+// granted the origin of base (a URL browsertest serves).
+func grantedSession(t *testing.T, st store.Store, base string, opts veetbrowser.SessionOptions) (*veetbrowser.Runtime, *veetbrowser.Session) {
+	rt := newRuntime(t, st)
+	opts.Grant = policy.Grant{Origins: []string{strings.TrimSuffix(base, "/")}}
+	return rt, openSession(t, rt, opts)
+}
+
 func openSession(t *testing.T, rt *veetbrowser.Runtime, opts veetbrowser.SessionOptions) *veetbrowser.Session {
 	s, err := rt.NewSession(browsertest.Context(t, time.Minute), opts)
 	if err != nil {
@@ -122,17 +130,6 @@ func openSession(t *testing.T, rt *veetbrowser.Runtime, opts veetbrowser.Session
 	}
 	t.Cleanup(func() { s.Close(context.Background()) })
 	return s
-}
-
-func refOf(t *testing.T, res *veetbrowser.Result, name string) string {
-	t.Helper()
-	for _, c := range res.Observation.Controls {
-		if c.Name == name {
-			return c.Ref
-		}
-	}
-	t.Fatalf("no control %q in %s", name, res.View)
-	return ""
 }
 
 // canarySite holds canaries where observations must never take them from
@@ -197,9 +194,7 @@ func TestEveryCallIsRecordedPrivatelyAndReplays(t *testing.T) {
 			if err := os.WriteFile(filepath.Join(dir, "report.txt"), []byte("CANARY-FILE contents"), 0o600); err != nil {
 				t.Fatal(err)
 			}
-			rt := newRuntime(t, st)
-			s := openSession(t, rt, veetbrowser.SessionOptions{UploadRoot: root, Surface: "test",
-				Grant: policy.Grant{Origins: []string{strings.TrimSuffix(base, "/")}}})
+			_, s := grantedSession(t, st, base, veetbrowser.SessionOptions{UploadRoot: root, Surface: "test"})
 			ctx := browsertest.Context(t, 2*time.Minute)
 
 			type step struct {
@@ -212,7 +207,7 @@ func TestEveryCallIsRecordedPrivatelyAndReplays(t *testing.T) {
 			}
 			named := func(name string, a browser.Action) func() (*veetbrowser.Result, error) {
 				return func() (*veetbrowser.Result, error) {
-					a.Ref = refOf(t, last, name)
+					a.Ref = veetbrowser.RefOf(t, last, name)
 					return s.Act(ctx, a)
 				}
 			}
@@ -227,7 +222,7 @@ func TestEveryCallIsRecordedPrivatelyAndReplays(t *testing.T) {
 				{tools.Act, "ok", named("Count", browser.Action{Kind: browser.ActClick})},
 				{tools.Act, "approval_required", named("Publish", browser.Action{Kind: browser.ActClick})},
 				{tools.Upload, "ok", func() (*veetbrowser.Result, error) {
-					return s.Upload(ctx, refOf(t, last, "Attachment"), []string{"CANARY-DIR/report.txt"})
+					return s.Upload(ctx, veetbrowser.RefOf(t, last, "Attachment"), []string{"CANARY-DIR/report.txt"})
 				}},
 				{tools.Act, "ok", named("Ask name", browser.Action{Kind: browser.ActClick})},
 				{tools.Act, "ok", act(browser.Action{Kind: browser.ActDialog, Accept: true, Text: "CANARY-PROMPT"})},
@@ -363,7 +358,7 @@ func TestStoreFailuresFailTheCall(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	count := browser.Action{Kind: browser.ActClick, Ref: refOf(t, res, "Count")}
+	count := browser.Action{Kind: browser.ActClick, Ref: veetbrowser.RefOf(t, res, "Count")}
 
 	refuseWrites(t, path, "BEFORE INSERT")
 	_, err = s.Act(ctx, count)
@@ -382,7 +377,7 @@ func TestStoreFailuresFailTheCall(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	_, err = s.Act(ctx, browser.Action{Kind: browser.ActClick, Ref: refOf(t, res, "Count")})
+	_, err = s.Act(ctx, browser.Action{Kind: browser.ActClick, Ref: veetbrowser.RefOf(t, res, "Count")})
 	if errcode.Of(err) != errcode.ArtifactUnavailable {
 		t.Fatalf("act without its result recorded: %v", err)
 	}

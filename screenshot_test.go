@@ -4,14 +4,12 @@ import (
 	"bytes"
 	"encoding/json"
 	"image/jpeg"
-	"strings"
 	"testing"
 	"time"
 
 	"github.com/veetbot/veetbrowser"
 	"github.com/veetbot/veetbrowser/errcode"
 	"github.com/veetbot/veetbrowser/internal/browsertest"
-	"github.com/veetbot/veetbrowser/policy"
 	"github.com/veetbot/veetbrowser/tools"
 )
 
@@ -23,8 +21,7 @@ func TestScreenshotToolStoresItsImage(t *testing.T) {
 	st, dump := openSQLite(t)
 	base := browsertest.Serve(t, `<title>Form</title><label>Name <input value="CANARY-INPUT"></label>
 <label>Secret <input type="password" value="CANARY-PASSWORD"></label><button>Send</button>`)
-	rt := newRuntime(t, st)
-	s := openSession(t, rt, veetbrowser.SessionOptions{Grant: policy.Grant{Origins: []string{strings.TrimSuffix(base, "/")}}})
+	rt, s := grantedSession(t, st, base, veetbrowser.SessionOptions{})
 	ctx := browsertest.Context(t, time.Minute)
 	nav, err := s.Navigate(ctx, base)
 	if err != nil {

@@ -17,7 +17,6 @@ import (
 	"io"
 	"net/http"
 	"slices"
-	"sort"
 	"strings"
 	"sync"
 	"testing"
@@ -221,9 +220,7 @@ type site struct {
 	url   string
 	mux   *http.ServeMux
 	pages map[string]string
-
-	mu     sync.Mutex
-	events []string
+	browsertest.Events
 }
 
 func newSite(t *testing.T, pages map[string]string) *site {
@@ -244,19 +241,11 @@ func (s *site) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 		http.NotFound(w, r)
 		return
 	case "/effect":
-		s.record(r.URL.Query().Get("e"))
+		s.Record(r.URL.Query().Get("e"))
 		return
 	}
 	r.ParseMultipartForm(1 << 20)
-	var keys []string
-	for k := range r.Form {
-		keys = append(keys, k)
-	}
-	sort.Strings(keys)
-	var form []string
-	for _, k := range keys {
-		form = append(form, k+"="+strings.Join(r.Form[k], ","))
-	}
+	form := browsertest.Fields(r.Form)
 	if r.MultipartForm != nil {
 		for k, files := range r.MultipartForm.File {
 			for _, f := range files {
@@ -269,30 +258,18 @@ func (s *site) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 			}
 		}
 	}
-	s.record(strings.TrimSpace(r.Method + " " + r.URL.Path + " " + strings.Join(form, "&")))
+	s.Record(strings.TrimSpace(r.Method + " " + r.URL.Path + " " + strings.Join(form, "&")))
 	w.Header().Set("Content-Type", "text/html; charset=utf-8")
 	fmt.Fprint(w, "<title>Done</title><p>Received.</p>")
-}
-
-func (s *site) record(e string) {
-	s.mu.Lock()
-	s.events = append(s.events, e)
-	s.mu.Unlock()
-}
-
-func (s *site) seen() []string {
-	s.mu.Lock()
-	defer s.mu.Unlock()
-	return slices.Clone(s.events)
 }
 
 // waitFor waits until the server has seen exactly want.
 func (s *site) waitFor(t *testing.T, want ...string) {
 	t.Helper()
 	deadline := time.Now().Add(15 * time.Second)
-	for !slices.Equal(s.seen(), want) {
+	for !slices.Equal(s.Seen(), want) {
 		if time.Now().After(deadline) {
-			t.Fatalf("the server saw %q, want %q", s.seen(), want)
+			t.Fatalf("the server saw %q, want %q", s.Seen(), want)
 		}
 		time.Sleep(20 * time.Millisecond)
 	}
@@ -303,7 +280,7 @@ func (s *site) waitFor(t *testing.T, want ...string) {
 func (s *site) still(t *testing.T, want ...string) {
 	t.Helper()
 	time.Sleep(300 * time.Millisecond)
-	if got := s.seen(); !slices.Equal(got, want) {
+	if got := s.Seen(); !slices.Equal(got, want) {
 		t.Fatalf("the server saw %q, want %q", got, want)
 	}
 }

@@ -29,45 +29,24 @@ func allowAll(context.Context, string, policy.Facts) (policy.Permit, error) {
 
 // effects is a site that records what reaches its server.
 type effects struct {
-	mu     sync.Mutex
-	events []string
-	pages  map[string]string
+	browsertest.Events
+	url   string
+	pages map[string]string
 }
 
 func (e *effects) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 	switch {
 	case r.URL.Path == "/effect":
-		e.record(r.URL.Query().Get("e"))
+		e.Record(r.URL.Query().Get("e"))
 		return
 	case r.Method == http.MethodPost:
 		r.ParseMultipartForm(1 << 20)
-		var keys []string
-		for k := range r.PostForm {
-			keys = append(keys, k)
-		}
-		slices.Sort(keys)
-		var parts []string
-		for _, k := range keys {
-			parts = append(parts, k+"="+strings.Join(r.PostForm[k], ","))
-		}
-		e.record("post " + r.URL.Path + " " + strings.Join(parts, "&"))
+		e.Record("post " + r.URL.Path + " " + strings.Join(browsertest.Fields(r.PostForm), "&"))
 		fmt.Fprint(w, "<title>done</title><p>saved</p>")
 		return
 	}
 	w.Header().Set("Content-Type", "text/html; charset=utf-8")
 	fmt.Fprint(w, e.pages[r.URL.Path])
-}
-
-func (e *effects) record(s string) {
-	e.mu.Lock()
-	e.events = append(e.events, s)
-	e.mu.Unlock()
-}
-
-func (e *effects) seen() []string {
-	e.mu.Lock()
-	defer e.mu.Unlock()
-	return slices.Clone(e.events)
 }
 
 // beacon makes a button report its click to the server.
@@ -80,7 +59,21 @@ document.addEventListener('click', (ev) => {
 
 func serveEffects(t *testing.T, pages map[string]string) (*effects, string) {
 	e := &effects{pages: pages}
-	return e, browsertest.ServeHandler(t, e)
+	e.url = browsertest.ServeHandler(t, e)
+	return e, e.url
+}
+
+// openEffects serves pages on a site of effects and returns it with a
+// session on its root page and the page's first observation.
+func openEffects(t *testing.T, pages map[string]string) (*effects, *Session, *observation.Observation) {
+	t.Helper()
+	site, base := serveEffects(t, pages)
+	s := openSession(t)
+	obs, err := s.Navigate(browsertest.Context(t, time.Minute), base)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return site, s, obs
 }
 
 func find(t *testing.T, obs *observation.Observation, name string) observation.Control {
@@ -113,6 +106,16 @@ window.addEventListener('beforeunload', (e) => {
 });
 </script>`
 
+// openDraft opens a session on the composer, followed by more, of a site
+// with another page at /other, and writes text into the draft. It returns
+// the session, the site's URL and the result of typing.
+func openDraft(t *testing.T, more, text string) (*Session, string, *browser.ActResult) {
+	t.Helper()
+	_, base := serveEffects(t, map[string]string{"/": composer + more, "/other": "<title>other</title>"})
+	s := openSession(t)
+	return s, base, writeDraft(t, s, base, text)
+}
+
 // writeDraft opens the composer at url and types text into it after a
 // trusted click (the user gesture that arms beforeunload).
 func writeDraft(t *testing.T, s *Session, url, text string) *browser.ActResult {
@@ -136,9 +139,7 @@ func writeDraft(t *testing.T, s *Session, url, text string) *browser.ActResult {
 func TestBeforeunloadCancelsNavigationAndKeepsTheDraft(t *testing.T) {
 	t.Parallel()
 	ctx := browsertest.Context(t, time.Minute)
-	_, base := serveEffects(t, map[string]string{"/": composer, "/other": "<title>other</title>"})
-	s := openSession(t)
-	writeDraft(t, s, base, "my unsaved draft ✍️")
+	s, base, _ := openDraft(t, "", "my unsaved draft ✍️")
 	_, err := s.Navigate(ctx, base+"other")
 	wantCode(t, err, errcode.NavigationCancelled)
 	if got := evalMain(t, s, "document.querySelector('textarea').value"); got != "my unsaved draft ✍️" {
@@ -156,9 +157,7 @@ func TestBeforeunloadCancelsNavigationAndKeepsTheDraft(t *testing.T) {
 func TestConcurrentOperationsWaitOutsideACancelledNavigation(t *testing.T) {
 	t.Parallel()
 	ctx := browsertest.Context(t, time.Minute)
-	_, base := serveEffects(t, map[string]string{"/": composer, "/other": "<title>other</title>"})
-	s := openSession(t)
-	writeDraft(t, s, base, "draft")
+	s, base, _ := openDraft(t, "", "draft")
 
 	var mu sync.Mutex
 	var order []string
@@ -200,18 +199,13 @@ func TestConcurrentOperationsWaitOutsideACancelledNavigation(t *testing.T) {
 func TestGuardsRefuseWithoutTouchingThePage(t *testing.T) {
 	t.Parallel()
 	ctx := browsertest.Context(t, time.Minute)
-	site, base := serveEffects(t, map[string]string{"/": beacon + `
+	site, s, obs := openEffects(t, map[string]string{"/": beacon + `
 <button data-effect="ok">OK</button>
 <button data-effect="covered" id="covered">Covered</button>
 <div style="position:fixed;inset:0;background:rgba(0,0,0,.01)" id="overlay"></div>
 <button data-effect="disabled" disabled>Disabled</button>
 <button data-effect="soon-hidden" id="soon">Soon hidden</button>
 <button data-effect="removed" id="gone">Removed</button>`})
-	s := openSession(t)
-	obs, err := s.Navigate(ctx, base)
-	if err != nil {
-		t.Fatal(err)
-	}
 	click := func(name string) error {
 		_, err := s.Act(ctx, browser.Action{Kind: browser.ActClick, Ref: find(t, obs, name).Ref}, allowAll)
 		return err
@@ -225,10 +219,10 @@ func TestGuardsRefuseWithoutTouchingThePage(t *testing.T) {
 	if _, err := s.Observe(ctx, observation.Request{}); err != nil {
 		t.Fatal(err)
 	}
-	_, err = s.Act(ctx, browser.Action{Kind: browser.ActClick, Ref: stale.Ref}, allowAll)
+	_, err := s.Act(ctx, browser.Action{Kind: browser.ActClick, Ref: stale.Ref}, allowAll)
 	wantCode(t, err, errcode.StaleReference)
 	time.Sleep(300 * time.Millisecond) // a beacon would have arrived
-	if got := site.seen(); len(got) != 0 {
+	if got := site.Seen(); len(got) != 0 {
 		t.Fatalf("refused actions reached the server: %q", got)
 	}
 	// With the overlay gone the same kind of click goes through, once.
@@ -237,7 +231,7 @@ func TestGuardsRefuseWithoutTouchingThePage(t *testing.T) {
 	if err := click("Covered"); err != nil {
 		t.Fatal(err)
 	}
-	waitFor(t, func() bool { return slices.Equal(site.seen(), []string{"covered"}) }, site.seen)
+	waitFor(t, func() bool { return slices.Equal(site.Seen(), []string{"covered"}) }, site.Seen)
 }
 
 func waitFor(t *testing.T, cond func() bool, state func() []string) {
@@ -253,7 +247,7 @@ func waitFor(t *testing.T, cond func() bool, state func() []string) {
 func TestFormInputReachesTheServerExactly(t *testing.T) {
 	t.Parallel()
 	ctx := browsertest.Context(t, time.Minute)
-	site, base := serveEffects(t, map[string]string{"/": `
+	site, s, obs := openEffects(t, map[string]string{"/": `
 <form method="post" action="/signup">
   <label>Name <input name="name"></label>
   <label>Plan <select name="plan"><option>Free</option><option>Pro plan</option></select></label>
@@ -261,11 +255,6 @@ func TestFormInputReachesTheServerExactly(t *testing.T) {
   <label><input type="checkbox" name="news" value="yes" checked> Newsletter</label>
   <button>Sign up</button>
 </form>`})
-	s := openSession(t)
-	obs, err := s.Navigate(ctx, base)
-	if err != nil {
-		t.Fatal(err)
-	}
 	step := func(a browser.Action) {
 		t.Helper()
 		res, err := s.Act(ctx, a, allowAll)
@@ -281,7 +270,7 @@ func TestFormInputReachesTheServerExactly(t *testing.T) {
 	if !find(t, obs, "Accept terms").Checked || find(t, obs, "Newsletter").Checked {
 		t.Fatal("checkbox states not reflected in the observation")
 	}
-	_, err = s.Act(ctx, browser.Action{Kind: browser.ActSelect, Ref: find(t, obs, "Plan").Ref, Option: "Enterprise"}, allowAll)
+	_, err := s.Act(ctx, browser.Action{Kind: browser.ActSelect, Ref: find(t, obs, "Plan").Ref, Option: "Enterprise"}, allowAll)
 	wantCode(t, err, errcode.NotActionable)
 	res, err := s.Act(ctx, browser.Action{Kind: browser.ActClick, Ref: find(t, obs, "Sign up").Ref}, allowAll)
 	if err != nil {
@@ -291,7 +280,7 @@ func TestFormInputReachesTheServerExactly(t *testing.T) {
 		t.Fatalf("postconditions %+v, title %q", res, res.Observation.Title)
 	}
 	want := []string{"post /signup name=" + `Zoë "Z" 李` + "&plan=Pro plan&terms=yes"}
-	if got := site.seen(); !slices.Equal(got, want) {
+	if got := site.Seen(); !slices.Equal(got, want) {
 		t.Fatalf("server saw %q, want %q", got, want)
 	}
 }
@@ -299,12 +288,7 @@ func TestFormInputReachesTheServerExactly(t *testing.T) {
 func TestDialogsAreObservedAndAnswered(t *testing.T) {
 	t.Parallel()
 	ctx := browsertest.Context(t, time.Minute)
-	_, base := serveEffects(t, map[string]string{"/": `<button onclick="document.title = confirm('Delete 3 files?') ? 'yes' : 'no'">Ask</button>`})
-	s := openSession(t)
-	obs, err := s.Navigate(ctx, base)
-	if err != nil {
-		t.Fatal(err)
-	}
+	_, s, obs := openEffects(t, map[string]string{"/": `<button onclick="document.title = confirm('Delete 3 files?') ? 'yes' : 'no'">Ask</button>`})
 	res, err := s.Act(ctx, browser.Action{Kind: browser.ActClick, Ref: find(t, obs, "Ask").Ref}, allowAll)
 	if err != nil {
 		t.Fatal(err)
@@ -329,12 +313,7 @@ func TestDialogsAreObservedAndAnswered(t *testing.T) {
 func TestUploadSetsFiles(t *testing.T) {
 	t.Parallel()
 	ctx := browsertest.Context(t, time.Minute)
-	_, base := serveEffects(t, map[string]string{"/": `<label>Attachment <input type="file"></label><button>Other</button>`})
-	s := openSession(t)
-	obs, err := s.Navigate(ctx, base)
-	if err != nil {
-		t.Fatal(err)
-	}
+	_, s, obs := openEffects(t, map[string]string{"/": `<label>Attachment <input type="file"></label><button>Other</button>`})
 	file := t.TempDir() + "/report.txt"
 	writeFile(t, file, "hello")
 	if _, err := s.Upload(ctx, find(t, obs, "Attachment").Ref, stageFiles(file), allowAll); err != nil {
@@ -344,7 +323,7 @@ func TestUploadSetsFiles(t *testing.T) {
 		t.Fatalf("file input holds %q", got)
 	}
 	obs, _ = s.Observe(ctx, observation.Request{})
-	_, err = s.Upload(ctx, find(t, obs, "Other").Ref, stageFiles(file), allowAll)
+	_, err := s.Upload(ctx, find(t, obs, "Other").Ref, stageFiles(file), allowAll)
 	wantCode(t, err, errcode.UploadRefused)
 }
 
@@ -389,7 +368,7 @@ setInterval(() => { flip = !flip; a.style.left = flip ? '200px' : '0'; b.style.l
 		}
 	}
 	time.Sleep(300 * time.Millisecond)
-	for _, e := range site.seen() {
+	for _, e := range site.Seen() {
 		if e != "target" {
 			t.Fatalf("a click landed on %q", e)
 		}
@@ -437,12 +416,7 @@ func TestTypingNeverLandsInAnotherField(t *testing.T) {
 func TestSameDocumentNavigationDoesNotStall(t *testing.T) {
 	t.Parallel()
 	ctx := browsertest.Context(t, time.Minute)
-	_, base := serveEffects(t, map[string]string{"/": `<a href="#below">Jump</a><div style="height:3000px"></div><h2 id="below">Below</h2>`})
-	s := openSession(t)
-	obs, err := s.Navigate(ctx, base)
-	if err != nil {
-		t.Fatal(err)
-	}
+	_, s, obs := openEffects(t, map[string]string{"/": `<a href="#below">Jump</a><div style="height:3000px"></div><h2 id="below">Below</h2>`})
 	// A same-document jump is no navigation: nothing waits for a new document.
 	res, err := s.Act(ctx, browser.Action{Kind: browser.ActClick, Ref: find(t, obs, "Jump").Ref}, allowAll)
 	if err != nil {
@@ -459,14 +433,9 @@ func TestSameDocumentNavigationDoesNotStall(t *testing.T) {
 func TestSelectUsesTrustedKeys(t *testing.T) {
 	t.Parallel()
 	ctx := browsertest.Context(t, time.Minute)
-	_, base := serveEffects(t, map[string]string{"/": `
+	_, s, obs := openEffects(t, map[string]string{"/": `
 <label>Letter <select id="s"><option>A</option><option disabled>B</option><option>C</option><option selected>D</option></select></label>
 <script>document.getElementById('s').addEventListener('change', (e) => { document.title = 'change trusted=' + e.isTrusted; });</script>`})
-	s := openSession(t)
-	obs, err := s.Navigate(ctx, base)
-	if err != nil {
-		t.Fatal(err)
-	}
 	res, err := s.Act(ctx, browser.Action{Kind: browser.ActSelect, Ref: find(t, obs, "Letter").Ref, Option: "A"}, allowAll)
 	if err != nil {
 		t.Fatal(err)
@@ -487,9 +456,7 @@ func TestSelectUsesTrustedKeys(t *testing.T) {
 func TestClickThatWouldLeaveADraftIsCancelled(t *testing.T) {
 	t.Parallel()
 	ctx := browsertest.Context(t, time.Minute)
-	_, base := serveEffects(t, map[string]string{"/": composer + `<a href="/other">Leave</a>`, "/other": "<title>other</title>"})
-	s := openSession(t)
-	res := writeDraft(t, s, base, "draft")
+	s, _, res := openDraft(t, `<a href="/other">Leave</a>`, "draft")
 	res, err := s.Act(ctx, browser.Action{Kind: browser.ActClick, Ref: find(t, res.Observation, "Leave").Ref}, allowAll)
 	if err != nil {
 		t.Fatal(err)
@@ -508,12 +475,7 @@ func TestDialogMessageBound(t *testing.T) {
 	t.Parallel()
 	ctx := browsertest.Context(t, time.Minute)
 	for _, n := range []int{observation.MaxDialogMessage, observation.MaxDialogMessage + 1} {
-		_, base := serveEffects(t, map[string]string{"/": fmt.Sprintf(`<button onclick="alert('m'.repeat(%d))">Alert</button>`, n)})
-		s := openSession(t)
-		obs, err := s.Navigate(ctx, base)
-		if err != nil {
-			t.Fatal(err)
-		}
+		_, s, obs := openEffects(t, map[string]string{"/": fmt.Sprintf(`<button onclick="alert('m'.repeat(%d))">Alert</button>`, n)})
 		res, err := s.Act(ctx, browser.Action{Kind: browser.ActClick, Ref: find(t, obs, "Alert").Ref}, allowAll)
 		if err != nil {
 			t.Fatal(err)

@@ -61,11 +61,11 @@ func TestFrameSignIn(t *testing.T) {
 		t.Fatalf("facts judged %+v, want one consequential submission on %s", approved, other)
 	}
 	deadline := time.Now().Add(10 * time.Second)
-	for len(site.seen()) == 0 && time.Now().Before(deadline) {
+	for len(site.Seen()) == 0 && time.Now().Before(deadline) {
 		time.Sleep(50 * time.Millisecond)
 	}
 	time.Sleep(300 * time.Millisecond)
-	if got := site.seen(); !slices.Equal(got, []string{"post /session pass=s3cret-canary&user=ada"}) {
+	if got := site.Seen(); !slices.Equal(got, []string{"post /session pass=s3cret-canary&user=ada"}) {
 		t.Fatalf("the frame's server saw %q", got)
 	}
 }
@@ -83,7 +83,7 @@ func TestFrameClickCovered(t *testing.T) {
 		t.Fatalf("refused for another reason: %v", err)
 	}
 	time.Sleep(300 * time.Millisecond)
-	if got := site.seen(); len(got) != 0 {
+	if got := site.Seen(); len(got) != 0 {
 		t.Fatalf("the frame's server saw %q", got)
 	}
 }
@@ -105,7 +105,7 @@ func TestFrameRefGoesStale(t *testing.T) {
 		if c := errcode.Of(err); c != errcode.StaleReference && c != errcode.DocumentChanged {
 			t.Fatalf("after %s: %v", change, err)
 		}
-		if got := site.seen(); len(got) != 0 {
+		if got := site.Seen(); len(got) != 0 {
 			t.Fatalf("the frame's server saw %q", got)
 		}
 	}

@@ -26,12 +26,7 @@ const searchForm = `<form method="post" action="/search"><label>Query <input nam
 func TestPressSendsOneKey(t *testing.T) {
 	t.Parallel()
 	ctx := browsertest.Context(t, time.Minute)
-	site, base := serveEffects(t, map[string]string{"/": searchForm})
-	s := openSession(t)
-	obs, err := s.Navigate(ctx, base)
-	if err != nil {
-		t.Fatal(err)
-	}
+	site, s, obs := openEffects(t, map[string]string{"/": searchForm})
 	res, err := s.Act(ctx, browser.Action{Kind: browser.ActPress, Ref: find(t, obs, "Query").Ref, Key: "k"}, allowAll)
 	if err != nil {
 		t.Fatal(err)
@@ -46,11 +41,11 @@ func TestPressSendsOneKey(t *testing.T) {
 	if !res.NavigationStarted || !res.NavigationDone || res.Observation.Title != "done" {
 		t.Fatalf("Enter did not submit: %+v, title %q", res, res.Observation.Title)
 	}
-	if got, want := site.seen(), []string{"post /search q=k"}; !slices.Equal(got, want) {
+	if got, want := site.Seen(), []string{"post /search q=k"}; !slices.Equal(got, want) {
 		t.Fatalf("server saw %q, want %q", got, want)
 	}
 	// A key press needs a key, and a key it knows.
-	obs, err = s.Navigate(ctx, base)
+	obs, err = s.Navigate(ctx, site.url)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -58,7 +53,7 @@ func TestPressSendsOneKey(t *testing.T) {
 	wantCode(t, err, errcode.InvalidArgument)
 	_, err = s.Act(ctx, browser.Action{Kind: browser.ActPress, Ref: find(t, obs, "Query").Ref, Key: "NoSuchKey"}, allowAll)
 	wantCode(t, err, errcode.InvalidArgument)
-	if got := site.seen(); len(got) != 1 {
+	if got := site.Seen(); len(got) != 1 {
 		t.Fatalf("a refused press reached the server: %q", got)
 	}
 }
@@ -68,12 +63,7 @@ func TestPressSendsOneKey(t *testing.T) {
 func TestTypeWithSubmit(t *testing.T) {
 	t.Parallel()
 	ctx := browsertest.Context(t, time.Minute)
-	site, base := serveEffects(t, map[string]string{"/": searchForm})
-	s := openSession(t)
-	obs, err := s.Navigate(ctx, base)
-	if err != nil {
-		t.Fatal(err)
-	}
+	site, s, obs := openEffects(t, map[string]string{"/": searchForm})
 	res, err := s.Act(ctx, browser.Action{Kind: browser.ActType, Ref: find(t, obs, "Query").Ref, Text: "späť 🙂", Submit: true}, allowAll)
 	if err != nil {
 		t.Fatal(err)
@@ -81,7 +71,7 @@ func TestTypeWithSubmit(t *testing.T) {
 	if !res.NavigationStarted || !res.NavigationDone || res.Observation.Title != "done" {
 		t.Fatalf("the form was not submitted: %+v, title %q", res, res.Observation.Title)
 	}
-	if got, want := site.seen(), []string{"post /search q=späť 🙂"}; !slices.Equal(got, want) {
+	if got, want := site.Seen(), []string{"post /search q=späť 🙂"}; !slices.Equal(got, want) {
 		t.Fatalf("server saw %q, want %q", got, want)
 	}
 }
@@ -93,23 +83,18 @@ func TestTypeWithSubmit(t *testing.T) {
 func TestInputThePageCutsShortIsUncertain(t *testing.T) {
 	t.Parallel()
 	ctx := browsertest.Context(t, time.Minute)
-	site, base := serveEffects(t, map[string]string{"/": `<button>Vanish</button>
+	site, s, obs := openEffects(t, map[string]string{"/": `<button>Vanish</button>
 <script>
 const b = document.querySelector('button');
 b.addEventListener('mousedown', () => { navigator.sendBeacon('/effect?e=down'); b.remove(); });
 b.addEventListener('click', () => navigator.sendBeacon('/effect?e=click'));
 </script>`})
-	s := openSession(t)
-	obs, err := s.Navigate(ctx, base)
-	if err != nil {
-		t.Fatal(err)
-	}
-	_, err = s.Act(ctx, browser.Action{Kind: browser.ActClick, Ref: find(t, obs, "Vanish").Ref}, allowAll)
+	_, err := s.Act(ctx, browser.Action{Kind: browser.ActClick, Ref: find(t, obs, "Vanish").Ref}, allowAll)
 	wantCode(t, err, errcode.ActionUncertain)
 	// The press was delivered once and never again.
-	waitFor(t, func() bool { return slices.Contains(site.seen(), "down") }, site.seen)
+	waitFor(t, func() bool { return slices.Contains(site.Seen(), "down") }, site.Seen)
 	time.Sleep(300 * time.Millisecond)
-	if got := site.seen(); !slices.Equal(got, []string{"down"}) {
+	if got := site.Seen(); !slices.Equal(got, []string{"down"}) {
 		t.Fatalf("server saw %q, want one press and no click", got)
 	}
 	if _, err := s.Observe(ctx, observation.Request{}); err != nil {
@@ -134,13 +119,7 @@ func TestNavigationFailedKeepsTheSession(t *testing.T) {
 	if _, msg := errcode.Public(err); !strings.Contains(msg, "net::ERR_CONNECTION_REFUSED") {
 		t.Fatalf("public message %q does not name the network error", msg)
 	}
-	obs, err := s.Navigate(ctx, browsertest.Serve(t, "<button>after</button>"))
-	if err != nil {
-		t.Fatal(err)
-	}
-	if names(obs)[0] != "after" {
-		t.Fatalf("after a failed navigation: %q", names(obs))
-	}
+	wantGoesOn(t, ctx, s, browsertest.Serve(t, "<button>after</button>"), "after", "a failed navigation")
 }
 
 // TestCancelledCallsSayCancelled: a caller that gives up, while its call
@@ -191,13 +170,7 @@ func TestCancelledCallsSayCancelled(t *testing.T) {
 			t.Fatal("a cancelled call did not return")
 		}
 	}
-	obs, err := s.Navigate(ctx, base)
-	if err != nil {
-		t.Fatal(err)
-	}
-	if names(obs)[0] != "fine" {
-		t.Fatalf("after cancelled calls: %q", names(obs))
-	}
+	wantGoesOn(t, ctx, s, base, "fine", "cancelled calls")
 }
 
 // TestSummaryNodeBound: a region summary inspects 256 descendant nodes; a

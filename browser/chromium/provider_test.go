@@ -45,21 +45,9 @@ func TestMissingBrowserIsBrowserUnavailable(t *testing.T) {
 
 // TestAttachObservesThroughDevTools attaches to a browser over ws://.
 func TestAttachObservesThroughDevTools(t *testing.T) {
-	ws, pid := browsertest.DevTools(t)
-	p, err := Attach(context.Background(), ws, Options{})
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer p.Close(context.Background())
+	p, pid := attachOwn(t)
 	ctx := browsertest.Context(t, time.Minute)
-	s, err := p.NewSession(ctx, browser.SessionOptions{})
-	if err != nil {
-		t.Fatal(err)
-	}
-	obs, err := s.Navigate(ctx, browsertest.Serve(t, `<button>attached</button>`))
-	if err != nil {
-		t.Fatal(err)
-	}
+	_, obs := sessionAt(t, ctx, p, browsertest.Serve(t, `<button>attached</button>`))
 	if len(obs.Controls) != 1 || obs.Controls[0].Name != "attached" {
 		t.Fatalf("attached observation: %+v", obs.Controls)
 	}
@@ -83,13 +71,7 @@ func TestCloseLeavesNothingBehind(t *testing.T) {
 		t.Fatal("no browser process")
 	}
 	ctx := browsertest.Context(t, time.Minute)
-	s, err := p.NewSession(ctx, browser.SessionOptions{})
-	if err != nil {
-		t.Fatal(err)
-	}
-	if _, err := s.Navigate(ctx, browsertest.Serve(t, "<button>x</button>")); err != nil {
-		t.Fatal(err)
-	}
+	s, _ := sessionAt(t, ctx, p, browsertest.Serve(t, "<button>x</button>"))
 	if err := p.Close(context.Background()); err != nil {
 		t.Fatal(err)
 	}
@@ -97,6 +79,35 @@ func TestCloseLeavesNothingBehind(t *testing.T) {
 	if _, err := s.Observe(ctx, observation.Request{}); errcode.Of(err) != errcode.BrowserUnavailable {
 		t.Fatalf("observe after Close: %v", err)
 	}
+}
+
+// attachOwn attaches to a browser of the test's own over DevTools. It
+// returns the provider, closed at the end of the test, and the browser's
+// process.
+func attachOwn(t *testing.T) (*Provider, int) {
+	t.Helper()
+	ws, pid := browsertest.DevTools(t)
+	p, err := Attach(context.Background(), ws, Options{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { p.Close(context.Background()) })
+	return p, pid
+}
+
+// sessionAt opens a session of p and loads url in it; the session is
+// left to p's Close.
+func sessionAt(t *testing.T, ctx context.Context, p *Provider, url string) (browser.Session, *observation.Observation) {
+	t.Helper()
+	s, err := p.NewSession(ctx, browser.SessionOptions{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	obs, err := s.Navigate(ctx, url)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return s, obs
 }
 
 // wantBrowserGone fails the test if a process of a browser launched in its

@@ -28,14 +28,8 @@ func TestKilledBrowserIsReportedAndReplaced(t *testing.T) {
 	}
 	defer p.Close(context.Background())
 	ctx := browsertest.Context(t, 2*time.Minute)
-	s, err := p.NewSession(ctx, browser.SessionOptions{})
-	if err != nil {
-		t.Fatal(err)
-	}
 	url := browsertest.Serve(t, `<button>one</button>`)
-	if _, err := s.Navigate(ctx, url); err != nil {
-		t.Fatal(err)
-	}
+	s, _ := sessionAt(t, ctx, p, url)
 	old := p.Process()
 	if err := syscall.Kill(-old, syscall.SIGKILL); err != nil {
 		t.Fatalf("killing the browser's process group: %v", err)
@@ -90,27 +84,16 @@ func TestKilledBrowserIsReportedAndReplaced(t *testing.T) {
 // cannot be started again; its pages and new sessions report
 // browser_unavailable.
 func TestAttachedBrowserGoneIsUnavailable(t *testing.T) {
-	ws, pid := browsertest.DevTools(t)
-	p, err := Attach(context.Background(), ws, Options{})
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer p.Close(context.Background())
+	p, pid := attachOwn(t)
 	ctx := browsertest.Context(t, 2*time.Minute)
-	s, err := p.NewSession(ctx, browser.SessionOptions{})
-	if err != nil {
-		t.Fatal(err)
-	}
-	if _, err := s.Navigate(ctx, browsertest.Serve(t, `<button>one</button>`)); err != nil {
-		t.Fatal(err)
-	}
+	s, _ := sessionAt(t, ctx, p, browsertest.Serve(t, `<button>one</button>`))
 	if err := syscall.Kill(-pid, syscall.SIGKILL); err != nil {
 		t.Fatal(err)
 	}
 	if _, err := s.Observe(ctx, observation.Request{}); err == nil {
 		t.Fatal("a killed browser observed the page")
 	}
-	_, err = s.Observe(ctx, observation.Request{})
+	_, err := s.Observe(ctx, observation.Request{})
 	wantCode(t, err, errcode.BrowserUnavailable)
 	_, err = p.NewSession(ctx, browser.SessionOptions{})
 	wantCode(t, err, errcode.BrowserUnavailable)
@@ -170,11 +153,5 @@ func TestCrashIsReportedAndTheSessionRecovers(t *testing.T) {
 		_, err = s.Observe(ctx, observation.Request{})
 	}
 	wantCode(t, err, errcode.PageCrashed)
-	obs, err := s.Navigate(ctx, browsertest.Serve(t, "<button>after</button>"))
-	if err != nil {
-		t.Fatal(err)
-	}
-	if names(obs)[0] != "after" {
-		t.Fatalf("after recovery: %q", names(obs))
-	}
+	wantGoesOn(t, ctx, s, browsertest.Serve(t, "<button>after</button>"), "after", "recovery")
 }

@@ -37,13 +37,8 @@ for (const id of ['long', 'box', 'many']) {
   document.getElementById(id).addEventListener('change', (e) => { log.textContent = id + ' trusted=' + e.isTrusted; });
 }
 </script>`
-	_, base := serveEffects(t, map[string]string{"/": page})
-	s := openSession(t)
+	_, s, obs := openEffects(t, map[string]string{"/": page})
 	ctx := browsertest.Context(t, 2*time.Minute)
-	obs, err := s.Navigate(ctx, base)
-	if err != nil {
-		t.Fatal(err)
-	}
 	choose := func(control, option string) error {
 		t.Helper()
 		res, err := s.Act(ctx, browser.Action{Kind: browser.ActSelect, Ref: find(t, obs, control).Ref, Option: option}, allowAll)

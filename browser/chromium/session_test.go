@@ -47,6 +47,19 @@ func names(obs *observation.Observation) []string {
 	return out
 }
 
+// wantGoesOn fails the test unless s, after what happened (named in the
+// failure), still loads url and observes first as its first control.
+func wantGoesOn(t *testing.T, ctx context.Context, s *Session, url, first, after string) {
+	t.Helper()
+	obs, err := s.Navigate(ctx, url)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if names(obs)[0] != first {
+		t.Fatalf("after %s: %q", after, names(obs))
+	}
+}
+
 func wantCode(t *testing.T, err error, code errcode.Code) {
 	t.Helper()
 	if got := errcode.Of(err); got != code {
