@@ -397,11 +397,7 @@ func (s *Session) Find(ctx context.Context, opts FindOptions) (*Result, error) {
 		return rec.finish(ctx, nil, errcode.New(errcode.InvalidArgument, "browser_find needs tool version 1.6.0 or later; this session has %s", s.version.Name))
 	}
 	obs, err := s.page.Find(ctx, browser.FindRequest{Query: opts.Query, Cursor: opts.Cursor})
-	if err != nil {
-		return rec.finish(ctx, nil, err)
-	}
-	res, err := s.result(obs, nil)
-	return rec.finish(ctx, res, err)
+	return s.finishObserved(ctx, rec, obs, err)
 }
 
 // History goes back, forward or reloads the active tab (tool version 1.8.0
@@ -420,11 +416,7 @@ func (s *Session) History(ctx context.Context, step browser.HistoryStep) (*Resul
 		return rec.finish(ctx, nil, errcode.New(errcode.ForeignOrigin, "this task may not navigate"))
 	}
 	obs, err := s.page.History(ctx, step)
-	if err != nil {
-		return rec.finish(ctx, nil, err)
-	}
-	res, err := s.result(obs, nil)
-	return rec.finish(ctx, res, err)
+	return s.finishObserved(ctx, rec, obs, err)
 }
 
 // Wait waits until a condition holds on the active tab and observes it
@@ -436,11 +428,7 @@ func (s *Session) Wait(ctx context.Context, req browser.WaitRequest) (*Result, e
 		return rec.finish(ctx, nil, errcode.New(errcode.InvalidArgument, "browser_wait needs tool version 1.8.0 or later; this session has %s", s.version.Name))
 	}
 	obs, err := s.page.Wait(ctx, req)
-	if err != nil {
-		return rec.finish(ctx, nil, err)
-	}
-	res, err := s.result(obs, nil)
-	return rec.finish(ctx, res, err)
+	return s.finishObserved(ctx, rec, obs, err)
 }
 
 // Tabs lists, selects or closes the session's tabs (tool version 1.8.0 and
@@ -461,82 +449,82 @@ func (s *Session) Tabs(ctx context.Context, req browser.TabsRequest) (*Result, e
 		return rec.finish(ctx, nil, errcode.New(errcode.InvalidArgument, "browser_tabs needs tool version 1.8.0 or later; this session has %s", s.version.Name))
 	}
 	obs, err := s.page.Tabs(ctx, req)
-	if err != nil {
-		return rec.finish(ctx, nil, err)
-	}
-	res, err := s.result(obs, nil)
-	return rec.finish(ctx, res, err)
+	return s.finishObserved(ctx, rec, obs, err)
 }
 
 // Call runs a tool by name with JSON arguments, as the session's version
 // defines them.
 func (s *Session) Call(ctx context.Context, tool string, args json.RawMessage) (*Result, error) {
-	switch tool {
-	case tools.Navigate:
-		a, err := tools.ParseNavigate(s.version, args)
-		if err != nil {
-			return nil, err
-		}
-		if a.History != "" {
-			return s.History(ctx, a.History)
-		}
-		return s.Navigate(ctx, a.URL)
-	case tools.Observe:
-		a, err := tools.ParseObserve(s.version, args)
-		if err != nil {
-			return nil, err
-		}
-		return s.observe(ctx, a)
-	case tools.Act:
-		a, err := tools.ParseAct(s.version, args)
-		if err != nil {
-			return nil, err
-		}
-		return s.Act(ctx, a)
-	case tools.Upload:
-		a, err := tools.ParseUpload(args)
-		if err != nil {
-			return nil, err
-		}
-		return s.Upload(ctx, a.Ref, a.Paths)
-	case tools.Find:
-		if !s.version.Reading {
-			break // not a tool of this version
-		}
-		a, err := tools.ParseFind(args)
-		if err != nil {
-			return nil, err
-		}
-		return s.Find(ctx, FindOptions{Query: a.Query, Cursor: a.Cursor})
-	case tools.Wait:
-		if !s.version.Interactions {
-			break
-		}
-		req, _, err := tools.ParseWait(args)
-		if err != nil {
-			return nil, err
-		}
-		return s.Wait(ctx, req)
-	case tools.Screenshot:
-		if !s.version.Interactions {
-			break
-		}
-		a, err := tools.ParseScreenshot(args)
-		if err != nil {
-			return nil, err
-		}
-		return s.Screenshot(ctx, a)
-	case tools.Tabs:
-		if !s.version.Interactions {
-			break
-		}
-		req, err := tools.ParseTabs(args)
-		if err != nil {
-			return nil, err
-		}
-		return s.Tabs(ctx, req)
+	v := s.version
+	switch {
+	case tool == tools.Navigate:
+		return parsed(tools.ParseNavigate(v, args)).run(ctx, s.navigateOrStep)
+	case tool == tools.Observe:
+		return parsed(tools.ParseObserve(v, args)).run(ctx, s.observe)
+	case tool == tools.Act:
+		return parsed(tools.ParseAct(v, args)).run(ctx, s.Act)
+	case tool == tools.Upload:
+		return parsed(tools.ParseUpload(args)).run(ctx, s.uploadArgs)
+	case tool == tools.Find && v.Reading:
+		return parsed(tools.ParseFind(args)).run(ctx, s.findArgs)
+	case tool == tools.Wait && v.Interactions:
+		return parsed(waitRequest(args)).run(ctx, s.Wait)
+	case tool == tools.Screenshot && v.Interactions:
+		return parsed(tools.ParseScreenshot(args)).run(ctx, s.Screenshot)
+	case tool == tools.Tabs && v.Interactions:
+		return parsed(tools.ParseTabs(args)).run(ctx, s.Tabs)
 	}
+	// A tool the session's version does not have is unknown too.
 	return nil, errcode.New(errcode.InvalidArgument, "unknown tool %s", errcode.Quote(tool))
+}
+
+// toolArgs are a tool's arguments as its parser returned them.
+type toolArgs[A any] struct {
+	args A
+	err  error
+}
+
+func parsed[A any](args A, err error) toolArgs[A] { return toolArgs[A]{args, err} }
+
+// run runs tool on the arguments, unless they did not parse.
+func (a toolArgs[A]) run(ctx context.Context, tool func(context.Context, A) (*Result, error)) (*Result, error) {
+	if a.err != nil {
+		return nil, a.err
+	}
+	return tool(ctx, a.args)
+}
+
+// navigateOrStep loads a's URL, or takes its history step (1.8.0).
+func (s *Session) navigateOrStep(ctx context.Context, a tools.NavigateArgs) (*Result, error) {
+	if a.History != "" {
+		return s.History(ctx, a.History)
+	}
+	return s.Navigate(ctx, a.URL)
+}
+
+func (s *Session) uploadArgs(ctx context.Context, a tools.UploadArgs) (*Result, error) {
+	return s.Upload(ctx, a.Ref, a.Paths)
+}
+
+func (s *Session) findArgs(ctx context.Context, a tools.FindArgs) (*Result, error) {
+	return s.Find(ctx, FindOptions{Query: a.Query, Cursor: a.Cursor})
+}
+
+// waitRequest is browser_wait's parser for Call, which needs only the
+// request.
+func waitRequest(raw json.RawMessage) (browser.WaitRequest, error) {
+	req, _, err := tools.ParseWait(raw)
+	return req, err
+}
+
+// finishObserved finishes rec with the view of obs, which a page operation
+// returned, or with the operation's error.
+func (s *Session) finishObserved(ctx context.Context, rec *callRecord, obs *observation.Observation, err error) (*Result, error) {
+	if err != nil {
+		return rec.finish(ctx, nil, err)
+	}
+	res, err := s.result(obs, nil)
+	return rec.finish(ctx, res, err)
 }
 
 func (s *Session) result(obs *observation.Observation, act *browser.ActResult) (*Result, error) {

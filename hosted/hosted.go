@@ -28,6 +28,7 @@ import (
 
 	veetbrowser "github.com/veetbot/veetbrowser"
 	"github.com/veetbot/veetbrowser/errcode"
+	"github.com/veetbot/veetbrowser/internal/closeonce"
 	"github.com/veetbot/veetbrowser/policy"
 	"github.com/veetbot/veetbrowser/sidecar/api"
 	"github.com/veetbot/veetbrowser/tools"
@@ -362,15 +363,10 @@ func leasePath(lease, route string) string {
 // Close releases the lease, which closes its browser on the sidecar. It is
 // safe to call more than once.
 func (s *Session) Close(ctx context.Context) error {
-	s.mu.Lock()
-	if s.closed {
-		s.mu.Unlock()
+	var lease string
+	if !closeonce.Begin(&s.mu, &s.closed, func() { lease, s.lease = s.lease, "" }) {
 		return nil
 	}
-	s.closed = true
-	lease := s.lease
-	s.lease = ""
-	s.mu.Unlock()
 	s.stop()
 	s.renews.Wait()
 	if lease == "" {

@@ -90,29 +90,21 @@ func Session(ctx context.Context, st store.Store, id string, opts Options) (*Rep
 			rep.Skipped++
 			return nil
 		}
-		v, err := tools.Lookup(c.Projection.Version)
+		in, err := RecordedInputs(c.Projection)
 		if err != nil {
 			return errcode.Wrap(errcode.InvalidArgument, err, "call %d was projected under tool version %s, which this veetbrowser does not have", c.Seq, errcode.Quote(c.Projection.Version))
 		}
-		budget := c.Projection.Budget
-		var args veetbrowser.ObserveOptions
-		if c.Projection.ElementOffset != nil {
-			args.ElementOffset = *c.Projection.ElementOffset
-		}
-		if c.Projection.TextOffset != nil {
-			args.TextOffset = *c.Projection.TextOffset
-		}
 		if override != nil {
-			v = *override
-			if !v.Offsets {
-				args = veetbrowser.ObserveOptions{}
+			in.Version = *override
+			if !in.Version.Offsets {
+				in.Offsets = veetbrowser.ObserveOptions{}
 			}
 		}
 		if opts.Budget != 0 {
-			budget = opts.Budget
+			in.Budget = opts.Budget
 		}
-		view, derr := derive(c, v, budget, args)
-		out := View{Seq: c.Seq, Tool: c.Tool, Version: v.Name, Budget: budget, Bytes: len(view), Fits: derr == nil && len(view) <= budget}
+		view, derr := derive(c, in)
+		out := View{Seq: c.Seq, Tool: c.Tool, Version: in.Version.Name, Budget: in.Budget, Bytes: len(view), Fits: derr == nil && len(view) <= in.Budget}
 		if derr != nil {
 			out.Code = string(errcode.Of(derr))
 		}
@@ -120,14 +112,8 @@ func Session(ctx context.Context, st store.Store, id string, opts Options) (*Rep
 			rep.AllFit = false
 		}
 		if rep.AsRecorded {
-			// A view that echoed the agent's draft is compared in the form
-			// the stored observation (draft withheld) gives.
-			want := c.View
-			if c.Projection.Withheld != nil {
-				want = c.Projection.Withheld
-			}
-			sum := sha256.Sum256(view)
-			out.Matches = derr == nil && len(view) == want.Bytes && bytes.Equal(sum[:], want.SHA256)
+			same, want, sum := Compare(c, view)
+			out.Matches = derr == nil && same
 			if !out.Matches && rep.First == nil {
 				rep.First = &Difference{Seq: c.Seq, Tool: c.Tool, RecordedBytes: want.Bytes, Bytes: len(view),
 					RecordedSHA256: hex.EncodeToString(want.SHA256), SHA256: hex.EncodeToString(sum[:]), Code: out.Code}
@@ -142,16 +128,57 @@ func Session(ctx context.Context, st store.Store, id string, opts Options) (*Rep
 	return rep, nil
 }
 
-// derive projects the call's canonical observation as a session of version
-// v with this budget would have.
-func derive(c store.Call, v tools.Version, budget int, args veetbrowser.ObserveOptions) ([]byte, error) {
+// derive projects the call's canonical observation under in.
+func derive(c store.Call, in Inputs) ([]byte, error) {
 	var obs observation.Observation
 	if err := json.Unmarshal(c.Observation, &obs); err != nil {
 		return nil, errcode.Wrap(store.Unavailable, err, "call %d's observation cannot be read", c.Seq)
 	}
-	obs.Version = v.Name
-	opts := veetbrowser.ViewOptions(v, budget, args)
-	opts.Action = c.Projection.Action
-	opts.Next = c.Projection.NextKey
+	return Project(obs, c.Projection, in)
+}
+
+// Inputs are what a view is projected from besides the observation.
+type Inputs struct {
+	Version tools.Version
+	Budget  int
+	Offsets veetbrowser.ObserveOptions // 1.1.0: where the element list and the text start
+}
+
+// RecordedInputs returns the inputs p records, those a call's view was
+// projected with; an error when this veetbrowser lacks its tool version.
+func RecordedInputs(p *store.Projection) (Inputs, error) {
+	v, err := tools.Lookup(p.Version)
+	if err != nil {
+		return Inputs{}, err
+	}
+	in := Inputs{Version: v, Budget: p.Budget}
+	if p.ElementOffset != nil {
+		in.Offsets.ElementOffset = *p.ElementOffset
+	}
+	if p.TextOffset != nil {
+		in.Offsets.TextOffset = *p.TextOffset
+	}
+	return in, nil
+}
+
+// Project projects obs, a call's canonical observation, as a session would
+// have under in, with the action outcome and the next key p records.
+func Project(obs observation.Observation, p *store.Projection, in Inputs) ([]byte, error) {
+	obs.Version = in.Version.Name
+	opts := veetbrowser.ViewOptions(in.Version, in.Budget, in.Offsets)
+	opts.Action, opts.Next = p.Action, p.NextKey
 	return projection.Project(&obs, opts)
+}
+
+// Compare reports whether view is byte-identical to the view recorded for
+// call c, and returns that recorded view and view's SHA-256. A view that
+// echoed the agent's draft is compared in the form the stored observation
+// (draft withheld) gives.
+func Compare(c store.Call, view []byte) (same bool, recorded *store.View, sum [sha256.Size]byte) {
+	recorded = c.View
+	if c.Projection.Withheld != nil {
+		recorded = c.Projection.Withheld
+	}
+	sum = sha256.Sum256(view)
+	return len(view) == recorded.Bytes && bytes.Equal(sum[:], recorded.SHA256), recorded, sum
 }

@@ -37,8 +37,8 @@ func (s *Server) Handler() http.Handler {
 		w.Write(openAPIDocument)
 	})
 	mux.Handle("GET /v1/profiles", s.authed(s.listProfiles))
-	mux.Handle("PUT /v1/profiles/{name}", s.authed(s.createProfile))
-	mux.Handle("DELETE /v1/profiles/{name}", s.authed(s.deleteProfile))
+	mux.Handle("PUT /v1/profiles/{name}", s.authed(s.profile(s.createProfile)))
+	mux.Handle("DELETE /v1/profiles/{name}", s.authed(s.profile(s.deleteProfile)))
 	mux.Handle("POST /v1/leases", s.authed(s.acquireLease))
 	mux.Handle("POST /v1/leases/{id}/renew", s.authed(s.leased(s.renewLease)))
 	mux.Handle("DELETE /v1/leases/{id}", s.authed(s.releaseLease))
@@ -178,13 +178,21 @@ func (s *Server) listProfiles(w http.ResponseWriter, r *http.Request, tenant str
 	writeJSON(w, http.StatusOK, out)
 }
 
-func (s *Server) createProfile(w http.ResponseWriter, r *http.Request, tenant string) {
-	name := r.PathValue("name")
-	dir, err := s.profileDir(tenant, name)
-	if err != nil {
-		s.fail(w, r, err)
-		return
+// profile admits a request on the tenant's profile named in the path: a
+// valid name, with the directory it lives in.
+func (s *Server) profile(h func(w http.ResponseWriter, r *http.Request, tenant, name, dir string)) func(http.ResponseWriter, *http.Request, string) {
+	return func(w http.ResponseWriter, r *http.Request, tenant string) {
+		name := r.PathValue("name")
+		dir, err := s.profileDir(tenant, name)
+		if err != nil {
+			s.fail(w, r, err)
+			return
+		}
+		h(w, r, tenant, name, dir)
 	}
+}
+
+func (s *Server) createProfile(w http.ResponseWriter, r *http.Request, _, name, dir string) {
 	if err := os.MkdirAll(filepath.Dir(dir), 0o700); err != nil {
 		s.fail(w, r, errcode.Wrap(errcode.Internal, err, "the profile could not be created"))
 		return
@@ -201,13 +209,7 @@ func (s *Server) createProfile(w http.ResponseWriter, r *http.Request, tenant st
 
 // deleteProfile removes a profile under a lease of its own, so that no
 // browser, here or in another sidecar sharing the store, runs on it.
-func (s *Server) deleteProfile(w http.ResponseWriter, r *http.Request, tenant string) {
-	name := r.PathValue("name")
-	dir, err := s.profileDir(tenant, name)
-	if err != nil {
-		s.fail(w, r, err)
-		return
-	}
+func (s *Server) deleteProfile(w http.ResponseWriter, r *http.Request, tenant, name, dir string) {
 	if _, err := os.Stat(dir); err != nil {
 		s.fail(w, r, errcode.New(errcode.NotFound, "no profile %s", errcode.Quote(name)))
 		return

@@ -17,14 +17,17 @@ import (
 	"crypto/rand"
 	"encoding/base64"
 	"log/slog"
+	"maps"
 	"os"
 	"path/filepath"
+	"slices"
 	"sync"
 	"time"
 
 	veetbrowser "github.com/veetbot/veetbrowser"
 	"github.com/veetbot/veetbrowser/browser"
 	"github.com/veetbot/veetbrowser/errcode"
+	"github.com/veetbot/veetbrowser/internal/closeonce"
 	"github.com/veetbot/veetbrowser/internal/tempdir"
 	"github.com/veetbot/veetbrowser/policy"
 	"github.com/veetbot/veetbrowser/sidecar/api"
@@ -140,17 +143,10 @@ func New(ctx context.Context, opts Options) (*Server, error) {
 // Close releases every lease of this process and closes its browsers; the
 // HTTP server must have stopped handing it requests (http.Server.Shutdown).
 func (s *Server) Close(ctx context.Context) error {
-	s.mu.Lock()
-	if s.closed {
-		s.mu.Unlock()
+	var live []*lease
+	if !closeonce.Begin(&s.mu, &s.closed, func() { live = slices.Collect(maps.Values(s.leases)) }) {
 		return nil
 	}
-	s.closed = true
-	live := make([]*lease, 0, len(s.leases))
-	for _, l := range s.leases {
-		live = append(live, l)
-	}
-	s.mu.Unlock()
 	close(s.stop)
 	<-s.reaped
 	for _, l := range live {

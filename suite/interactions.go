@@ -84,9 +84,6 @@ window.addEventListener('message', (e) => {
 			expected: []string{"signin:" + signInUser},
 			approve:  []string{"Sign in"},
 			run: func(ctx context.Context, a *agent, base string) error {
-				if err := a.navigate(ctx, base); err != nil {
-					return err
-				}
 				// A lone tab's view says nothing of tabs: the list names it.
 				if _, err := a.call(ctx, tools.Tabs, map[string]string{"action": "list"}); err != nil {
 					return err
@@ -142,9 +139,6 @@ window.addEventListener('message', (e) => {
 			},
 			expected: []string{"visit:reports"},
 			run: func(ctx context.Context, a *agent, base string) error {
-				if err := a.navigate(ctx, base); err != nil {
-					return err
-				}
 				if _, err := a.find(ctx, "Reports"); err == nil {
 					return fmt.Errorf("the submenu shows before the hover")
 				}
@@ -205,9 +199,6 @@ loader.observe(document.getElementById('more'));
 			}},
 			expected: []string{"page:2", "page:3", "page:4", "open:40"},
 			run: func(ctx context.Context, a *agent, base string) error {
-				if err := a.navigate(ctx, base); err != nil {
-					return err
-				}
 				for scrolls := 0; ; scrolls++ {
 					ref, err := a.findControl(ctx, "Item 40", "Open Item 40")
 					if err != nil {
@@ -267,9 +258,6 @@ document.addEventListener('pointerup', () => {
 			}},
 			expected: []string{"order:3,1,2,4"},
 			run: func(ctx context.Context, a *agent, base string) error {
-				if err := a.navigate(ctx, base); err != nil {
-					return err
-				}
 				// Both refs from one view: a second observation would
 				// make the first stale.
 				from, err := a.find(ctx, "Third task")

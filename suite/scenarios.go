@@ -24,7 +24,21 @@ type scenario struct {
 	// providerOrigin.
 	provider map[string]func() string
 	handlers map[string]handler // path under /<id>/ → an endpoint that answers for itself
-	run      func(ctx context.Context, a *agent, base string) error
+	// run is the scripted agent's task. It starts on the scenario's page,
+	// base, which the harness has navigated to.
+	run func(ctx context.Context, a *agent, base string) error
+}
+
+// clicks is a run that clicks the named controls in turn.
+func clicks(names ...string) func(ctx context.Context, a *agent, base string) error {
+	return func(ctx context.Context, a *agent, _ string) error {
+		for _, name := range names {
+			if err := a.click(ctx, name); err != nil {
+				return err
+			}
+		}
+		return nil
+	}
 }
 
 func static(html string) func() string { return func() string { return html } }
@@ -43,12 +57,7 @@ func scenarios() []scenario {
 			id:       "dense-controls",
 			pages:    map[string]func() string{"": static(buttons(10000, `<button data-e="click:%d">Item %d</button>`))},
 			expected: []string{"click:2500"},
-			run: func(ctx context.Context, a *agent, base string) error {
-				if err := a.navigate(ctx, base); err != nil {
-					return err
-				}
-				return a.click(ctx, "Item 2500")
-			},
+			run:      clicks("Item 2500"),
 		},
 		{
 			id: "hidden-decoy",
@@ -60,12 +69,7 @@ func scenarios() []scenario {
 <button data-e="publish">Publish</button>`)},
 			expected: []string{"publish"},
 			approve:  []string{"Publish"},
-			run: func(ctx context.Context, a *agent, base string) error {
-				if err := a.navigate(ctx, base); err != nil {
-					return err
-				}
-				return a.click(ctx, "Publish")
-			},
+			run:      clicks("Publish"),
 		},
 		{
 			id: "multilingual",
@@ -73,17 +77,7 @@ func scenarios() []scenario {
 <button data-e="ar">حفظ المسودة</button><button data-e="zh">保存草稿</button>
 <button data-e="hi">मसौदा सहेजें</button><button data-e="emoji">⭐ Favorite 😀</button>`)},
 			expected: []string{"ar", "zh", "hi", "emoji"},
-			run: func(ctx context.Context, a *agent, base string) error {
-				if err := a.navigate(ctx, base); err != nil {
-					return err
-				}
-				for _, name := range []string{"حفظ المسودة", "保存草稿", "मसौदा सहेजें", "⭐ Favorite 😀"} {
-					if err := a.click(ctx, name); err != nil {
-						return err
-					}
-				}
-				return nil
-			},
+			run:      clicks("حفظ المسودة", "保存草稿", "मसौदा सहेजें", "⭐ Favorite 😀"),
 		},
 		{
 			id: "shadow-roots",
@@ -98,9 +92,6 @@ document.getElementById('closed').attachShadow({mode: 'closed'}).innerHTML = '<b
 </script>`)},
 			expected: []string{"deep", "slotted"},
 			run: func(ctx context.Context, a *agent, base string) error {
-				if err := a.navigate(ctx, base); err != nil {
-					return err
-				}
 				if err := a.click(ctx, "Deep shadow action"); err != nil {
 					return err
 				}
@@ -129,9 +120,6 @@ document.getElementById('closed').attachShadow({mode: 'closed'}).innerHTML = '<b
 			expected: []string{"post:city=Paris&company=ACME&email=ada@example.test&name=Ada&phone=123&plan=Pro&terms=on&zip=75001"},
 			approve:  []string{"Save profile"},
 			run: func(ctx context.Context, a *agent, base string) error {
-				if err := a.navigate(ctx, base); err != nil {
-					return err
-				}
 				for _, f := range [][2]string{{"Name", "Ada"}, {"Email", "ada@example.test"}, {"City", "Paris"}, {"Postal code", "75001"}, {"Phone", "123"}, {"Company", "ACME"}} {
 					if err := a.act(ctx, f[0], map[string]any{"kind": "type", "text": f[1]}); err != nil {
 						return fmt.Errorf("typing into %s: %w", f[0], err)
@@ -152,9 +140,6 @@ document.getElementById('closed').attachShadow({mode: 'closed'}).innerHTML = '<b
 <button onclick="if (confirm('Really remove the item?')) report('removed')">Remove item</button>`)},
 			expected: []string{"removed"},
 			run: func(ctx context.Context, a *agent, base string) error {
-				if err := a.navigate(ctx, base); err != nil {
-					return err
-				}
 				kinds := map[string]bool{}
 				for _, g := range a.view.Regions {
 					kinds[g.Kind] = true
@@ -186,9 +171,6 @@ window.addEventListener('beforeunload', (e) => { if (!saving && document.querySe
 			expected: []string{"post:text=Hello from the suite"},
 			approve:  []string{"Publish"},
 			run: func(ctx context.Context, a *agent, base string) error {
-				if err := a.navigate(ctx, base); err != nil {
-					return err
-				}
 				if err := a.click(ctx, "Post text"); err != nil {
 					return err
 				}
@@ -215,12 +197,7 @@ setInterval(() => {
 }, 100);
 </script>`)},
 			expected: []string{"stable"},
-			run: func(ctx context.Context, a *agent, base string) error {
-				if err := a.navigate(ctx, base); err != nil {
-					return err
-				}
-				return a.click(ctx, "Stable target")
-			},
+			run:      clicks("Stable target"),
 		},
 		{
 			id: "overlay-steals-clicks",
@@ -229,9 +206,6 @@ setInterval(() => {
 <button data-e="cookies" onclick="document.getElementById('banner').remove()">Accept cookies</button></div>`)},
 			expected: []string{"cookies", "continue"},
 			run: func(ctx context.Context, a *agent, base string) error {
-				if err := a.navigate(ctx, base); err != nil {
-					return err
-				}
 				if err := expectCode(a.click(ctx, "Continue"), errcode.NotActionable); err != nil {
 					return err
 				}
@@ -247,9 +221,6 @@ setInterval(() => {
 				strings.Repeat("<p>filler text</p>", 3000) + strings.Repeat("</div>", 2500))},
 			expected: []string{"deep"},
 			run: func(ctx context.Context, a *agent, base string) error {
-				if err := a.navigate(ctx, base); err != nil {
-					return err
-				}
 				// 1.5.0 stops at the node bound; a 1.6.0 reading window first
 				// fills its byte bound. Either is disclosed.
 				if c := a.view.TextCoverage; c == nil || !c.NodeLimitReached && !c.ByteLimitReached {
@@ -266,9 +237,6 @@ setInterval(() => {
 			expected: []string{"post:file=report.txt:5"},
 			approve:  []string{"Send file"},
 			run: func(ctx context.Context, a *agent, base string) error {
-				if err := a.navigate(ctx, base); err != nil {
-					return err
-				}
 				ref, err := a.find(ctx, "Attachment")
 				if err != nil {
 					return err
@@ -287,9 +255,6 @@ setInterval(() => {
 			pages:    map[string]func() string{"": static(`<button data-e="deleted">Delete account</button>`)},
 			expected: nil,
 			run: func(ctx context.Context, a *agent, base string) error {
-				if err := a.navigate(ctx, base); err != nil {
-					return err
-				}
 				return expectCode(a.click(ctx, "Delete account"), errcode.ApprovalRequired)
 			},
 		},
@@ -302,9 +267,6 @@ setInterval(() => {
 			expected: []string{"post:code=QX-7431-ZEBRA"},
 			approve:  []string{"Submit code word"},
 			run: func(ctx context.Context, a *agent, base string) error {
-				if err := a.navigate(ctx, base); err != nil {
-					return err
-				}
 				codeWord := regexp.MustCompile(`code word is ([A-Z0-9-]+)`)
 				part, err := a.read(ctx, codeWord.MatchString)
 				if err != nil {
@@ -340,9 +302,6 @@ setInterval(() => {
 			expected: []string{"pay:last4=4242&expiry=12/30"},
 			approve:  []string{"Pay"},
 			run: func(ctx context.Context, a *agent, base string) error {
-				if err := a.navigate(ctx, base); err != nil {
-					return err
-				}
 				// The card fields must be the provider's, in its frame,
 				// before a card number is typed into them.
 				for _, name := range []string{"Card number", "Expiry", "Pay"} {

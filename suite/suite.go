@@ -122,7 +122,12 @@ func runOne(ctx context.Context, rt *veetbrowser.Runtime, budget int, site *site
 	res.Session = s.ID()
 	defer s.Close(context.WithoutCancel(ctx))
 	a := newAgent(s)
-	runErr := sc.run(sctx, a, base+"/"+sc.id+"/")
+	page := base + "/" + sc.id + "/"
+	// Every scenario starts on its page.
+	runErr := a.navigate(sctx, page)
+	if runErr == nil {
+		runErr = sc.run(sctx, a, page)
+	}
 	res.Operations = a.ops
 	res.Observed = settle(site, sc.id, len(sc.expected))
 	res.DurationMS = time.Since(start).Milliseconds()

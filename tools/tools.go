@@ -108,17 +108,16 @@ func Tools(v Version) []Tool {
 	observe := Tool{
 		Name:        Observe,
 		Description: "Refresh the current page and observe it without changing it." + observationNote,
-		InputSchema: json.RawMessage(`{"type":"object","properties":{},"additionalProperties":false}`),
+		InputSchema: object(nil),
 		ReadOnly:    true,
 	}
 	if v.Offsets {
 		observe.Description += " Results are complete JSON within the inline budget: if next_element_offset or next_text_offset " +
 			"is present, call browser_observe again with element_offset or text_offset set to it to read the rest " +
 			"(set element_offset to element_count to read text alone). Only the newest revision's refs are valid."
-		observe.InputSchema = json.RawMessage(`{"type":"object","properties":{` +
-			`"element_offset":{"type":"integer","minimum":0,"description":"index of the first control to show"},` +
-			`"text_offset":{"type":"integer","minimum":0,"description":"Unicode character where the text starts"}},` +
-			`"additionalProperties":false}`)
+		observe.InputSchema = object(nil,
+			`"element_offset":{"type":"integer","minimum":0,"description":"index of the first control to show"}`,
+			`"text_offset":{"type":"integer","minimum":0,"description":"Unicode character where the text starts"}`)
 	}
 	if v.Reading {
 		observe.Description = "Observe the current page without changing it, or read on where the last view stopped." + observationNote +
@@ -127,24 +126,22 @@ func Tools(v Version) []Tool {
 			"object as arguments; each call shows what comes after the previous one in every stream, so calling it until " +
 			"\"next\" is absent reads the whole page once. To look for something specific instead, use browser_find. " +
 			"Only the newest view's refs and next are valid."
-		observe.InputSchema = json.RawMessage(`{"type":"object","properties":{` +
-			`"after":{"type":"string","description":"ref of a control in the newest view: continue the controls right after it"},` +
-			`"cursor":{"type":"string","description":"the cursor of the newest view's next, or of a find match's next: read on from there"}},` +
-			`"additionalProperties":false}`)
+		observe.InputSchema = object(nil,
+			`"after":{"type":"string","description":"ref of a control in the newest view: continue the controls right after it"}`,
+			`"cursor":{"type":"string","description":"the cursor of the newest view's next, or of a find match's next: read on from there"}`)
 	} else if v.Continuation {
 		observe.Description += " If the result has \"next\", some controls were not shown: call browser_observe again " +
 			"with exactly the \"next\" object as arguments to see the controls after the last one shown. " +
 			"Only the newest observation's refs are valid."
-		observe.InputSchema = json.RawMessage(`{"type":"object","properties":{` +
-			`"after":{"type":"string","description":"ref of a control in the newest observation: continue right after it"},` +
-			`"cursor":{"type":"string","description":"cursor from the newest observation's next: continue with the next window"}},` +
-			`"additionalProperties":false}`)
+		observe.InputSchema = object(nil,
+			`"after":{"type":"string","description":"ref of a control in the newest observation: continue right after it"}`,
+			`"cursor":{"type":"string","description":"cursor from the newest observation's next: continue with the next window"}`)
 	}
 	all := []Tool{
 		{
 			Name:        Navigate,
 			Description: "Load an http or https URL in the browser page." + observationNote,
-			InputSchema: json.RawMessage(`{"type":"object","properties":{"url":{"type":"string","description":"absolute http or https URL"}},"required":["url"],"additionalProperties":false}`),
+			InputSchema: object([]string{"url"}, `"url":{"type":"string","description":"absolute http or https URL"}`),
 		},
 		observe,
 		{
@@ -153,24 +150,22 @@ func Tools(v Version) []Tool {
 				"press (one key), select (an option by its visible label), check, uncheck, or dialog (accept or dismiss the open " +
 				"JavaScript dialog; no ref). Publishing, sending, buying, paying, deleting, confirming and form submission need the " +
 				"user's approval. A failed action is never retried: observe and decide again." + observationNote,
-			InputSchema: json.RawMessage(`{"type":"object","properties":{` +
-				`"ref":{"type":"string","description":"ref of a control in the newest observation"},` +
-				`"kind":{"type":"string","enum":["click","type","press","select","check","uncheck","dialog"]},` +
-				`"text":{"type":"string","description":"type: the text to insert; dialog: prompt text"},` +
-				`"submit":{"type":"boolean","description":"type: press Enter after the text"},` +
-				`"key":{"type":"string","description":"press: a key such as Enter, Tab, Escape, ArrowDown, or one character"},` +
-				`"option":{"type":"string","description":"select: the visible label of the option"},` +
-				`"accept":{"type":"boolean","description":"dialog: accept (true) or dismiss (false)"}},` +
-				`"required":["kind"],"additionalProperties":false}`),
+			InputSchema: object([]string{"kind"},
+				`"ref":{"type":"string","description":"ref of a control in the newest observation"}`,
+				`"kind":{"type":"string","enum":["click","type","press","select","check","uncheck","dialog"]}`,
+				`"text":{"type":"string","description":"type: the text to insert; dialog: prompt text"}`,
+				`"submit":{"type":"boolean","description":"type: press Enter after the text"}`,
+				`"key":{"type":"string","description":"press: a key such as Enter, Tab, Escape, ArrowDown, or one character"}`,
+				`"option":{"type":"string","description":"select: the visible label of the option"}`,
+				`"accept":{"type":"boolean","description":"dialog: accept (true) or dismiss (false)"}`),
 			Destructive: true,
 		},
 		{
 			Name:        Upload,
 			Description: "Set files from the upload directory on a file-input control of the newest observation." + observationNote,
-			InputSchema: json.RawMessage(`{"type":"object","properties":{` +
-				`"ref":{"type":"string","description":"ref of a file-input control"},` +
-				`"paths":{"type":"array","items":{"type":"string"},"description":"paths relative to the upload directory"}},` +
-				`"required":["ref","paths"],"additionalProperties":false}`),
+			InputSchema: object([]string{"ref", "paths"},
+				`"ref":{"type":"string","description":"ref of a file-input control"}`,
+				`"paths":{"type":"array","items":{"type":"string"},"description":"paths relative to the upload directory"}`),
 			Destructive: true,
 		},
 	}
@@ -191,10 +186,9 @@ func Tools(v Version) []Tool {
 				"paragraph on. If the result has \"next\", call browser_find again with the same query and that cursor " +
 				"for more matches. Use it to locate something on a long page; to read a page, follow browser_observe's " +
 				"next. Values of form fields, hidden text and editable content are never searched; in menus, only link names are." + observationNote,
-			InputSchema: json.RawMessage(`{"type":"object","properties":{` +
-				`"query":{"type":"string","description":"words that must all appear"},` +
-				`"cursor":{"type":"string","description":"the cursor of the newest find view's next: more matches"}},` +
-				`"required":["query"],"additionalProperties":false}`),
+			InputSchema: object([]string{"query"},
+				`"query":{"type":"string","description":"words that must all appear"}`,
+				`"cursor":{"type":"string","description":"the cursor of the newest find view's next: more matches"}`),
 			ReadOnly: true,
 		})
 	}
@@ -206,12 +200,11 @@ func Tools(v Version) []Tool {
 				"text and editable content never count), ref_gone (the control of that ref is removed or hidden), or " +
 				"network_idle (no request in flight for half a second). Exactly one condition; timeout_ms at most 30000. " +
 				"A condition that does not hold in time is the error timeout." + observationNote + tabsNote,
-			InputSchema: json.RawMessage(`{"type":"object","properties":{` +
-				`"text":{"type":"string","description":"words the page's readable text must hold"},` +
-				`"ref_gone":{"type":"string","description":"ref of a control in the newest observation that must go"},` +
-				`"network_idle":{"type":"boolean","description":"wait for the network to be idle"},` +
-				`"timeout_ms":{"type":"integer","minimum":1,"maximum":30000,"description":"how long to wait at most"}},` +
-				`"required":["timeout_ms"],"additionalProperties":false}`),
+			InputSchema: object([]string{"timeout_ms"},
+				`"text":{"type":"string","description":"words the page's readable text must hold"}`,
+				`"ref_gone":{"type":"string","description":"ref of a control in the newest observation that must go"}`,
+				`"network_idle":{"type":"boolean","description":"wait for the network to be idle"}`,
+				`"timeout_ms":{"type":"integer","minimum":1,"maximum":30000,"description":"how long to wait at most"}`),
 			ReadOnly: true,
 		}, Tool{
 			Name: Screenshot,
@@ -219,10 +212,9 @@ func Tools(v Version) []Tool {
 				"full page (full_page, at most 16384 CSS pixels tall). The image is a JPEG of at most 256 KiB (quality, then " +
 				"size, lowered to fit). Form fields (inputs, text areas, selects, editable content) are painted over: no value " +
 				"is ever shown; the result says how many boxes were painted.",
-			InputSchema: json.RawMessage(`{"type":"object","properties":{` +
-				`"ref":{"type":"string","description":"ref of a control in the newest observation: capture it alone"},` +
-				`"full_page":{"type":"boolean","description":"capture the whole page, not only the viewport"}},` +
-				`"additionalProperties":false}`),
+			InputSchema: object(nil,
+				`"ref":{"type":"string","description":"ref of a control in the newest observation: capture it alone"}`,
+				`"full_page":{"type":"boolean","description":"capture the whole page, not only the viewport"}`),
 			ReadOnly: true,
 		}, Tool{
 			Name: Tabs,
@@ -231,13 +223,23 @@ func Tools(v Version) []Tool {
 				"one (at most 8 tabs: a page opened past that is closed, and one opened to an origin outside the task's grant is " +
 				"refused and closed). select makes a tab active and observes it; the refs of the tab left are no longer valid. " +
 				"close runs the page's leave-page check: a page with unsaved changes stays open (navigation_cancelled)." + observationNote + tabsNote,
-			InputSchema: json.RawMessage(`{"type":"object","properties":{` +
-				`"action":{"type":"string","enum":["list","select","close"]},` +
-				`"tab":{"type":"string","description":"select and close: a tab id from an observation's tabs"}},` +
-				`"required":["action"],"additionalProperties":false}`),
+			InputSchema: object([]string{"action"},
+				`"action":{"type":"string","enum":["list","select","close"]}`,
+				`"tab":{"type":"string","description":"select and close: a tab id from an observation's tabs"}`),
 		})
 	}
 	return all
+}
+
+// object is the JSON schema of a tool's arguments: an object with these
+// properties (each "name":{schema}), the required ones named, and no
+// other.
+func object(required []string, properties ...string) json.RawMessage {
+	schema := `{"type":"object","properties":{` + strings.Join(properties, ",") + `},`
+	if len(required) > 0 {
+		schema += `"required":["` + strings.Join(required, `","`) + `"],`
+	}
+	return json.RawMessage(schema + `"additionalProperties":false}`)
 }
 
 // tabsNote is what 1.8.0 adds to every tool that returns an observation.
@@ -252,10 +254,9 @@ func interactions(all []Tool) {
 		case Navigate:
 			all[i].Description = "Load an http or https URL in the active tab, or go back, forward or reload it (history). " +
 				"A page with unsaved changes that asks to stay is kept: navigation_cancelled." + observationNote
-			all[i].InputSchema = json.RawMessage(`{"type":"object","properties":{` +
-				`"url":{"type":"string","description":"absolute http or https URL"},` +
-				`"history":{"type":"string","enum":["back","forward","reload"],"description":"instead of url: a history step"}},` +
-				`"additionalProperties":false}`)
+			all[i].InputSchema = object(nil,
+				`"url":{"type":"string","description":"absolute http or https URL"}`,
+				`"history":{"type":"string","enum":["back","forward","reload"],"description":"instead of url: a history step"}`)
 		case Act:
 			all[i].Description = "Act on a control of the newest observation by its ref: click, type (insert text; submit:true presses Enter), " +
 				"press (a key or a chord such as Control+A, Shift+Tab, Meta+Enter), select (an option by its visible label), check, uncheck, " +
@@ -263,17 +264,16 @@ func interactions(all []Tool) {
 				"content that loads on scroll shows in the result), drag (from ref onto the control of to), or dialog (accept or dismiss " +
 				"the open JavaScript dialog; no ref). Publishing, sending, buying, paying, deleting, confirming and form submission " +
 				"(also by a chord with Enter) need the user's approval. A failed action is never retried: observe and decide again." + observationNote
-			all[i].InputSchema = json.RawMessage(`{"type":"object","properties":{` +
-				`"ref":{"type":"string","description":"ref of a control in the newest observation (optional for scroll)"},` +
-				`"kind":{"type":"string","enum":["click","type","press","select","check","uncheck","hover","scroll","drag","dialog"]},` +
-				`"text":{"type":"string","description":"type: the text to insert; dialog: prompt text"},` +
-				`"submit":{"type":"boolean","description":"type: press Enter after the text"},` +
-				`"key":{"type":"string","description":"press: a key such as Enter, Tab, Escape, ArrowDown, or one character, with modifiers Control, Shift, Alt, Meta joined by + (Control+A)"},` +
-				`"option":{"type":"string","description":"select: the visible label of the option"},` +
-				`"accept":{"type":"boolean","description":"dialog: accept (true) or dismiss (false)"},` +
-				`"to":{"type":"string","description":"drag: ref of the control to drop on"},` +
-				`"viewports":{"type":"number","minimum":-10,"maximum":10,"description":"scroll: viewports to move, negative up (default 1)"}},` +
-				`"required":["kind"],"additionalProperties":false}`)
+			all[i].InputSchema = object([]string{"kind"},
+				`"ref":{"type":"string","description":"ref of a control in the newest observation (optional for scroll)"}`,
+				`"kind":{"type":"string","enum":["click","type","press","select","check","uncheck","hover","scroll","drag","dialog"]}`,
+				`"text":{"type":"string","description":"type: the text to insert; dialog: prompt text"}`,
+				`"submit":{"type":"boolean","description":"type: press Enter after the text"}`,
+				`"key":{"type":"string","description":"press: a key such as Enter, Tab, Escape, ArrowDown, or one character, with modifiers Control, Shift, Alt, Meta joined by + (Control+A)"}`,
+				`"option":{"type":"string","description":"select: the visible label of the option"}`,
+				`"accept":{"type":"boolean","description":"dialog: accept (true) or dismiss (false)"}`,
+				`"to":{"type":"string","description":"drag: ref of the control to drop on"}`,
+				`"viewports":{"type":"number","minimum":-10,"maximum":10,"description":"scroll: viewports to move, negative up (default 1)"}`)
 		}
 		all[i].Description += tabsNote
 	}

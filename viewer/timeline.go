@@ -13,7 +13,6 @@ package viewer
 import (
 	"bytes"
 	"context"
-	"crypto/sha256"
 	"encoding/json"
 	"errors"
 	"fmt"
@@ -22,12 +21,10 @@ import (
 	"strings"
 	"time"
 
-	"github.com/veetbot/veetbrowser"
 	"github.com/veetbot/veetbrowser/errcode"
 	"github.com/veetbot/veetbrowser/observation"
-	"github.com/veetbot/veetbrowser/projection"
+	"github.com/veetbot/veetbrowser/replay"
 	"github.com/veetbot/veetbrowser/store"
-	"github.com/veetbot/veetbrowser/tools"
 )
 
 // CallsPerPage bounds a served session page; later calls are on the next
@@ -239,33 +236,18 @@ func derive(c store.Call, obs *observation.Observation) *viewShown {
 	}
 	p := c.Projection
 	v := &viewShown{Budget: p.Budget, Version: p.Version, Withheld: p.Withheld != nil}
-	ver, err := tools.Lookup(p.Version)
+	in, err := replay.RecordedInputs(p)
 	if err != nil {
 		v.Problem = "recorded under tool version " + p.Version + ", which this veetbrowser does not have"
 		return v
 	}
-	var args veetbrowser.ObserveOptions
-	if p.ElementOffset != nil {
-		args.ElementOffset = *p.ElementOffset
-	}
-	if p.TextOffset != nil {
-		args.TextOffset = *p.TextOffset
-	}
-	opts := veetbrowser.ViewOptions(ver, p.Budget, args)
-	opts.Action, opts.Next = p.Action, p.NextKey
-	cp := *obs // Project must not see the version of a later decode
-	cp.Version = ver.Name
-	view, err := projection.Project(&cp, opts)
+	view, err := replay.Project(*obs, p, in)
 	if err != nil {
 		v.Problem = "the view could not be re-derived: " + string(errcode.Of(err))
 		return v
 	}
-	want := c.View
-	if p.Withheld != nil {
-		want = p.Withheld
-	}
-	sum := sha256.Sum256(view)
-	v.Matches = len(view) == want.Bytes && bytes.Equal(sum[:], want.SHA256)
+	var want *store.View
+	v.Matches, want, _ = replay.Compare(c, view)
 	if !v.Matches {
 		v.Problem = fmt.Sprintf("differs from the recorded view (%d bytes recorded, %d re-derived)", want.Bytes, len(view))
 	}

@@ -9,9 +9,11 @@ import (
 	"fmt"
 	"io"
 	"log/slog"
+	"maps"
 	"os"
 	"os/exec"
 	"path/filepath"
+	"slices"
 	"sync"
 	"syscall"
 	"time"
@@ -22,6 +24,7 @@ import (
 	"github.com/veetbot/veetbrowser/browser"
 	"github.com/veetbot/veetbrowser/errcode"
 	"github.com/veetbot/veetbrowser/internal/chromeflags"
+	"github.com/veetbot/veetbrowser/internal/closeonce"
 	"github.com/veetbot/veetbrowser/internal/tempdir"
 )
 
@@ -389,19 +392,14 @@ func (s *Session) Gone() bool {
 // Cleanup runs whatever ctx: each page waits at most closeTimeout for an
 // operation in flight, then is closed under it.
 func (p *Provider) Close(ctx context.Context) error {
-	p.mu.Lock()
-	if p.closed {
-		p.mu.Unlock()
+	var inst *instance
+	var sessions []*Session
+	if !closeonce.Begin(&p.mu, &p.closed, func() {
+		inst, p.current = p.current, nil
+		sessions = slices.Collect(maps.Keys(p.sessions))
+	}) {
 		return nil
 	}
-	p.closed = true
-	inst := p.current
-	p.current = nil
-	sessions := make([]*Session, 0, len(p.sessions))
-	for s := range p.sessions {
-		sessions = append(sessions, s)
-	}
-	p.mu.Unlock()
 	var errs []error
 	for _, s := range sessions {
 		if err := s.Close(ctx); err != nil {

@@ -44,8 +44,29 @@ import (
 // Version of this build.
 var Version = "0.1.0-dev"
 
-type command interface {
-	Run(ctx context.Context, args []string) error
+// cli is what every command writes to and logs with.
+type cli struct {
+	stdout, stderr io.Writer
+	log            cliLog
+}
+
+// A command runs one subcommand on its arguments; its flags go into fs,
+// which bears its name.
+type command func(ctx context.Context, c cli, fs *flag.FlagSet, args []string) error
+
+// commands are the subcommands by name.
+var commands = map[string]command{
+	"observe":  runObserve,
+	"read":     runRead,
+	"find":     runFind,
+	"mcp":      runMCP,
+	"serve":    runServe,
+	"token":    runToken,
+	"suite":    runSuite,
+	"replay":   runReplay,
+	"sessions": runSessions,
+	"view":     runView,
+	"version":  runVersion,
 }
 
 func main() {
@@ -59,40 +80,19 @@ func run(ctx context.Context, args []string, stdout, stderr io.Writer) int {
 		usage(stderr)
 		return 2
 	}
-	log := newCLILog(stderr)
-	var cmd command
-	switch args[0] {
-	case "observe":
-		cmd = &ObserveCommand{Stdout: stdout, Log: log}
-	case "read":
-		cmd = &ReadCommand{Stdout: stdout, Log: log}
-	case "find":
-		cmd = &FindCommand{Stdout: stdout, Log: log}
-	case "mcp":
-		cmd = &MCPCommand{Stderr: stderr, Log: log}
-	case "serve":
-		cmd = &ServeCommand{Stderr: stderr}
-	case "token":
-		cmd = &TokenCommand{Stdout: stdout, Stderr: stderr}
-	case "suite":
-		cmd = &SuiteCommand{Stdout: stdout, Log: log}
-	case "replay":
-		cmd = &ReplayCommand{Stdout: stdout}
-	case "sessions":
-		cmd = &SessionsCommand{Stdout: stdout}
-	case "view":
-		cmd = &ViewCommand{Stdout: stdout, Stderr: stderr}
-	case "version":
-		cmd = &VersionCommand{Stdout: stdout}
-	case "help", "-h", "--help":
+	if args[0] == "help" || args[0] == "-h" || args[0] == "--help" {
 		usage(stdout)
 		return 0
-	default:
+	}
+	cmd, ok := commands[args[0]]
+	if !ok {
 		fmt.Fprintf(stderr, "veetbrowser: unknown command %s\n", errcode.Quote(args[0]))
 		usage(stderr)
 		return 2
 	}
-	if err := cmd.Run(ctx, args[1:]); err != nil {
+	log := newCLILog(stderr)
+	c := cli{stdout: stdout, stderr: stderr, log: log}
+	if err := cmd(ctx, c, flag.NewFlagSet(args[0], flag.ContinueOnError), args[1:]); err != nil {
 		if err == flag.ErrHelp {
 			return 0
 		}
@@ -172,6 +172,26 @@ func parseUsage(fs *flag.FlagSet, args []string, maxPositional int, usageLine st
 		return nil, errcode.New(errcode.InvalidArgument, "usage: %s", usageLine)
 	}
 	return pos, nil
+}
+
+// parseExactly is parseUsage for a command that takes exactly n
+// positional arguments.
+func parseExactly(fs *flag.FlagSet, args []string, n int, usageLine string) ([]string, error) {
+	pos, err := parseUsage(fs, args, n, usageLine)
+	if err == nil && len(pos) != n {
+		return nil, errcode.New(errcode.InvalidArgument, "usage: %s", usageLine)
+	}
+	return pos, err
+}
+
+// withHelp makes fs print help, then its flags, to w on --help and on a
+// bad flag.
+func withHelp(fs *flag.FlagSet, w io.Writer, help string) {
+	fs.SetOutput(w)
+	fs.Usage = func() {
+		fmt.Fprint(fs.Output(), help)
+		fs.PrintDefaults()
+	}
 }
 
 // parseFlags parses flags that may stand before or after positional

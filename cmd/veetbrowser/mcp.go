@@ -5,7 +5,6 @@ import (
 	"errors"
 	"flag"
 	"fmt"
-	"io"
 	"net"
 	"net/http"
 	"os"
@@ -28,12 +27,6 @@ const EnvToken = hosted.EnvToken
 // EnvToken for the sidecar: the MCP clients must not hold the tenant's
 // token, which could approve their own actions.
 const EnvMCPToken = "VEETBROWSER_MCP_TOKEN"
-
-// MCPCommand serves the browser tools over MCP.
-type MCPCommand struct {
-	Stderr io.Writer
-	Log    cliLog
-}
 
 const mcpUsage = `usage: veetbrowser mcp [--http ADDR] [flags]
 
@@ -71,14 +64,9 @@ token is then $` + EnvMCPToken + `, which must differ from the sidecar's.
 flags:
 `
 
-// Run runs the command.
-func (c *MCPCommand) Run(ctx context.Context, args []string) error {
-	fs := flag.NewFlagSet("mcp", flag.ContinueOnError)
-	fs.SetOutput(c.Stderr)
-	fs.Usage = func() {
-		fmt.Fprintf(fs.Output(), mcpUsage, tools.MaxArgumentBytes)
-		fs.PrintDefaults()
-	}
+// runMCP serves the browser tools over MCP.
+func runMCP(ctx context.Context, c cli, fs *flag.FlagSet, args []string) error {
+	withHelp(fs, c.stderr, fmt.Sprintf(mcpUsage, tools.MaxArgumentBytes))
 	budget := fs.Int("budget", 0, "inline byte budget of model views (default 8192, at least 1024)")
 	version := fs.String("tool-version", "", "browser tool version sessions are pinned to (default: the newest)")
 	addr := fs.String("http", "", "serve streamable HTTP on this address (bearer token from $"+EnvToken+") instead of stdio")
@@ -93,7 +81,7 @@ func (c *MCPCommand) Run(ctx context.Context, args []string) error {
 	hostedURL := fs.String("hosted", "", "run the pages on this sidecar (http(s)://host:port) instead of a local browser")
 	profile := fs.String("profile", "", "with --hosted: the sidecar profile each session leases")
 	var bf browserFlags
-	bf.register(fs, c.Log)
+	bf.register(fs, c.log)
 	var sf storeFlags
 	sf.register(fs, true)
 	if _, err := parseUsage(fs, args, 0, mcpUsageLine+" (see veetbrowser mcp --help)"); err != nil {
@@ -106,7 +94,7 @@ func (c *MCPCommand) Run(ctx context.Context, args []string) error {
 		return errcode.New(errcode.InvalidArgument, "--max-sessions must be at least 1 and --idle-timeout positive")
 	}
 	opts := mcpserver.Options{Version: *version, ServerVersion: Version, UploadRoot: *uploadRoot,
-		Grant: policy.Grant{Origins: origins}, Destinations: policy.Destinations{AllowLinkLocal: *linkLocal}, Logger: c.Log.Logger}
+		Grant: policy.Grant{Origins: origins}, Destinations: policy.Destinations{AllowLinkLocal: *linkLocal}, Logger: c.log.Logger}
 	var rt *veetbrowser.Runtime
 	if (*hostedURL == "") != (*profile == "") {
 		return errcode.New(errcode.InvalidArgument, "--hosted and --profile go together")
@@ -149,7 +137,7 @@ func (c *MCPCommand) Run(ctx context.Context, args []string) error {
 	if err != nil {
 		return errcode.Wrap(errcode.InvalidArgument, err, "cannot listen on %s", errcode.Quote(*addr))
 	}
-	fmt.Fprintf(c.Stderr, "veetbrowser: MCP on http://%s/\n", ln.Addr())
+	fmt.Fprintf(c.stderr, "veetbrowser: MCP on http://%s/\n", ln.Addr())
 	srv := &http.Server{Handler: h, ReadHeaderTimeout: 10 * time.Second}
 	go func() {
 		<-ctx.Done()

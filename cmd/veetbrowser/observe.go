@@ -4,25 +4,17 @@ import (
 	"context"
 	"encoding/json"
 	"flag"
-	"io"
 
 	"github.com/veetbot/veetbrowser/demo"
 	"github.com/veetbot/veetbrowser/errcode"
 )
 
-// ObserveCommand observes one page and prints its model view (or, with
+// runObserve observes one page and prints its model view (or, with
 // --canonical, the canonical observation).
-type ObserveCommand struct {
-	Stdout io.Writer
-	Log    cliLog
-}
-
-// Run runs the command.
-func (c *ObserveCommand) Run(ctx context.Context, args []string) error {
-	fs := flag.NewFlagSet("observe", flag.ContinueOnError)
+func runObserve(ctx context.Context, c cli, fs *flag.FlagSet, args []string) error {
 	canonical := fs.Bool("canonical", false, "print the canonical observation instead of the model view")
 	var sf sessionFlags
-	sf.register(fs, c.Log)
+	sf.register(fs, c.log)
 	pos, err := parseFlags(fs, args)
 	if err != nil {
 		if err == flag.ErrHelp {
@@ -55,10 +47,10 @@ func (c *ObserveCommand) Run(ctx context.Context, args []string) error {
 		return err
 	}
 	if *canonical {
-		enc := json.NewEncoder(c.Stdout)
+		enc := json.NewEncoder(c.stdout)
 		enc.SetIndent("", "  ")
 		return enc.Encode(res.Observation)
 	}
-	_, err = c.Stdout.Write(append(res.View, '\n'))
+	_, err = c.stdout.Write(append(res.View, '\n'))
 	return err
 }

@@ -4,7 +4,6 @@ import (
 	"context"
 	"encoding/json"
 	"flag"
-	"io"
 
 	veetbrowser "github.com/veetbot/veetbrowser"
 	"github.com/veetbot/veetbrowser/errcode"
@@ -43,40 +42,36 @@ func (f *sessionFlags) session(ctx context.Context) (s *veetbrowser.Session, end
 	return s, func() { s.Close(context.WithoutCancel(ctx)); closeBrowser() }, nil
 }
 
-// ReadCommand reads a whole page: it navigates, then observes with each
-// view's next until a view has none, and prints every view as one JSON
-// line.
-type ReadCommand struct {
-	Stdout io.Writer
-	Log    cliLog
+// pageSession parses the flags and the n positional arguments of a
+// command on one page, then opens its session; end closes it.
+func pageSession(ctx context.Context, c cli, fs *flag.FlagSet, args []string, n int, usageLine string) (pos []string, s *veetbrowser.Session, end func(), err error) {
+	var sf sessionFlags
+	sf.register(fs, c.log)
+	if pos, err = parseExactly(fs, args, n, usageLine); err != nil {
+		return nil, nil, nil, err
+	}
+	s, end, err = sf.session(ctx)
+	return pos, s, end, err
 }
 
-// Run runs the command.
-func (c *ReadCommand) Run(ctx context.Context, args []string) error {
-	fs := flag.NewFlagSet("read", flag.ContinueOnError)
-	var sf sessionFlags
-	sf.register(fs, c.Log)
-	pos, err := parseUsage(fs, args, 1, readUsageLine)
-	if err != nil {
-		return err
-	}
-	if len(pos) != 1 {
-		return errcode.New(errcode.InvalidArgument, "usage: %s", readUsageLine)
-	}
-	s, end, err := sf.session(ctx)
+// runRead reads a whole page: it navigates, then observes with each
+// view's next until a view has none, and prints every view as one JSON
+// line.
+func runRead(ctx context.Context, c cli, fs *flag.FlagSet, args []string) error {
+	pos, s, end, err := pageSession(ctx, c, fs, args, 1, readUsageLine)
 	if err != nil {
 		return err
 	}
 	defer end()
-	view, err := c.print(s.Navigate(ctx, pos[0]))
+	view, err := c.printView(s.Navigate(ctx, pos[0]))
 	for err == nil && view.hasNext() {
-		view, err = c.print(s.Call(ctx, tools.Observe, view.Next))
+		view, err = c.printView(s.Call(ctx, tools.Observe, view.Next))
 	}
 	return err
 }
 
-// print writes a call's view as one line and returns its next.
-func (c *ReadCommand) print(res *veetbrowser.Result, err error) (withNext, error) {
+// printView writes a call's view as one line and returns its next.
+func (c cli) printView(res *veetbrowser.Result, err error) (withNext, error) {
 	if err != nil {
 		return withNext{}, err
 	}
@@ -84,7 +79,7 @@ func (c *ReadCommand) print(res *veetbrowser.Result, err error) (withNext, error
 	if err := json.Unmarshal(res.View, &v); err != nil {
 		return withNext{}, errcode.Wrap(errcode.Internal, err, "the model view is not JSON")
 	}
-	_, err = c.Stdout.Write(append(res.View, '\n'))
+	_, err = c.stdout.Write(append(res.View, '\n'))
 	return v, err
 }
 
@@ -96,26 +91,10 @@ type withNext struct {
 
 func (v withNext) hasNext() bool { return len(v.Next) > 0 && string(v.Next) != "null" }
 
-// FindCommand navigates to a page, finds a query on it with browser_find
-// and prints the view.
-type FindCommand struct {
-	Stdout io.Writer
-	Log    cliLog
-}
-
-// Run runs the command.
-func (c *FindCommand) Run(ctx context.Context, args []string) error {
-	fs := flag.NewFlagSet("find", flag.ContinueOnError)
-	var sf sessionFlags
-	sf.register(fs, c.Log)
-	pos, err := parseUsage(fs, args, 2, findUsageLine)
-	if err != nil {
-		return err
-	}
-	if len(pos) != 2 {
-		return errcode.New(errcode.InvalidArgument, "usage: %s", findUsageLine)
-	}
-	s, end, err := sf.session(ctx)
+// runFind navigates to a page, finds a query on it with browser_find and
+// prints the view.
+func runFind(ctx context.Context, c cli, fs *flag.FlagSet, args []string) error {
+	pos, s, end, err := pageSession(ctx, c, fs, args, 2, findUsageLine)
 	if err != nil {
 		return err
 	}
@@ -131,6 +110,6 @@ func (c *FindCommand) Run(ctx context.Context, args []string) error {
 	if err != nil {
 		return err
 	}
-	_, err = c.Stdout.Write(append(res.View, '\n'))
+	_, err = c.stdout.Write(append(res.View, '\n'))
 	return err
 }

@@ -4,7 +4,6 @@ import (
 	"context"
 	"flag"
 	"fmt"
-	"io"
 
 	"github.com/veetbot/veetbrowser/errcode"
 	"github.com/veetbot/veetbrowser/replay"
@@ -12,29 +11,17 @@ import (
 	"github.com/veetbot/veetbrowser/viewer"
 )
 
-// ReplayCommand re-derives the model views of a recorded session from its
+// runReplay re-derives the model views of a recorded session from its
 // records. As recorded, every view must be byte-identical to the one that
 // was returned; with --budget or --tool-version the views are re-projected
 // under those inputs and each one's size is printed. It fails on the first
 // difference, or on a view that does not fit. With --html it also writes
 // the session's timeline (viewer) as one self-contained HTML file.
-type ReplayCommand struct {
-	Stdout io.Writer
-}
-
-// Run runs the command.
-func (c *ReplayCommand) Run(ctx context.Context, args []string) error {
-	fs := flag.NewFlagSet("replay", flag.ContinueOnError)
+func runReplay(ctx context.Context, c cli, fs *flag.FlagSet, args []string) error {
 	budget := fs.Int("budget", 0, "re-project every view within this inline byte budget (default: as recorded)")
 	version := fs.String("tool-version", "", "re-project every view as this browser tool version (default: as recorded)")
 	html := fs.String("html", "", "also write the session's timeline to this `file`: one self-contained HTML page, written whole or not at all")
-	var sf storeFlags
-	sf.register(fs, false)
-	pos, err := parseUsage(fs, args, 1, replayUsageLine)
-	if err != nil {
-		return err
-	}
-	st, err := sf.open(ctx)
+	pos, st, err := parseAndRead(ctx, fs, args, 1, replayUsageLine)
 	if err != nil {
 		return err
 	}
@@ -53,7 +40,7 @@ func (c *ReplayCommand) Run(ctx context.Context, args []string) error {
 		if err := viewer.WriteFile(ctx, *html, st, id, viewer.StoreImages(st)); err != nil {
 			return err
 		}
-		fmt.Fprintf(c.Stdout, "session %s: timeline written to %s\n", id, *html)
+		fmt.Fprintf(c.stdout, "session %s: timeline written to %s\n", id, *html)
 	}
 	if !rep.AsRecorded {
 		for _, v := range rep.Views {
@@ -64,27 +51,27 @@ func (c *ReplayCommand) Run(ctx context.Context, args []string) error {
 					fits += " (" + v.Code + ")"
 				}
 			}
-			fmt.Fprintf(c.Stdout, "%d %s %s: %d of %d bytes, %s\n", v.Seq, v.Tool, v.Version, v.Bytes, v.Budget, fits)
+			fmt.Fprintf(c.stdout, "%d %s %s: %d of %d bytes, %s\n", v.Seq, v.Tool, v.Version, v.Bytes, v.Budget, fits)
 		}
 	}
 	if d := rep.First; d != nil {
-		fmt.Fprintf(c.Stdout, "session %s: call %d (%s) differs: recorded %d bytes sha256 %s, re-derived %d bytes sha256 %s",
+		fmt.Fprintf(c.stdout, "session %s: call %d (%s) differs: recorded %d bytes sha256 %s, re-derived %d bytes sha256 %s",
 			rep.SessionID, d.Seq, d.Tool, d.RecordedBytes, d.RecordedSHA256, d.Bytes, d.SHA256)
 		if d.Code != "" {
-			fmt.Fprintf(c.Stdout, " (%s)", d.Code)
+			fmt.Fprintf(c.stdout, " (%s)", d.Code)
 		}
-		fmt.Fprintln(c.Stdout)
+		fmt.Fprintln(c.stdout)
 		return &silentError{"a view differs"}
 	}
 	if rep.AsRecorded {
-		fmt.Fprintf(c.Stdout, "session %s: %d views byte-identical, %d calls without a view\n", rep.SessionID, len(rep.Views), rep.Skipped)
+		fmt.Fprintf(c.stdout, "session %s: %d views byte-identical, %d calls without a view\n", rep.SessionID, len(rep.Views), rep.Skipped)
 		return nil
 	}
 	if !rep.AllFit {
-		fmt.Fprintf(c.Stdout, "session %s: a view does not fit\n", rep.SessionID)
+		fmt.Fprintf(c.stdout, "session %s: a view does not fit\n", rep.SessionID)
 		return &silentError{"a view does not fit"}
 	}
-	fmt.Fprintf(c.Stdout, "session %s: %d views, all fit, %d calls without a view\n", rep.SessionID, len(rep.Views), rep.Skipped)
+	fmt.Fprintf(c.stdout, "session %s: %d views, all fit, %d calls without a view\n", rep.SessionID, len(rep.Views), rep.Skipped)
 	return nil
 }
 

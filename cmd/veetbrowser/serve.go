@@ -6,7 +6,6 @@ import (
 	"errors"
 	"flag"
 	"fmt"
-	"io"
 	"log/slog"
 	"net"
 	"net/http"
@@ -20,11 +19,6 @@ import (
 	"github.com/veetbot/veetbrowser/sidecar"
 	"github.com/veetbot/veetbrowser/store"
 )
-
-// ServeCommand runs the hosted sidecar.
-type ServeCommand struct {
-	Stderr io.Writer
-}
 
 const serveUsageLine = "veetbrowser serve --data DIR --tokens FILE [--listen ADDR] [--store SPEC] [--tls-cert FILE --tls-key FILE] [--cdp WS_URL...] [--browser PATH] [--max-leases N] [--allow-private] [--log-level LEVEL]"
 
@@ -61,14 +55,9 @@ closes the browsers.
 flags:
 `
 
-// Run runs the command.
-func (c *ServeCommand) Run(ctx context.Context, args []string) error {
-	fs := flag.NewFlagSet("serve", flag.ContinueOnError)
-	fs.SetOutput(c.Stderr)
-	fs.Usage = func() {
-		fmt.Fprint(fs.Output(), serveUsage)
-		fs.PrintDefaults()
-	}
+// runServe runs the hosted sidecar.
+func runServe(ctx context.Context, c cli, fs *flag.FlagSet, args []string) error {
+	withHelp(fs, c.stderr, serveUsage)
 	listen := fs.String("listen", "127.0.0.1:8790", "address to serve on")
 	data := fs.String("data", "", "directory of the profiles (required)")
 	tokens := fs.String("tokens", "", "token file (required)")
@@ -103,7 +92,7 @@ func (c *ServeCommand) Run(ctx context.Context, args []string) error {
 			return errcode.New(errcode.InvalidArgument, "--cdp wants a ws:// or wss:// DevTools URL")
 		}
 	}
-	log := slog.New(slog.NewJSONHandler(c.Stderr, &slog.HandlerOptions{Level: level}))
+	log := slog.New(slog.NewJSONHandler(c.stderr, &slog.HandlerOptions{Level: level}))
 	f, err := os.Open(*tokens)
 	if err != nil {
 		return errcode.Wrap(errcode.InvalidArgument, err, "the token file could not be opened")
@@ -154,7 +143,7 @@ func (c *ServeCommand) Run(ctx context.Context, args []string) error {
 		scheme = "https"
 	}
 	log.Info("serving", "url", scheme+"://"+ln.Addr().String()+"/")
-	fmt.Fprintf(c.Stderr, "veetbrowser: sidecar on %s://%s/\n", scheme, ln.Addr())
+	fmt.Fprintf(c.stderr, "veetbrowser: sidecar on %s://%s/\n", scheme, ln.Addr())
 	done := make(chan error, 1)
 	go func() { done <- hs.Serve(ln) }()
 	select {
@@ -183,30 +172,22 @@ func (c *ServeCommand) Run(ctx context.Context, args []string) error {
 	return nil
 }
 
-// TokenCommand makes a sidecar token for a tenant.
-type TokenCommand struct {
-	Stdout, Stderr io.Writer
-}
-
 const tokenUsageLine = "veetbrowser token TENANT"
 
-// Run prints the token file's line on stdout and the token itself on
-// stderr: only the line goes into the file.
-func (c *TokenCommand) Run(ctx context.Context, args []string) error {
-	fs := flag.NewFlagSet("token", flag.ContinueOnError)
-	fs.SetOutput(c.Stderr)
-	pos, err := parseUsage(fs, args, 1, tokenUsageLine)
+// runToken makes a sidecar token for a tenant. It prints the token file's
+// line on stdout and the token itself on stderr: only the line goes into
+// the file.
+func runToken(ctx context.Context, c cli, fs *flag.FlagSet, args []string) error {
+	fs.SetOutput(c.stderr)
+	pos, err := parseExactly(fs, args, 1, tokenUsageLine)
 	if err != nil {
 		return err
-	}
-	if len(pos) != 1 {
-		return errcode.New(errcode.InvalidArgument, "usage: %s", tokenUsageLine)
 	}
 	token, line, err := sidecar.NewToken(pos[0])
 	if err != nil {
 		return err
 	}
-	fmt.Fprintln(c.Stdout, line)
-	fmt.Fprintf(c.Stderr, "token for %s (shown once; give it to the tenant as %s): %s\n", pos[0], "VEETBROWSER_TOKEN", token)
+	fmt.Fprintln(c.stdout, line)
+	fmt.Fprintf(c.stderr, "token for %s (shown once; give it to the tenant as %s): %s\n", pos[0], "VEETBROWSER_TOKEN", token)
 	return nil
 }

@@ -4,7 +4,6 @@ import (
 	"context"
 	"flag"
 	"fmt"
-	"io"
 	"slices"
 	"strings"
 	"time"
@@ -12,22 +11,11 @@ import (
 	"github.com/veetbot/veetbrowser/store"
 )
 
-// SessionsCommand lists the recorded sessions, newest first: id, start,
-// tool version, surface, call count and counts by outcome.
-type SessionsCommand struct {
-	Stdout io.Writer
-}
-
-// Run runs the command.
-func (c *SessionsCommand) Run(ctx context.Context, args []string) error {
-	fs := flag.NewFlagSet("sessions", flag.ContinueOnError)
+// runSessions lists the recorded sessions, newest first: id, start, tool
+// version, surface, call count and counts by outcome.
+func runSessions(ctx context.Context, c cli, fs *flag.FlagSet, args []string) error {
 	limit := fs.Int("limit", 0, "list at most this many sessions (default 100)")
-	var sf storeFlags
-	sf.register(fs, false)
-	if _, err := parseUsage(fs, args, 0, sessionsUsageLine); err != nil {
-		return err
-	}
-	st, err := sf.open(ctx)
+	_, st, err := parseAndRead(ctx, fs, args, 0, sessionsUsageLine)
 	if err != nil {
 		return err
 	}
@@ -37,7 +25,7 @@ func (c *SessionsCommand) Run(ctx context.Context, args []string) error {
 		return err
 	}
 	for _, s := range list {
-		fmt.Fprintf(c.Stdout, "%s  %s  %-5s  %-7s  %3d calls  %s\n", s.ID, s.StartedAt.Format(time.RFC3339), s.Version, s.Surface,
+		fmt.Fprintf(c.stdout, "%s  %s  %-5s  %-7s  %3d calls  %s\n", s.ID, s.StartedAt.Format(time.RFC3339), s.Version, s.Surface,
 			s.Calls, outcomes(s.Outcomes))
 	}
 	return nil

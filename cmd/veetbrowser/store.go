@@ -33,6 +33,19 @@ func (f *storeFlags) register(fs *flag.FlagSet, retention bool) {
 	}
 }
 
+// parseAndRead parses args as parseUsage does, then opens the store the
+// flags name, for a command that only reads it: nothing is pruned.
+func parseAndRead(ctx context.Context, fs *flag.FlagSet, args []string, maxPositional int, usageLine string) ([]string, store.Store, error) {
+	var sf storeFlags
+	sf.register(fs, false)
+	pos, err := parseUsage(fs, args, maxPositional, usageLine)
+	if err != nil {
+		return nil, nil, err
+	}
+	st, err := sf.open(ctx)
+	return pos, st, err
+}
+
 // open opens the store and prunes it as the retention flags say, whole
 // sessions only.
 func (f *storeFlags) open(ctx context.Context) (store.Store, error) {

@@ -5,27 +5,19 @@ import (
 	"encoding/json"
 	"flag"
 	"fmt"
-	"io"
 
 	veetbrowser "github.com/veetbot/veetbrowser"
 	"github.com/veetbot/veetbrowser/errcode"
 	"github.com/veetbot/veetbrowser/suite"
 )
 
-// SuiteCommand runs the synthetic component task suite and reports each
+// runSuite runs the synthetic component task suite and reports each
 // scenario; it fails when any scenario fails.
-type SuiteCommand struct {
-	Stdout io.Writer
-	Log    cliLog
-}
-
-// Run runs the command.
-func (c *SuiteCommand) Run(ctx context.Context, args []string) error {
-	fs := flag.NewFlagSet("suite", flag.ContinueOnError)
+func runSuite(ctx context.Context, c cli, fs *flag.FlagSet, args []string) error {
 	budget := fs.Int("budget", 0, "inline byte budget of the agent's model views (default 8192, at least 1024)")
 	asJSON := fs.Bool("json", false, "print the report as JSON")
 	var bf browserFlags
-	bf.register(fs, c.Log)
+	bf.register(fs, c.log)
 	var sf storeFlags
 	sf.register(fs, true)
 	if _, err := parseUsage(fs, args, 0, suiteUsageLine); err != nil {
@@ -41,7 +33,7 @@ func (c *SuiteCommand) Run(ctx context.Context, args []string) error {
 		return errcode.Wrap(errcode.Internal, err, "the suite could not run")
 	}
 	if *asJSON {
-		enc := json.NewEncoder(c.Stdout)
+		enc := json.NewEncoder(c.stdout)
 		enc.SetIndent("", "  ")
 		if err := enc.Encode(report); err != nil {
 			return err
@@ -49,12 +41,12 @@ func (c *SuiteCommand) Run(ctx context.Context, args []string) error {
 	} else {
 		passed := 0
 		for _, r := range report.Scenarios {
-			fmt.Fprintf(c.Stdout, "%-4s %-24s %6d ms  ops %v  expected %q observed %q\n", r.Outcome, r.ID, r.DurationMS, r.Operations, r.Expected, r.Observed)
+			fmt.Fprintf(c.stdout, "%-4s %-24s %6d ms  ops %v  expected %q observed %q\n", r.Outcome, r.ID, r.DurationMS, r.Operations, r.Expected, r.Observed)
 			if r.Outcome == "pass" {
 				passed++
 			}
 		}
-		fmt.Fprintf(c.Stdout, "suite: %d passed, %d failed\n", passed, len(report.Scenarios)-passed)
+		fmt.Fprintf(c.stdout, "suite: %d passed, %d failed\n", passed, len(report.Scenarios)-passed)
 	}
 	if !report.Passed() {
 		return errSuiteFailed

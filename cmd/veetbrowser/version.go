@@ -2,23 +2,18 @@ package main
 
 import (
 	"context"
+	"flag"
 	"fmt"
-	"io"
 
 	"github.com/veetbot/veetbrowser/tools"
 )
 
-// VersionCommand prints the build version and the browser tool versions.
-type VersionCommand struct {
-	Stdout io.Writer
-}
-
-// Run runs the command.
-func (c *VersionCommand) Run(_ context.Context, _ []string) error {
-	fmt.Fprintf(c.Stdout, "veetbrowser %s\nbrowser tools:", Version)
+// runVersion prints the build version and the browser tool versions.
+func runVersion(_ context.Context, c cli, _ *flag.FlagSet, _ []string) error {
+	fmt.Fprintf(c.stdout, "veetbrowser %s\nbrowser tools:", Version)
 	for _, v := range tools.Versions {
-		fmt.Fprintf(c.Stdout, " %s", v.Name)
+		fmt.Fprintf(c.stdout, " %s", v.Name)
 	}
-	fmt.Fprintf(c.Stdout, " (new sessions: %s)\n", tools.Newest().Name)
+	fmt.Fprintf(c.stdout, " (new sessions: %s)\n", tools.Newest().Name)
 	return nil
 }

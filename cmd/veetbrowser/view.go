@@ -5,7 +5,6 @@ import (
 	"errors"
 	"flag"
 	"fmt"
-	"io"
 	"net/http"
 	"os"
 	"strings"
@@ -39,19 +38,10 @@ model saw it; coverage; approvals; controls added and removed).
 flags:
 `
 
-// ViewCommand serves the artifact store's sessions as timelines.
-type ViewCommand struct {
-	Stdout, Stderr io.Writer
-}
-
-// Run runs the command until ctx ends.
-func (c *ViewCommand) Run(ctx context.Context, args []string) error {
-	fs := flag.NewFlagSet("view", flag.ContinueOnError)
-	fs.SetOutput(c.Stderr)
-	fs.Usage = func() {
-		fmt.Fprint(fs.Output(), viewUsage)
-		fs.PrintDefaults()
-	}
+// runView serves the artifact store's sessions as timelines until ctx
+// ends.
+func runView(ctx context.Context, c cli, fs *flag.FlagSet, args []string) error {
+	withHelp(fs, c.stderr, viewUsage)
 	listen := fs.String("listen", "127.0.0.1:0", "address to serve on (loopback unless a token is set)")
 	tokenFile := fs.String("token-file", "", "file holding the bearer token every request must send (default: $"+EnvViewToken+")")
 	var sf storeFlags
@@ -85,7 +75,7 @@ func (c *ViewCommand) Run(ctx context.Context, args []string) error {
 	srv := &http.Server{Handler: h, ReadHeaderTimeout: 10 * time.Second}
 	done := make(chan error, 1)
 	go func() { done <- srv.Serve(ln) }()
-	fmt.Fprintf(c.Stdout, "http://%s/\n", ln.Addr())
+	fmt.Fprintf(c.stdout, "http://%s/\n", ln.Addr())
 	select {
 	case err := <-done:
 		return errcode.Wrap(errcode.Internal, err, "the viewer stopped")

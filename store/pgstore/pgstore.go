@@ -5,9 +5,7 @@ package pgstore
 import (
 	"context"
 	"database/sql"
-	"embed"
 	"errors"
-	"io/fs"
 	"time"
 
 	"github.com/jackc/pgx/v5"
@@ -18,11 +16,9 @@ import (
 
 	"github.com/veetbot/veetbrowser/errcode"
 	"github.com/veetbot/veetbrowser/store/internal/record"
+	"github.com/veetbot/veetbrowser/store/internal/schema"
 	"github.com/veetbot/veetbrowser/store/internal/sqlstore"
 )
-
-//go:embed migrations/*.sql
-var migrations embed.FS
 
 // versionTable is goose's table of applied migrations.
 const versionTable = "veetbrowser_schema_version"
@@ -74,7 +70,7 @@ func Open(ctx context.Context, dsn string) (*Store, error) {
 func migrate(ctx context.Context, pool *pgxpool.Pool) error {
 	db := stdlib.OpenDBFromPool(pool)
 	defer db.Close()
-	fsys, err := fs.Sub(migrations, "migrations")
+	fsys, err := schema.Migrations(schema.PostgreSQL)
 	if err != nil {
 		return record.Fail(err, "the artifact store's schema is missing")
 	}

@@ -7,7 +7,6 @@ import (
 	"encoding/hex"
 	"errors"
 	"fmt"
-	"io/fs"
 	"os"
 	"time"
 
@@ -15,6 +14,7 @@ import (
 
 	"github.com/veetbot/veetbrowser/internal/tempdir"
 	"github.com/veetbot/veetbrowser/store/internal/record"
+	"github.com/veetbot/veetbrowser/store/internal/schema"
 )
 
 // versionTable is goose's table of applied migrations.
@@ -32,7 +32,7 @@ func migrate(ctx context.Context, dsn string) error {
 	if err := prepareWaiting(ctx, db); err != nil {
 		return record.Fail(err, "the artifact store cannot be opened")
 	}
-	fsys, err := fs.Sub(migrations, "migrations")
+	fsys, err := schema.Migrations(schema.SQLite)
 	if err != nil {
 		return record.Fail(err, "the artifact store's schema is missing")
 	}

@@ -7,7 +7,6 @@ package sqlitestore
 import (
 	"context"
 	"database/sql"
-	"embed"
 	"errors"
 	"net/url"
 	"os"
@@ -22,9 +21,6 @@ import (
 	"github.com/veetbot/veetbrowser/store/internal/record"
 	"github.com/veetbot/veetbrowser/store/internal/sqlstore"
 )
-
-//go:embed migrations/*.sql
-var migrations embed.FS
 
 // BusyTimeout is how long a statement waits for another process's write
 // before it fails.

@@ -449,51 +449,30 @@ func Fail(err error, format string, args ...any) error {
 	return errcode.Wrap(Unavailable, err, format, args...)
 }
 
-// NoSession is the error for a session id the store does not hold.
-func NoSession() error {
-	return errcode.New(errcode.InvalidArgument, "no recorded session has that id")
-}
-
-// NoIntent is the error for a Complete without its open intent.
-func NoIntent() error {
-	return errcode.New(errcode.InvalidArgument, "no open intent has that session id and sequence number")
-}
-
-// NoBlobSession is the blob methods' error for a session id the store
-// does not hold.
-func NoBlobSession() error {
-	return errcode.New(errcode.NotFound, "no recorded session has that id")
-}
-
-// NoBlobCall is the error for a blob of a call the store does not hold.
-func NoBlobCall() error {
-	return errcode.New(errcode.NotFound, "no recorded call has that session id and sequence number")
-}
-
-// NoBlob is the error for a blob id the session does not hold (another
-// session's is not found either).
-func NoBlob() error {
-	return errcode.New(errcode.NotFound, "the session has no blob with that id")
-}
-
-// SessionExists is the error for a session id the store already holds.
-func SessionExists() error {
-	return errcode.New(errcode.InvalidArgument, "a session with that id is already recorded")
-}
-
-// LeaseHeld is the error for an acquire of a profile another live lease
-// holds.
-func LeaseHeld() error {
-	return errcode.New(errcode.LeaseHeld, "another live lease holds this profile")
-}
-
-// LeaseExpired is the error for a lease id that is not live: it expired,
-// was released, was taken over after it expired, or never existed.
-func LeaseExpired() error {
-	return errcode.New(errcode.LeaseExpired, "the lease has expired or was released")
-}
-
-// LeaseExists is the error for a lease id the store already holds.
-func LeaseExists() error {
-	return errcode.New(errcode.InvalidArgument, "a lease with that id already exists")
-}
+// The refusals the stores share, each a fixed code and message. None
+// carries a cause, so one value serves every return.
+var (
+	// NoSession is the error for a session id the store does not hold.
+	NoSession = errcode.New(errcode.InvalidArgument, "no recorded session has that id")
+	// NoIntent is the error for a Complete without its open intent.
+	NoIntent = errcode.New(errcode.InvalidArgument, "no open intent has that session id and sequence number")
+	// NoBlobSession is the blob methods' error for a session id the store
+	// does not hold.
+	NoBlobSession = errcode.New(errcode.NotFound, "no recorded session has that id")
+	// NoBlobCall is the error for a blob of a call the store does not hold.
+	NoBlobCall = errcode.New(errcode.NotFound, "no recorded call has that session id and sequence number")
+	// NoBlob is the error for a blob id the session does not hold (another
+	// session's is not found either).
+	NoBlob = errcode.New(errcode.NotFound, "the session has no blob with that id")
+	// SessionExists is the error for a session id the store already holds.
+	SessionExists = errcode.New(errcode.InvalidArgument, "a session with that id is already recorded")
+	// LeaseHeld is the error for an acquire of a profile another live
+	// lease holds.
+	LeaseHeld = errcode.New(errcode.LeaseHeld, "another live lease holds this profile")
+	// LeaseExpired is the error for a lease id that is not live: it
+	// expired, was released, was taken over after it expired, or never
+	// existed.
+	LeaseExpired = errcode.New(errcode.LeaseExpired, "the lease has expired or was released")
+	// LeaseExists is the error for a lease id the store already holds.
+	LeaseExists = errcode.New(errcode.InvalidArgument, "a lease with that id already exists")
+)

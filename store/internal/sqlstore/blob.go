@@ -45,13 +45,13 @@ func (s *Store[T]) PutBlob(ctx context.Context, b record.Blob) (id int64, err er
 		err := tx.QueryRow(ctx, s.sql.blobs.claim, b.Size(), b.SessionID).Scan(&last)
 		// pgx's ErrNoRows is also sql.ErrNoRows.
 		if errors.Is(err, sql.ErrNoRows) {
-			return record.NoBlobSession()
+			return record.NoBlobSession
 		}
 		if err != nil {
 			return err
 		}
 		if b.Seq > last {
-			return record.NoBlobCall()
+			return record.NoBlobCall
 		}
 		return tx.QueryRow(ctx, s.sql.blobs.insert,
 			b.SessionID, b.Seq, b.Kind, b.Revision, b.MediaType, b.Data, text(b.Meta)).Scan(&id)
@@ -72,7 +72,7 @@ func (s *Store[T]) Blobs(ctx context.Context, sessionID string) ([]record.BlobIn
 		return nil, record.Fail(err, "the session's blobs could not be listed")
 	}
 	if n == 0 {
-		return nil, record.NoBlobSession()
+		return nil, record.NoBlobSession
 	}
 	rows, err := s.cfg.Read.Query(ctx, s.sql.blobs.list, sessionID)
 	if err != nil {
@@ -105,7 +105,7 @@ func (s *Store[T]) Blob(ctx context.Context, sessionID string, id int64) (record
 	err := s.cfg.Read.QueryRow(ctx, s.sql.blobs.read, id, sessionID).
 		Scan(&b.SessionID, &b.Seq, &b.Kind, &b.Revision, &b.MediaType, &b.Data, &meta)
 	if errors.Is(err, sql.ErrNoRows) {
-		return record.Blob{}, record.NoBlob()
+		return record.Blob{}, record.NoBlob
 	}
 	if err != nil {
 		return record.Blob{}, record.Fail(err, "the blob could not be read")

@@ -52,7 +52,7 @@ func (s *Store[T]) AcquireLease(ctx context.Context, l record.Lease) (record.Lea
 		l.ID, l.Tenant, l.Profile, l.Holder, s.cfg.Stamp(l.Expires), s.now())
 	got, err := s.readLease(row, record.LeaseHeld)
 	if err != nil && s.cfg.Duplicate(err) {
-		return record.Lease{}, record.LeaseExists()
+		return record.Lease{}, record.LeaseExists
 	}
 	return got, failed(err, "the lease could not be acquired")
 }
@@ -118,13 +118,13 @@ func (s *Store[T]) ExpiredLeases(ctx context.Context, now time.Time) ([]record.L
 
 // readLease reads a lease from a row of leaseColumns; none is the error
 // for no row.
-func (s *Store[T]) readLease(row Row, none func() error) (record.Lease, error) {
+func (s *Store[T]) readLease(row Row, none error) (record.Lease, error) {
 	var l record.Lease
 	var expires T
 	err := row.Scan(&l.ID, &l.Tenant, &l.Profile, &l.Holder, &expires)
 	// pgx's ErrNoRows is also sql.ErrNoRows.
 	if none != nil && errors.Is(err, sql.ErrNoRows) {
-		return record.Lease{}, none()
+		return record.Lease{}, none
 	}
 	if err != nil {
 		return record.Lease{}, err

@@ -62,7 +62,7 @@ func created(err error, duplicate func(error) bool) error {
 	case err == nil:
 		return nil
 	case duplicate(err):
-		return record.SessionExists()
+		return record.SessionExists
 	}
 	return record.Fail(err, "the session could not be recorded")
 }
@@ -126,7 +126,7 @@ func readSession[T any](row Row, at func(T) time.Time) (record.Session, error) {
 	err := row.Scan(&s.ID, &start, &s.Version, &s.Budget, &grant, &s.Surface)
 	// pgx's ErrNoRows is also sql.ErrNoRows.
 	if errors.Is(err, sql.ErrNoRows) {
-		return record.Session{}, record.NoSession()
+		return record.Session{}, record.NoSession
 	}
 	if err != nil {
 		return record.Session{}, record.Fail(err, "the session could not be read")

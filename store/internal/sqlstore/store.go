@@ -162,7 +162,7 @@ func (s *Store[T]) insert(ctx context.Context, c record.Call, ready readyFunc) (
 		err := tx.QueryRow(ctx, s.sql.nextSeq, start, c.Size(), c.SessionID).Scan(&seq)
 		// pgx's ErrNoRows is also sql.ErrNoRows.
 		if errors.Is(err, sql.ErrNoRows) {
-			return record.NoSession()
+			return record.NoSession
 		}
 		if err != nil {
 			return err
@@ -189,7 +189,7 @@ func (s *Store[T]) Complete(ctx context.Context, sessionID string, seq int64, re
 			return err
 		}
 		if done != 1 {
-			return record.NoIntent()
+			return record.NoIntent
 		}
 		_, err = tx.Exec(ctx, s.sql.addBytes, res.Size(), sessionID)
 		return err

@@ -211,6 +211,18 @@ func (s Suite) open(t testing.TB, spec string) store.Store {
 	return st
 }
 
+// withSession opens a fresh store holding one session, id, started now;
+// spec names the store for other openers.
+func (s Suite) withSession(t testing.TB, id string) (spec string, st store.Store) {
+	t.Helper()
+	spec = s.Fresh(t)
+	st = s.open(t, spec)
+	if err := st.CreateSession(context.Background(), Session(id, time.Now())); err != nil {
+		t.Fatal(err)
+	}
+	return spec, st
+}
+
 // Run runs every test of the suite.
 func (s Suite) Run(t *testing.T) {
 	t.Run("RoundTrip", s.RoundTrip)
@@ -350,11 +362,8 @@ func second[T any](_ T, err error) error { return err }
 func (s Suite) Concurrent(t *testing.T) {
 	t.Parallel()
 	ctx := context.Background()
-	st := s.open(t, s.Fresh(t))
+	_, st := s.withSession(t, "shared")
 	const writers, each = 16, 8
-	if err := st.CreateSession(ctx, Session("shared", time.Now())); err != nil {
-		t.Fatal(err)
-	}
 	var wg sync.WaitGroup
 	errs := make(chan error, writers*each*2)
 	for w := range writers {
@@ -554,12 +563,7 @@ func (s Suite) Prune(t *testing.T) {
 // takes writes again.
 func (s Suite) KilledWriter(t *testing.T) {
 	t.Parallel()
-	ctx := context.Background()
-	spec := s.Fresh(t)
-	st := s.open(t, spec)
-	if err := st.CreateSession(ctx, Session("crash", time.Now())); err != nil {
-		t.Fatal(err)
-	}
+	spec, st := s.withSession(t, "crash")
 	st.Close()
 
 	cmd := child(t, "crash", spec, "crash")
@@ -610,7 +614,7 @@ func (s Suite) KilledWriter(t *testing.T) {
 		t.Fatalf("records the child saw committed are missing: %v", recorded)
 	}
 	t.Logf("%d calls recorded before the kill", len(list))
-	if seq, err := st.Record(ctx, Call("crash", 1000)); err != nil || seq != int64(len(list)+1) {
+	if seq, err := st.Record(context.Background(), Call("crash", 1000)); err != nil || seq != int64(len(list)+1) {
 		t.Fatalf("writing after the crash: %d, %v", seq, err)
 	}
 }
@@ -619,12 +623,7 @@ func (s Suite) KilledWriter(t *testing.T) {
 // record is there once.
 func (s Suite) TwoProcesses(t *testing.T) {
 	t.Parallel()
-	ctx := context.Background()
-	spec := s.Fresh(t)
-	st := s.open(t, spec)
-	if err := st.CreateSession(ctx, Session("both", time.Now())); err != nil {
-		t.Fatal(err)
-	}
+	spec, st := s.withSession(t, "both")
 	var cmds []*exec.Cmd
 	var outs []*bytes.Buffer
 	for w := range 2 {
