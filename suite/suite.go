@@ -49,12 +49,28 @@ func (r *Report) Passed() bool {
 	return true
 }
 
+// IDs lists the scenarios' ids in the order Run runs them.
+func IDs() []string {
+	var ids []string
+	for _, sc := range scenarios() {
+		ids = append(ids, sc.id)
+	}
+	return ids
+}
+
 // Run runs every scenario on rt with model views of budget bytes, or only
-// the scenarios whose ids only names.
+// the scenarios whose ids only names; an id that names no scenario is
+// invalid_argument, so a typo never passes as a run of nothing.
 func Run(ctx context.Context, rt *veetbrowser.Runtime, budget int, only ...string) (*Report, error) {
 	site := newSite()
 	all := scenarios()
 	if len(only) > 0 {
+		ids := IDs()
+		for _, id := range only {
+			if !slices.Contains(ids, id) {
+				return nil, errcode.New(errcode.InvalidArgument, "no scenario %q; the scenarios are %s", id, strings.Join(ids, ", "))
+			}
+		}
 		all = slices.DeleteFunc(all, func(sc scenario) bool { return !slices.Contains(only, sc.id) })
 	}
 	for _, sc := range all {

@@ -90,10 +90,10 @@ func TestObserveErrorsAreJSON(t *testing.T) {
 
 func TestSuiteReportsJSON(t *testing.T) {
 	t.Parallel()
-	if testing.Short() {
-		t.Skip("runs the whole suite")
-	}
-	out, code := runCLIWithin(t, 10*time.Minute, "suite", "--budget", "8192", "--json")
+	// Two scenarios: the suite package runs all of them at two budgets;
+	// this test is about the command and its report.
+	chosen := []string{"forms", "popup-sign-in"}
+	out, code := runCLIWithin(t, 5*time.Minute, "suite", "--budget", "8192", "--json", "--scenario", strings.Join(chosen, ","))
 	var report struct {
 		Scenarios []struct {
 			ID         string         `json:"id"`
@@ -108,7 +108,7 @@ func TestSuiteReportsJSON(t *testing.T) {
 	if err := json.Unmarshal([]byte(out), &report); err != nil {
 		t.Fatalf("exit %d, output is not the JSON report: %v\n%s", code, err, out)
 	}
-	if code != 0 || len(report.Scenarios) != 18 {
+	if code != 0 || len(report.Scenarios) != len(chosen) {
 		var failed []string
 		for _, s := range report.Scenarios {
 			if s.Outcome != "pass" {
@@ -117,10 +117,24 @@ func TestSuiteReportsJSON(t *testing.T) {
 		}
 		t.Fatalf("exit %d with %d scenarios; failed: %s", code, len(report.Scenarios), strings.Join(failed, ", "))
 	}
-	for _, s := range report.Scenarios {
-		if s.ID == "" || s.Outcome != "pass" || s.DurationMS == nil || s.Operations["navigate"] == 0 || s.Expected == nil || s.Observed == nil {
+	for i, s := range report.Scenarios {
+		if s.ID != chosen[i] || s.Outcome != "pass" || s.DurationMS == nil || s.Operations["navigate"] == 0 || s.Expected == nil || s.Observed == nil {
 			t.Errorf("scenario %+v", s)
 		}
+	}
+}
+
+// TestSuiteRefusesAnUnknownScenario: a typo in --scenario is refused before
+// a browser starts, never a run of nothing that passes.
+func TestSuiteRefusesAnUnknownScenario(t *testing.T) {
+	t.Parallel()
+	out, _, code := runCLIWithStderr(t, "suite", "--scenario", "forms,no-such-scenario", "--browser", "/nonexistent/chromium")
+	var body struct {
+		Error struct{ Code, Message string }
+	}
+	if code == 0 || json.Unmarshal([]byte(out), &body) != nil || body.Error.Code != "invalid_argument" ||
+		!strings.Contains(body.Error.Message, `no scenario "no-such-scenario"`) || !strings.Contains(body.Error.Message, "drag-reorder") {
+		t.Fatalf("exit %d, output %s; want invalid_argument naming the scenarios", code, out)
 	}
 }
 

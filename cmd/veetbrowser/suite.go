@@ -5,6 +5,8 @@ import (
 	"encoding/json"
 	"flag"
 	"fmt"
+	"slices"
+	"strings"
 
 	veetbrowser "github.com/veetbot/veetbrowser"
 	"github.com/veetbot/veetbrowser/errcode"
@@ -16,6 +18,7 @@ import (
 func runSuite(ctx context.Context, c cli, fs *flag.FlagSet, args []string) error {
 	budget := fs.Int("budget", 0, "inline byte budget of the agent's model views (default 8192, at least 1024)")
 	asJSON := fs.Bool("json", false, "print the report as JSON")
+	only := fs.String("scenario", "", "run only these scenarios: ids separated by commas (default every scenario)")
 	var bf browserFlags
 	bf.register(fs, c.log)
 	var sf storeFlags
@@ -23,12 +26,16 @@ func runSuite(ctx context.Context, c cli, fs *flag.FlagSet, args []string) error
 	if _, err := parseUsage(fs, args, 0, suiteUsageLine); err != nil {
 		return err
 	}
+	ids, err := scenarioIDs(*only)
+	if err != nil {
+		return err
+	}
 	rt, closeBrowser, err := bf.runtime(ctx, *budget, &sf, veetbrowser.Options{ActionScreenshots: true}) // a recorded suite run shows what each action left
 	if err != nil {
 		return err
 	}
 	defer closeBrowser()
-	report, err := suite.Run(ctx, rt, *budget)
+	report, err := suite.Run(ctx, rt, *budget, ids...)
 	if err != nil {
 		return errcode.Wrap(errcode.Internal, err, "the suite could not run")
 	}
@@ -52,6 +59,22 @@ func runSuite(ctx context.Context, c cli, fs *flag.FlagSet, args []string) error
 		return errSuiteFailed
 	}
 	return nil
+}
+
+// scenarioIDs reads --scenario before any browser starts: an id that names
+// no scenario is invalid_argument, never a run of nothing that passes.
+func scenarioIDs(list string) ([]string, error) {
+	if list == "" {
+		return nil, nil
+	}
+	known := suite.IDs()
+	ids := strings.Split(list, ",")
+	for _, id := range ids {
+		if !slices.Contains(known, id) {
+			return nil, errcode.New(errcode.InvalidArgument, "no scenario %q; the scenarios are %s", id, strings.Join(known, ", "))
+		}
+	}
+	return ids, nil
 }
 
 // errSuiteFailed exits non-zero without an error body: the report says it.
