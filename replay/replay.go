@@ -162,7 +162,9 @@ func RecordedInputs(p *store.Projection) (Inputs, error) {
 }
 
 // Project projects obs, a call's canonical observation, as a session would
-// have under in, with the action outcome and the next key p records.
+// have under in, with the action outcome and the next key p records. obs
+// is taken by value: projecting stamps the version on it, and a caller's
+// decoded observation must not carry that stamp into a later projection.
 func Project(obs observation.Observation, p *store.Projection, in Inputs) ([]byte, error) {
 	obs.Version = in.Version.Name
 	opts := veetbrowser.ViewOptions(in.Version, in.Budget, in.Offsets)

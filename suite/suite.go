@@ -49,27 +49,29 @@ func (r *Report) Passed() bool {
 	return true
 }
 
-// IDs lists the scenarios' ids in the order Run runs them.
-func IDs() []string {
-	var ids []string
+// CheckIDs refuses an id that names no scenario with invalid_argument, so
+// a typo never passes as a run of nothing.
+func CheckIDs(ids []string) error {
+	var known []string
 	for _, sc := range scenarios() {
-		ids = append(ids, sc.id)
+		known = append(known, sc.id)
 	}
-	return ids
+	for _, id := range ids {
+		if !slices.Contains(known, id) {
+			return errcode.New(errcode.InvalidArgument, "no scenario %q; the scenarios are %s", id, strings.Join(known, ", "))
+		}
+	}
+	return nil
 }
 
 // Run runs every scenario on rt with model views of budget bytes, or only
-// the scenarios whose ids only names; an id that names no scenario is
-// invalid_argument, so a typo never passes as a run of nothing.
+// the scenarios whose ids only names (CheckIDs).
 func Run(ctx context.Context, rt *veetbrowser.Runtime, budget int, only ...string) (*Report, error) {
 	site := newSite()
 	all := scenarios()
 	if len(only) > 0 {
-		ids := IDs()
-		for _, id := range only {
-			if !slices.Contains(ids, id) {
-				return nil, errcode.New(errcode.InvalidArgument, "no scenario %q; the scenarios are %s", id, strings.Join(ids, ", "))
-			}
+		if err := CheckIDs(only); err != nil {
+			return nil, err
 		}
 		all = slices.DeleteFunc(all, func(sc scenario) bool { return !slices.Contains(only, sc.id) })
 	}

@@ -204,21 +204,22 @@ func (s *Session) control(ref string) (collect.Target, error) {
 // inspect runs the read-only guards of an action (collect.Inspect), which
 // change nothing in the page, and returns the control's facts.
 func (s *Session) inspect(ctx context.Context, req collect.GuardRequest) (*collect.GuardResult, error) {
-	return s.guards(ctx, collect.Inspect(req), collect.DecodeInspect)
+	return collectOr(ctx, s.eval, collect.Inspect(req), collect.DecodeInspect, "the control could not be inspected", controlRefusal)
 }
 
 // prepare runs the guards of an action again once it is authorized
 // (collect.Prepare) and returns the control's facts and the point a
 // pointer action hits.
 func (s *Session) prepare(ctx context.Context, req collect.GuardRequest) (*collect.GuardResult, error) {
-	return s.guards(ctx, collect.Prepare(req), collect.DecodePrepare)
+	return collectOr(ctx, s.eval, collect.Prepare(req), collect.DecodePrepare, "the control could not be inspected", controlRefusal)
 }
 
 // authorizeAndPrepare asks authorize for the action on facts, the
 // control's as inspected. Authorization may have waited for a person: the
 // owners of a control in a frame are shown again and the guards of req run
-// again (prepare); the caller holds their facts to the approved ones
-// (stillApproved).
+// again (prepare). A caller that acts on the prepared facts holds them to
+// the approved ones (stillApproved); one that only needs the point may
+// discard them.
 func (s *Session) authorizeAndPrepare(ctx context.Context, authorize browser.Authorize, class string, facts policy.Facts, req collect.GuardRequest) (policy.Permit, *collect.GuardResult, error) {
 	permit, err := authorize(ctx, class, facts)
 	if err != nil {
@@ -245,11 +246,6 @@ func stillApproved(now, approved policy.Facts) error {
 		return errcode.New(errcode.ApprovalRequired, "the control changed while the action waited; it is now %s and needs the user's approval", now)
 	}
 	return errcode.New(errcode.StaleReference, "the control changed before the action; observe again")
-}
-
-// guards runs the live guards of one step in the page (inspect or prepare).
-func (s *Session) guards(ctx context.Context, expr string, decode func([]byte) (*collect.GuardResult, error)) (*collect.GuardResult, error) {
-	return collectOr(ctx, s.eval, expr, decode, "the control could not be inspected", controlRefusal)
 }
 
 // refusalWords tell the agent of the page's refusals about a control: the

@@ -88,9 +88,12 @@ func (s *Session) evalOwner(ctx context.Context, o link, expr string) (*collect.
 		eval = s.tab.evaluatorIn(f.target, f.world)
 	}
 	return collectOr(ctx, eval, expr, collect.DecodeOwner, "a frame holding the control could not be checked", func(r collect.Refusal) error {
-		// Decoding admits only the refusals an owner call may answer with,
-		// each of which has its words.
-		w := refusalWords[r]
+		w, ok := refusalWords[r]
+		if !ok || w.owner == "" {
+			// Decoding admits only the refusals an owner call may answer
+			// with, each of which has its words.
+			return errcode.New(errcode.NotActionable, "another element covers the control's frame; close it or observe again")
+		}
 		return errcode.New(w.code, "%s", w.owner)
 	})
 }

@@ -220,7 +220,7 @@ type navStart struct {
 func (t *tab) beginNavigation(ctx context.Context, url string) (start navStart, done func(), err error) {
 	left := t.leave(url)
 	octx, end, err := t.begin(ctx)
-	if err != nil && errors.Is(err, errCrashed) {
+	if errors.Is(err, errCrashed) {
 		t.mu.Lock()
 		t.crashed = false
 		t.mu.Unlock()

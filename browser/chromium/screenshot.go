@@ -100,12 +100,12 @@ func (s *Session) Screenshot(ctx context.Context, req ScreenshotRequest) (*Scree
 
 // shotStep runs one step of a capture in the top document.
 func (s *Session) shotStep(ctx context.Context, r collect.ShotRequest) (*collect.ShotResult, error) {
-	return collectOr(ctx, s.tab.evaluate, collect.Shot(r), collect.DecodeShot, "the page could not be captured", func(r collect.Refusal) error {
-		if r == collect.DocumentChanged {
+	return collectOr(ctx, s.tab.evaluate, collect.Shot(r), collect.DecodeShot, "the page could not be captured", func(refusal collect.Refusal) error {
+		if refusal == collect.DocumentChanged {
 			return errcode.New(errcode.DocumentChanged, "the page loaded a new document during the screenshot; observe again")
 		}
 		// The control captured alone is gone or hidden: said as to an action.
-		return controlRefusal(r)
+		return controlRefusal(refusal)
 	})
 }
 

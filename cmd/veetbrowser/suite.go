@@ -5,7 +5,6 @@ import (
 	"encoding/json"
 	"flag"
 	"fmt"
-	"slices"
 	"strings"
 
 	veetbrowser "github.com/veetbot/veetbrowser"
@@ -61,20 +60,13 @@ func runSuite(ctx context.Context, c cli, fs *flag.FlagSet, args []string) error
 	return nil
 }
 
-// scenarioIDs reads --scenario before any browser starts: an id that names
-// no scenario is invalid_argument, never a run of nothing that passes.
+// scenarioIDs reads --scenario, checked before any browser starts.
 func scenarioIDs(list string) ([]string, error) {
 	if list == "" {
 		return nil, nil
 	}
-	known := suite.IDs()
 	ids := strings.Split(list, ",")
-	for _, id := range ids {
-		if !slices.Contains(known, id) {
-			return nil, errcode.New(errcode.InvalidArgument, "no scenario %q; the scenarios are %s", id, strings.Join(known, ", "))
-		}
-	}
-	return ids, nil
+	return ids, suite.CheckIDs(ids)
 }
 
 // errSuiteFailed exits non-zero without an error body: the report says it.

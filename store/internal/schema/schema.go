@@ -6,7 +6,8 @@
 // dialect-only clauses through Dialect. The cells of a column definition
 // (name, type, the rest) are separated by tabs and aligned with spaces
 // when rendered, so that a column list reads as a table in either
-// dialect.
+// dialect. The tabs are part of the source: an editor that turns them into
+// spaces changes the rendered SQL, which the digests in the test catch.
 //
 // A migration that was released is never changed: databases have applied
 // it. The test holds the digest of every rendered file.
