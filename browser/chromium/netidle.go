@@ -7,8 +7,9 @@ import (
 	"github.com/chromedp/cdproto/page"
 )
 
-// maxTracked bounds the requests the traffic record keeps: a page that
-// starts more without finishing them is simply busy.
+// maxTracked bounds the request ids the traffic record keeps, in flight and
+// long-lived each. Starts past it are only counted, so the record stays
+// small while a page that starts more without finishing them is busy.
 const maxTracked = 1024
 
 // traffic is the network state of the tab's main target that browser_wait's
@@ -19,9 +20,18 @@ const maxTracked = 1024
 // does not report: within the document, and back-forward cache restores.
 type traffic struct {
 	inflight map[network.RequestID]bool
-	changed  time.Time // last start or end of a tracked request
-	sameDocs uint64    // main-frame navigations within the document
-	restores uint64    // main-frame documents restored from the back-forward cache
+	// untracked counts the starts past maxTracked not yet ended. Their ids
+	// are not kept, so the end of any request the record does not know
+	// takes one off: the page stays busy until as many unknown ends came.
+	untracked int
+	// longLived holds the ids of the long-lived requests in flight, so that
+	// their end is not taken for the end of an untracked request. Past
+	// maxTracked a long-lived request counts as untracked instead: the page
+	// is busy while it lasts, rather than idle early when it ends.
+	longLived map[network.RequestID]bool
+	changed   time.Time // last start or end of a request that is not long-lived
+	sameDocs  uint64    // main-frame navigations within the document
+	restores  uint64    // main-frame documents restored from the back-forward cache
 }
 
 // noteTrafficLocked records what ev changes in the tab's traffic. It runs in
@@ -30,16 +40,7 @@ func (t *tab) noteTrafficLocked(ev any) {
 	tr := &t.traffic
 	switch ev := ev.(type) {
 	case *network.EventRequestWillBeSent:
-		if ev.Type == network.ResourceTypeEventSource || ev.Type == network.ResourceTypeWebSocket {
-			return
-		}
-		if tr.inflight == nil {
-			tr.inflight = make(map[network.RequestID]bool)
-		}
-		if len(tr.inflight) < maxTracked {
-			tr.inflight[ev.RequestID] = true // a redirect keeps its request id
-		}
-		tr.changed = time.Now()
+		tr.start(ev)
 	case *network.EventLoadingFinished:
 		tr.finish(ev.RequestID)
 	case *network.EventLoadingFailed:
@@ -54,25 +55,62 @@ func (t *tab) noteTrafficLocked(ev any) {
 		if ev.Frame.ParentID == "" && ev.Type == page.NavigationTypeBackForwardCacheRestore {
 			tr.restores++ // onEvent wakes the waiters of a main-frame navigation
 		}
-		if ev.Frame.ParentID == "" && len(tr.inflight) > 0 {
+		if ev.Frame.ParentID == "" && (len(tr.inflight) > 0 || tr.untracked > 0 || len(tr.longLived) > 0) {
 			// The old document's requests end with it; an end the browser
 			// never reports must not keep the new one busy. Its own
 			// document request (the loader's id) is done by now.
 			clear(tr.inflight)
+			clear(tr.longLived)
+			tr.untracked = 0
 			tr.changed = time.Now()
 		}
 	}
 }
 
+func (tr *traffic) start(ev *network.EventRequestWillBeSent) {
+	id := ev.RequestID
+	if tr.longLived[id] {
+		return
+	}
+	if ev.RedirectResponse != nil || tr.inflight[id] {
+		tr.changed = time.Now() // a redirect keeps its request id, counted at its start
+		return
+	}
+	longLived := ev.Type == network.ResourceTypeEventSource || ev.Type == network.ResourceTypeWebSocket
+	switch {
+	case longLived && len(tr.longLived) < maxTracked:
+		if tr.longLived == nil {
+			tr.longLived = make(map[network.RequestID]bool)
+		}
+		tr.longLived[id] = true
+		return
+	case !longLived && len(tr.inflight) < maxTracked:
+		if tr.inflight == nil {
+			tr.inflight = make(map[network.RequestID]bool)
+		}
+		tr.inflight[id] = true
+	default:
+		tr.untracked++
+	}
+	tr.changed = time.Now()
+}
+
 func (tr *traffic) finish(id network.RequestID) {
-	if tr.inflight[id] {
+	switch {
+	case tr.longLived[id]:
+		delete(tr.longLived, id)
+	case tr.inflight[id]:
 		delete(tr.inflight, id)
+		tr.changed = time.Now()
+	case tr.untracked > 0:
+		tr.untracked--
 		tr.changed = time.Now()
 	}
 }
 
-// idleLocked reports whether no tracked request is in flight and none
-// started or ended for quiet.
+// idleLocked reports whether no request is in flight, tracked or counted,
+// and none started or ended for quiet.
 func (t *tab) idleLocked(quiet time.Duration) bool {
-	return len(t.traffic.inflight) == 0 && time.Since(t.traffic.changed) >= quiet
+	tr := &t.traffic
+	return len(tr.inflight) == 0 && tr.untracked == 0 && time.Since(tr.changed) >= quiet
 }

@@ -1,8 +1,12 @@
 package chromium
 
 import (
+	"fmt"
 	"net/http"
+	"strconv"
 	"strings"
+	"sync"
+	"sync/atomic"
 	"testing"
 	"time"
 
@@ -145,6 +149,72 @@ func TestWaitNetworkIdle(t *testing.T) {
 	}
 	_, err = s.Wait(ctx, browser.WaitRequest{NetworkIdle: true, Timeout: 2 * time.Second})
 	wantCode(t, err, errcode.Timeout)
+}
+
+// At the tracking bound and one past it, a request still in flight keeps the
+// page busy: the page starts n fetches, of which only the last one created
+// (requestWillBeSent comes in creation order, queued ones too) hangs until
+// the test releases it.
+func TestWaitNetworkIdleAtTheBound(t *testing.T) {
+	t.Parallel()
+	for _, n := range []int{maxTracked, maxTracked + 1} {
+		t.Run(strconv.Itoa(n), func(t *testing.T) {
+			t.Parallel()
+			ctx := browsertest.Context(t, 3*time.Minute)
+			var served atomic.Int64
+			release := make(chan struct{})
+			mux := http.NewServeMux()
+			mux.HandleFunc("/{$}", func(w http.ResponseWriter, r *http.Request) {
+				w.Header().Set("Content-Type", "text/html")
+				fmt.Fprintf(w, `<button onclick="start()">Start</button><p id="out">waiting</p><script>
+function start() {
+  const all = [];
+  for (let i = 0; i < %d; i++) all.push(fetch('/r?i=' + i).then(r => r.text()));
+  Promise.all(all).then(() => document.getElementById('out').textContent = 'All loaded');
+}
+</script>`, n)
+			})
+			mux.HandleFunc("/r", func(w http.ResponseWriter, r *http.Request) {
+				if r.URL.Query().Get("i") == strconv.Itoa(n-1) {
+					select {
+					case <-release:
+					case <-r.Context().Done():
+					}
+				} else {
+					served.Add(1)
+				}
+				w.Write([]byte("ok"))
+			})
+			base := browsertest.ServeHandler(t, mux)
+			var once sync.Once
+			free := func() { once.Do(func() { close(release) }) }
+			t.Cleanup(free) // before the server closes
+			s := openInteractive(t)
+			obs, err := s.Navigate(ctx, base)
+			if err != nil {
+				t.Fatal(err)
+			}
+			if _, err := s.Act(ctx, browser.Action{Kind: browser.ActClick, Ref: find(t, obs, "Start").Ref}, allowAll); err != nil {
+				t.Fatal(err)
+			}
+			for served.Load() < int64(n-1) {
+				if ctx.Err() != nil {
+					t.Fatalf("served %d of %d quick requests", served.Load(), n-1)
+				}
+				time.Sleep(50 * time.Millisecond)
+			}
+			_, err = s.Wait(ctx, browser.WaitRequest{NetworkIdle: true, Timeout: 3 * time.Second})
+			wantCode(t, err, errcode.Timeout)
+			free()
+			obs, err = s.Wait(ctx, browser.WaitRequest{NetworkIdle: true, Timeout: 15 * time.Second})
+			if err != nil {
+				t.Fatal(err)
+			}
+			if !strings.Contains(joined(obs), "All loaded") {
+				t.Fatalf("idle before the last request ended: %q", joined(obs))
+			}
+		})
+	}
 }
 
 // A dialog the page opens during a wait ends it with its own error.
