@@ -23,15 +23,12 @@ func RevealOwner(r OwnerRequest) string { return call(fnRevealOwner, r) }
 // ThroughOwner maps the point to the owner's document and hit-tests it.
 func ThroughOwner(r OwnerRequest) string { return call(fnThroughOwner, r) }
 
-// OwnerResult is the answer of RevealOwner and ThroughOwner: a refusal,
-// or the point in the owner's document.
-type OwnerResult = PointResult
-
 var ownerRefusals = []Refusal{DocumentChanged, Stale, Detached, Hidden, Covered}
 
-// DecodeOwner decodes the answer of RevealOwner or ThroughOwner.
-func DecodeOwner(raw []byte) (*OwnerResult, error) {
-	r, err := decodeRefusable[OwnerResult](raw, ownerRefusals)
+// DecodeOwner decodes the answer of RevealOwner or ThroughOwner: a
+// refusal, or the point in the owner's document.
+func DecodeOwner(raw []byte) (*PointResult, error) {
+	r, err := decodeRefusable[PointResult](raw, ownerRefusals)
 	if err != nil {
 		return nil, fmt.Errorf("decoding an owner's answer: %w", err)
 	}

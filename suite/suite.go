@@ -51,9 +51,13 @@ func (r *Report) Passed() bool {
 
 // CheckIDs refuses an id that names no scenario with invalid_argument, so
 // a typo never passes as a run of nothing.
-func CheckIDs(ids []string) error {
+func CheckIDs(ids []string) error { return checkIDs(scenarios(), ids) }
+
+// checkIDs checks ids against all, the scenarios Run already built: building
+// them builds every page, large ones included.
+func checkIDs(all []scenario, ids []string) error {
 	var known []string
-	for _, sc := range scenarios() {
+	for _, sc := range all {
 		known = append(known, sc.id)
 	}
 	for _, id := range ids {
@@ -70,7 +74,7 @@ func Run(ctx context.Context, rt *veetbrowser.Runtime, budget int, only ...strin
 	site := newSite()
 	all := scenarios()
 	if len(only) > 0 {
-		if err := CheckIDs(only); err != nil {
+		if err := checkIDs(all, only); err != nil {
 			return nil, err
 		}
 		all = slices.DeleteFunc(all, func(sc scenario) bool { return !slices.Contains(only, sc.id) })

@@ -52,13 +52,17 @@ func TestSuite(t *testing.T) {
 	budgets := []int{1024, 8192}
 	reports := make([]*Report, len(budgets))
 	errs := make([]error, len(budgets))
-	var wg sync.WaitGroup
-	for i, budget := range budgets {
+	runtimes := make([]*veetbrowser.Runtime, len(budgets))
+	for i, budget := range budgets { // every runtime before any run: a failure here leaves no run behind
 		rt, err := veetbrowser.New(shared.Get(t), veetbrowser.Options{Budget: budget, Store: both})
 		if err != nil {
 			t.Fatal(err)
 		}
-		wg.Go(func() { reports[i], errs[i] = Run(ctx, rt, budget) })
+		runtimes[i] = rt
+	}
+	var wg sync.WaitGroup
+	for i, budget := range budgets {
+		wg.Go(func() { reports[i], errs[i] = Run(ctx, runtimes[i], budget) })
 	}
 	wg.Wait()
 

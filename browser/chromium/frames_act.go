@@ -78,7 +78,7 @@ func (s *Session) eval(ctx context.Context, expr string) ([]byte, error) {
 
 // evalOwner runs an owner call in the document of o (the top document's
 // when o.frame is "") and maps its refusal to a public error.
-func (s *Session) evalOwner(ctx context.Context, o link, expr string) (*collect.OwnerResult, error) {
+func (s *Session) evalOwner(ctx context.Context, o link, expr string) (*collect.PointResult, error) {
 	var eval evaluator = s.tab.evaluate
 	if o.frame != "" {
 		f, ok := s.tab.frameByID(o.frame)
