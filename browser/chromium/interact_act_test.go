@@ -129,7 +129,10 @@ func (j *judged) last(t *testing.T) policy.Facts {
 
 const hoverMenus = `<title>Menus</title>
 <style>
-.sub { display: none; }
+/* A menu bar: each menu drops over the page, as real ones do, so one
+   closing moves no other trigger under the pointer. */
+.css, .js { display: inline-block; position: relative; vertical-align: top; margin-right: 40px; }
+.sub { display: none; position: absolute; top: 100%; left: 0; background: #fff; }
 .css:hover .sub, .js.open .sub { display: block; }
 </style>
 <div class="css"><button>Products</button><div class="sub"><button data-effect="laptops">Laptops</button></div></div>
