@@ -14,7 +14,7 @@ import (
 	"github.com/chromedp/cdproto/runtime"
 
 	"github.com/veetbot/veetbrowser/browser"
-	"github.com/veetbot/veetbrowser/collect"
+	"github.com/veetbot/veetbrowser/browser/chromium/internal/collect"
 	"github.com/veetbot/veetbrowser/errcode"
 	"github.com/veetbot/veetbrowser/observation"
 	"github.com/veetbot/veetbrowser/policy"

@@ -7,7 +7,7 @@ import (
 	"testing"
 	"time"
 
-	"github.com/veetbot/veetbrowser/collect"
+	"github.com/veetbot/veetbrowser/browser/chromium/internal/collect"
 	"github.com/veetbot/veetbrowser/internal/browsertest"
 	"github.com/veetbot/veetbrowser/observation"
 )

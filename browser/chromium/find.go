@@ -4,7 +4,7 @@ import (
 	"context"
 
 	"github.com/veetbot/veetbrowser/browser"
-	"github.com/veetbot/veetbrowser/collect"
+	"github.com/veetbot/veetbrowser/browser/chromium/internal/collect"
 	"github.com/veetbot/veetbrowser/errcode"
 	"github.com/veetbot/veetbrowser/observation"
 )

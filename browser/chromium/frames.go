@@ -14,7 +14,7 @@ import (
 	cdptarget "github.com/chromedp/cdproto/target"
 	"github.com/chromedp/chromedp"
 
-	"github.com/veetbot/veetbrowser/collect"
+	"github.com/veetbot/veetbrowser/browser/chromium/internal/collect"
 )
 
 // The frame registry (tool version 1.7.0, docs/frames.md). Every child

@@ -18,7 +18,7 @@ import (
 	cdptarget "github.com/chromedp/cdproto/target"
 	"github.com/chromedp/chromedp"
 
-	"github.com/veetbot/veetbrowser/collect"
+	"github.com/veetbot/veetbrowser/browser/chromium/internal/collect"
 	"github.com/veetbot/veetbrowser/errcode"
 )
 

@@ -6,7 +6,7 @@ import (
 	"time"
 
 	"github.com/veetbot/veetbrowser/browser"
-	"github.com/veetbot/veetbrowser/collect"
+	"github.com/veetbot/veetbrowser/browser/chromium/internal/collect"
 	"github.com/veetbot/veetbrowser/errcode"
 	"github.com/veetbot/veetbrowser/observation"
 )
