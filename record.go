@@ -37,7 +37,7 @@ const recordTimeout = 30 * time.Second
 
 // recorder writes one session's records.
 type recorder struct {
-	store store.Store
+	store store.Recorder
 	key   []byte // the runtime's redaction key
 	id    string // the session's id in the store
 }

@@ -12,6 +12,7 @@ import (
 	"github.com/veetbot/veetbrowser/demo"
 	"github.com/veetbot/veetbrowser/replay"
 	"github.com/veetbot/veetbrowser/store"
+	"github.com/veetbot/veetbrowser/store/storespec"
 )
 
 // timedStore measures how long each Record takes: the cost recording adds
@@ -50,11 +51,11 @@ func BenchmarkObserveRecording(b *testing.B) {
 			var size func() int64
 			switch name {
 			case "none":
-				st, _ = store.Open(context.Background(), store.None)
+				st = store.Discard
 				size = func() int64 { return 0 }
 			case "sqlite":
 				dir := b.TempDir()
-				s, err := store.Open(context.Background(), dir+"/artifacts.db")
+				s, err := storespec.Open(context.Background(), dir+"/artifacts.db")
 				if err != nil {
 					b.Fatal(err)
 				}

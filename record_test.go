@@ -28,6 +28,7 @@ import (
 	"github.com/veetbot/veetbrowser/policy"
 	"github.com/veetbot/veetbrowser/replay"
 	"github.com/veetbot/veetbrowser/store"
+	"github.com/veetbot/veetbrowser/store/storespec"
 	"github.com/veetbot/veetbrowser/tools"
 )
 
@@ -46,7 +47,7 @@ var testStores = []testStore{
 // WAL and its shared-memory file.
 func openSQLite(t *testing.T) (store.Store, func() []byte) {
 	path := filepath.Join(t.TempDir(), "artifacts.db")
-	st, err := store.Open(context.Background(), path)
+	st, err := storespec.Open(context.Background(), path)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -69,7 +70,7 @@ func openSQLite(t *testing.T) (store.Store, func() []byte) {
 func openPostgres(t *testing.T) (store.Store, func() []byte) {
 	dsn := pgtest.Database(t)
 	ctx := context.Background()
-	st, err := store.Open(ctx, dsn)
+	st, err := storespec.Open(ctx, dsn)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -345,7 +346,7 @@ func refuseWrites(t *testing.T, path, trigger string) {
 func TestStoreFailuresFailTheCall(t *testing.T) {
 	t.Parallel()
 	path := filepath.Join(t.TempDir(), "artifacts.db")
-	st, err := store.Open(context.Background(), path)
+	st, err := storespec.Open(context.Background(), path)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -464,7 +465,7 @@ func TestConcurrentSessionsRecordEveryCall(t *testing.T) {
 func pgBench(b *testing.B) (store.Store, func() int64) {
 	dsn := pgtest.Database(b)
 	ctx := context.Background()
-	st, err := store.Open(ctx, dsn)
+	st, err := storespec.Open(ctx, dsn)
 	if err != nil {
 		b.Fatal(err)
 	}

@@ -27,6 +27,7 @@ import (
 	"context"
 	"crypto/rand"
 	"encoding/json"
+	"io"
 	"net/url"
 	"os"
 	"sync"
@@ -39,6 +40,7 @@ import (
 	"github.com/veetbot/veetbrowser/policy"
 	"github.com/veetbot/veetbrowser/projection"
 	"github.com/veetbot/veetbrowser/store"
+	"github.com/veetbot/veetbrowser/store/sqlitestore"
 	"github.com/veetbot/veetbrowser/tools"
 )
 
@@ -47,11 +49,12 @@ type Options struct {
 	// Budget is the default inline byte budget of model views; 0 means
 	// projection.DefaultBudget.
 	Budget int
-	// Store records every call of every session (docs/artifacts.md). nil opens the
-	// default SQLite store (store.Open with ""), which the runtime then
-	// owns and Close closes; a store given here stays the caller's to
-	// close. Not recording is an explicit choice: store.Open(ctx, store.None).
-	Store store.Store
+	// Store records every call of every session (docs/artifacts.md): the
+	// runtime only writes, so any store.Recorder will do. nil opens the
+	// default SQLite store (sqlitestore.OpenDefault), which the runtime
+	// then owns and Close closes; a store given here stays the caller's to
+	// close. Not recording is an explicit choice: store.Discard.
+	Store store.Recorder
 	// Screenshots (tool version 1.8.0): ActionScreenshots takes a masked
 	// screenshot after each action that succeeded and stores it with the
 	// action's record (off by default: it costs a capture per action);
@@ -65,9 +68,9 @@ type Options struct {
 type Runtime struct {
 	provider  browser.Provider
 	budget    int
-	store     store.Store
-	ownStore  bool   // opened by New: Close closes it
-	redaction []byte // the key typed text is redacted under; never stored
+	store     store.Recorder
+	ownStore  io.Closer // the default store, opened by New: Close closes it
+	redaction []byte    // the key typed text is redacted under; never stored
 	shots     screenshotOptions
 }
 
@@ -83,26 +86,27 @@ func New(provider browser.Provider, opts Options) (*Runtime, error) {
 		shots: screenshotOptions{afterActions: opts.ActionScreenshots, unmasked: opts.UnmaskedScreenshots}}
 	rand.Read(r.redaction)
 	if r.store == nil {
-		if r.store, err = store.Open(context.Background(), ""); err != nil {
+		own, err := sqlitestore.OpenDefault(context.Background())
+		if err != nil {
 			return nil, err
 		}
-		r.ownStore = true
+		r.store, r.ownStore = own, own
 	}
 	return r, nil
 }
 
 // Store is the artifact store the runtime records to.
-func (r *Runtime) Store() store.Store { return r.store }
+func (r *Runtime) Store() store.Recorder { return r.store }
 
 // Close closes the artifact store if the runtime opened it itself. It does
 // not close the provider or the sessions. Closing a store does not wait on
 // the network, so ctx is not consulted yet; it is there so that every Close
 // of the API reads alike.
 func (r *Runtime) Close(ctx context.Context) error {
-	if !r.ownStore {
+	if r.ownStore == nil {
 		return nil
 	}
-	return r.store.Close()
+	return r.ownStore.Close()
 }
 
 func checkBudget(b int) (int, error) {

@@ -9,7 +9,7 @@ import (
 	"github.com/veetbot/veetbrowser/browser"
 	"github.com/veetbot/veetbrowser/browser/chromium"
 	"github.com/veetbot/veetbrowser/internal/browsertest"
-	"github.com/veetbot/veetbrowser/store"
+	"github.com/veetbot/veetbrowser/store/storespec"
 )
 
 // TestLocal runs the suite on the local runtime over a launched Chromium.
@@ -31,7 +31,7 @@ func TestLocal(t *testing.T) {
 // every call in a SQLite store of the test's own.
 func runtimeProvider(t *testing.T, name string, b browser.Provider) Provider {
 	ctx := browsertest.Context(t, callTimeout)
-	st, err := store.Open(ctx, filepath.Join(t.TempDir(), "artifacts.db"))
+	st, err := storespec.Open(ctx, filepath.Join(t.TempDir(), "artifacts.db"))
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -24,6 +24,7 @@ import (
 	"github.com/veetbot/veetbrowser/sidecar"
 	"github.com/veetbot/veetbrowser/sidecar/sidecartest"
 	"github.com/veetbot/veetbrowser/store"
+	"github.com/veetbot/veetbrowser/store/storespec"
 	"github.com/veetbot/veetbrowser/tools"
 )
 
@@ -129,7 +130,7 @@ func openLocal(b testing.TB, storeSpec string) veetbrowser.Caller {
 		b.Fatal(err)
 	}
 	b.Cleanup(func() { p.Close(context.Background()) })
-	st, err := store.Open(ctx, storeSpec)
+	st, err := storespec.Open(ctx, storeSpec)
 	if err != nil {
 		b.Fatal(err)
 	}

@@ -69,7 +69,7 @@ type Difference struct {
 func (r *Report) Identical() bool { return r.AsRecorded && r.First == nil }
 
 // Session re-derives every view of the recorded session id.
-func Session(ctx context.Context, st store.Store, id string, opts Options) (*Report, error) {
+func Session(ctx context.Context, st store.Reader, id string, opts Options) (*Report, error) {
 	var override *tools.Version
 	if opts.Version != "" {
 		v, err := tools.Lookup(opts.Version)

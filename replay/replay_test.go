@@ -17,6 +17,7 @@ import (
 	"github.com/veetbot/veetbrowser/projection"
 	"github.com/veetbot/veetbrowser/replay"
 	"github.com/veetbot/veetbrowser/store"
+	"github.com/veetbot/veetbrowser/store/storespec"
 	"github.com/veetbot/veetbrowser/tools"
 )
 
@@ -41,7 +42,7 @@ func golden(t testing.TB, v string, budget int) []byte {
 }
 
 func openStore(t testing.TB) store.Store {
-	st, err := store.Open(context.Background(), filepath.Join(t.TempDir(), "artifacts.db"))
+	st, err := storespec.Open(context.Background(), filepath.Join(t.TempDir(), "artifacts.db"))
 	if err != nil {
 		t.Fatal(err)
 	}

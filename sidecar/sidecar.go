@@ -6,7 +6,7 @@
 // A tenant's bearer token (Tokens) lets it see and lease only its own
 // profiles: persistent, isolated user-data dirs under the data directory,
 // never served as bytes. A lease binds one profile to one browser session
-// for a TTL; the store's own locking (store.Store.AcquireLease) keeps one
+// for a TTL; the store's own locking (store.Leases.AcquireLease) keeps one
 // live lease per profile even between several sidecars sharing one
 // PostgreSQL database. A lease that runs out closes its browser and frees
 // the profile.
@@ -48,7 +48,7 @@ type Options struct {
 	Tokens Tokens
 	// Store holds the leases (and records every call, as the library
 	// does); required: leases need a database's locking.
-	Store store.Store
+	Store Store
 	// Browsers starts each lease's browser.
 	Browsers Browsers
 	// MaxLeases bounds the live leases of this process (0: 16): each is a
@@ -61,6 +61,13 @@ type Options struct {
 	Logger *slog.Logger
 	// Now is the clock (tests); nil is time.Now.
 	Now func() time.Time
+}
+
+// Store is what a sidecar needs of the artifact store: its leases, and the
+// recorder of every lease's runtime.
+type Store interface {
+	store.Leases
+	store.Recorder
 }
 
 // DefaultMaxLeases is MaxLeases' default.

@@ -24,6 +24,7 @@ import (
 	"github.com/veetbot/veetbrowser/projection"
 	"github.com/veetbot/veetbrowser/sidecar/api"
 	"github.com/veetbot/veetbrowser/store"
+	"github.com/veetbot/veetbrowser/store/storespec"
 )
 
 func TestMain(m *testing.M) { browsertest.Main(m, &shared, browsertest.Cleanup(pgtest.Stop)) }
@@ -78,7 +79,7 @@ func newFixture(t *testing.T, o fixtureOptions) *fixture {
 		t.Fatal(err)
 	}
 	if o.store == nil {
-		st, err := store.Open(context.Background(), filepath.Join(t.TempDir(), "store.db"))
+		st, err := storespec.Open(context.Background(), filepath.Join(t.TempDir(), "store.db"))
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -373,7 +374,7 @@ func TestLeaseRunsOut(t *testing.T) {
 // one store: exactly one wins each round.
 func TestLeaseRace(t *testing.T) {
 	t.Parallel()
-	st, err := store.Open(context.Background(), filepath.Join(t.TempDir(), "store.db"))
+	st, err := storespec.Open(context.Background(), filepath.Join(t.TempDir(), "store.db"))
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -430,7 +431,7 @@ func raceLeases(t *testing.T, rounds int, a, b *fixture) {
 // closes the browsers.
 func TestShutdownReleasesLeases(t *testing.T) {
 	t.Parallel()
-	st, err := store.Open(context.Background(), filepath.Join(t.TempDir(), "store.db"))
+	st, err := storespec.Open(context.Background(), filepath.Join(t.TempDir(), "store.db"))
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -492,7 +493,7 @@ func TestLeaseRacePostgres(t *testing.T) {
 	dsn := pgtest.Database(t)
 	var stores [2]store.Store
 	for i := range stores {
-		st, err := store.Open(context.Background(), dsn)
+		st, err := storespec.Open(context.Background(), dsn)
 		if err != nil {
 			t.Fatal(err)
 		}

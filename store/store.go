@@ -3,10 +3,19 @@
 // observation, action record, and the digest and projection inputs of the
 // model view that was returned, so that replay can re-derive every view.
 //
-// Open picks an implementation from a spec: embedded SQLite (the default),
-// PostgreSQL for a DSN, or "none". Every write is one transaction. Writes
-// that change a page are recorded ahead: Intent before input is dispatched,
-// Complete after; a crash in between leaves the intent.
+// The package defines the records (record.go) and the interfaces of their
+// users, each as narrow as its user needs: the runtime writes through a
+// Recorder, replay and the viewer read through a Reader, retention runs a
+// Pruner, and the sidecar holds its leases through Leases. Store is all of
+// them, as the SQL stores implement it: store/sqlitestore (embedded
+// SQLite, the default) and store/pgstore (PostgreSQL), which import this
+// package. Opening a store by a spec (a SQLite file path, a postgres://
+// URL, "none") is store/storespec's, so that a program that never uses
+// PostgreSQL does not link its driver. Discard records nothing.
+//
+// Every write is one transaction. Writes that change a page are recorded
+// ahead: Intent before input is dispatched, Complete after; a crash in
+// between leaves the intent.
 //
 // Every failure to read or write is an error with code Unavailable
 // ("artifact_unavailable"); bad input is invalid_argument.
@@ -19,51 +28,28 @@ import (
 	"crypto/sha256"
 	"encoding/base32"
 	"encoding/hex"
+	"io"
 	"strings"
 	"time"
 
 	"github.com/veetbot/veetbrowser/errcode"
-	"github.com/veetbot/veetbrowser/store/internal/record"
-	"github.com/veetbot/veetbrowser/store/pgstore"
-	"github.com/veetbot/veetbrowser/store/sqlitestore"
 )
 
-// The record types; see their fields for what is recorded.
-type (
-	Session     = record.Session
-	Call        = record.Call
-	Result      = record.Result
-	View        = record.View
-	Projection  = record.Projection
-	Summary     = record.Summary
-	ListOptions = record.ListOptions
-	Pruned      = record.Pruned
-	Lease       = record.Lease
-	Blob        = record.Blob
-	BlobInfo    = record.BlobInfo
-)
-
-// Unavailable is the code of a failure to read or write the store.
-const Unavailable = record.Unavailable
-
-// Blob bounds and media types (see Blob).
-const (
-	MaxBlobBytes     = record.MaxBlobBytes     // 1 MiB of data
-	MaxBlobMetaBytes = record.MaxBlobMetaBytes // 4 KiB of JSON
-	MediaJPEG        = record.MediaJPEG
-	MediaPNG         = record.MediaPNG
-)
-
-// Call statuses and the outcome of a call that succeeded.
-const (
-	StatusIntent   = record.StatusIntent
-	StatusComplete = record.StatusComplete
-	OutcomeOK      = record.OutcomeOK
-)
-
-// Store is a durable artifact store. Its methods are safe for concurrent
-// use, also by several processes sharing one database.
+// Store is a durable artifact store: every use of the records and the
+// leases, and Close. Its methods are safe for concurrent use, also by
+// several processes sharing one database.
 type Store interface {
+	Recorder
+	Reader
+	Pruner
+	Leases
+	io.Closer
+}
+
+// Recorder writes the records of sessions and their calls: what the
+// runtime needs of a store. A custom store for the runtime implements
+// only this.
+type Recorder interface {
 	// CreateSession records a session before its first call.
 	CreateSession(ctx context.Context, s Session) error
 	// Intent records a call before its input is dispatched, with status
@@ -75,41 +61,48 @@ type Store interface {
 	// Record writes a whole call (status complete) and returns its
 	// sequence number.
 	Record(ctx context.Context, c Call) (seq int64, err error)
+	// PutBlob stores b, binary data (a screenshot) tied to a recorded
+	// call, in one transaction with its session's byte count, and returns
+	// its id. Data over MaxBlobBytes (or meta over MaxBlobMetaBytes) is
+	// too_large; a session or call the store does not hold is not_found;
+	// data that is not of its media type, and other malformed input,
+	// invalid_argument.
+	PutBlob(ctx context.Context, b Blob) (id int64, err error)
+}
+
+// Reader reads recorded sessions, their calls and their blobs: what
+// replay and the viewer need. The blob methods' not_found covers an
+// unknown session, call or blob alike.
+type Reader interface {
 	// Session reads a session record.
 	Session(ctx context.Context, id string) (Session, error)
 	// Calls reads a session's calls in sequence order, one at a time.
 	Calls(ctx context.Context, sessionID string, fn func(Call) error) error
 	// Sessions lists sessions, newest first.
 	Sessions(ctx context.Context, opts ListOptions) ([]Summary, error)
-	// Prune removes whole sessions, with their calls and blobs: those
-	// whose last write is older than olderThan (0: no age limit), then the
-	// oldest until the records hold at most maxBytes (0: no size limit) of
-	// JSON and blob data (Blob.Size).
-	Prune(ctx context.Context, olderThan time.Duration, maxBytes int64) (Pruned, error)
-
-	// Blobs: binary data (screenshots) tied to a recorded call. The
-	// blob methods' not_found covers an unknown session, call or blob
-	// alike.
-
-	// PutBlob stores b, in one transaction with its session's byte count,
-	// and returns its id. Data over MaxBlobBytes (or meta over
-	// MaxBlobMetaBytes) is too_large; a session or call the store does
-	// not hold is not_found; data that is not of its media type, and
-	// other malformed input, invalid_argument.
-	PutBlob(ctx context.Context, b Blob) (id int64, err error)
 	// Blobs lists a session's blobs without their data, by sequence
 	// number, then id.
 	Blobs(ctx context.Context, sessionID string) ([]BlobInfo, error)
 	// Blob reads a blob of a session; an id of another session's blob is
 	// not_found, as a missing one is.
 	Blob(ctx context.Context, sessionID string, id int64) (Blob, error)
+}
 
-	// Leases: a tenant's profile is held by at most one live lease (its
-	// expiry after now, the store's reading of Go's clock), decided by the
-	// database's own locking, so that serving processes sharing one
-	// database agree. Times are the caller's; ids, tenants, profiles and
-	// holders have 1 to record.MaxIDBytes bytes of UTF-8.
+// Pruner enforces retention (--retain, --retain-bytes).
+type Pruner interface {
+	// Prune removes whole sessions, with their calls and blobs: those
+	// whose last write is older than olderThan (0: no age limit), then the
+	// oldest until the records hold at most maxBytes (0: no size limit) of
+	// JSON and blob data (Blob.Size).
+	Prune(ctx context.Context, olderThan time.Duration, maxBytes int64) (Pruned, error)
+}
 
+// Leases are the sidecar's: a tenant's profile is held by at most one
+// live lease (its expiry after now, the store's reading of Go's clock),
+// decided by the database's own locking, so that serving processes
+// sharing one database agree. Times are the caller's; ids, tenants,
+// profiles and holders have 1 to MaxIDBytes bytes of UTF-8.
+type Leases interface {
 	// AcquireLease takes l.Profile of l.Tenant for l.Holder until
 	// l.Expires and returns the lease as stored. An expired lease of the
 	// profile is replaced; a live one fails with errcode.LeaseHeld.
@@ -125,30 +118,6 @@ type Store interface {
 	Lease(ctx context.Context, id string) (Lease, error)
 	// ExpiredLeases deletes every lease expired at now and returns them.
 	ExpiredLeases(ctx context.Context, now time.Time) ([]Lease, error)
-	Close() error
-}
-
-// None is the spec of the explicit no-op store.
-const None = "none"
-
-// Open opens the store that spec names: "" is SQLite at
-// sqlitestore.DefaultPath, a postgres:// or postgresql:// URL is
-// PostgreSQL, "none" records nothing, anything else is a SQLite file path.
-// The schema is migrated on open.
-func Open(ctx context.Context, spec string) (Store, error) {
-	switch {
-	case spec == None:
-		return noStore{}, nil
-	case strings.HasPrefix(spec, "postgres://"), strings.HasPrefix(spec, "postgresql://"):
-		return pgstore.Open(ctx, spec)
-	case spec == "":
-		path, err := sqlitestore.DefaultPath()
-		if err != nil {
-			return nil, err
-		}
-		return sqlitestore.Open(ctx, path)
-	}
-	return sqlitestore.Open(ctx, spec)
 }
 
 // NewSessionID returns a fresh random session id.
@@ -179,53 +148,4 @@ func RedactText(key []byte, text string) (Redacted, error) {
 	mac := hmac.New(sha256.New, key)
 	mac.Write([]byte(text))
 	return Redacted{Length: len(text), Digest: "hmac-sha256:" + hex.EncodeToString(mac.Sum(nil))}, nil
-}
-
-// noStore records nothing: the explicit choice not to keep artifacts.
-type noStore struct{}
-
-func (noStore) CreateSession(context.Context, Session) error { return nil }
-func (noStore) Intent(context.Context, Call) (int64, error)  { return 0, nil }
-func (noStore) Complete(context.Context, string, int64, Result) error {
-	return nil
-}
-func (noStore) Record(context.Context, Call) (int64, error) { return 0, nil }
-func (noStore) Session(context.Context, string) (Session, error) {
-	return Session{}, notRecorded()
-}
-func (noStore) Calls(context.Context, string, func(Call) error) error { return notRecorded() }
-func (noStore) Sessions(context.Context, ListOptions) ([]Summary, error) {
-	return nil, nil
-}
-func (noStore) Prune(context.Context, time.Duration, int64) (Pruned, error) {
-	return Pruned{}, nil
-}
-func (noStore) Close() error { return nil }
-
-func (noStore) PutBlob(context.Context, Blob) (int64, error) { return 0, nil }
-func (noStore) Blobs(context.Context, string) ([]BlobInfo, error) {
-	return nil, notRecorded()
-}
-func (noStore) Blob(context.Context, string, int64) (Blob, error) {
-	return Blob{}, notRecorded()
-}
-
-func (noStore) AcquireLease(context.Context, Lease) (Lease, error) { return Lease{}, noLeases() }
-func (noStore) RenewLease(context.Context, string, time.Time) (Lease, error) {
-	return Lease{}, noLeases()
-}
-func (noStore) ReleaseLease(context.Context, string) error   { return noLeases() }
-func (noStore) Lease(context.Context, string) (Lease, error) { return Lease{}, noLeases() }
-func (noStore) ExpiredLeases(context.Context, time.Time) ([]Lease, error) {
-	return nil, noLeases()
-}
-
-// noLeases is the error of every lease method without a store: leases
-// are shared through a database.
-func noLeases() error {
-	return errcode.New(errcode.ArtifactUnavailable, "leases need a store (store %q keeps nothing)", None)
-}
-
-func notRecorded() error {
-	return errcode.New(errcode.InvalidArgument, "artifacts are not recorded (store %q)", None)
 }

@@ -3,7 +3,6 @@ package store_test
 import (
 	"context"
 	"encoding/json"
-	"path/filepath"
 	"strings"
 	"testing"
 	"time"
@@ -45,10 +44,7 @@ func TestRedactTextNeverReturnsTheText(t *testing.T) {
 // Without a store there are no leases: every lease method says so.
 func TestNoStoreHasNoLeases(t *testing.T) {
 	ctx := context.Background()
-	none, err := store.Open(ctx, store.None)
-	if err != nil {
-		t.Fatal(err)
-	}
+	none := store.Discard
 	l := store.Lease{ID: "l", Tenant: "t", Profile: "p", Holder: "h", Expires: time.Now().Add(time.Hour)}
 	for name, err := range map[string]error{
 		"acquire": second(none.AcquireLease(ctx, l)),
@@ -64,45 +60,6 @@ func TestNoStoreHasNoLeases(t *testing.T) {
 }
 
 func second[T any](_ T, err error) error { return err }
-
-func TestOpenSpecs(t *testing.T) {
-	ctx := context.Background()
-	none, err := store.Open(ctx, store.None)
-	if err != nil {
-		t.Fatal(err)
-	}
-	if _, err := none.Intent(ctx, store.Call{}); err != nil {
-		t.Fatal(err)
-	}
-	if _, err := none.Session(ctx, "x"); errcode.Of(err) != errcode.InvalidArgument {
-		t.Fatalf("reading from none: %v", err)
-	}
-
-	st, err := store.Open(ctx, filepath.Join(t.TempDir(), "a.db"))
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer st.Close()
-	s := store.Session{ID: store.NewSessionID(), StartedAt: time.Now(), Version: "1.5.0", Budget: 8192, Grant: json.RawMessage(`{}`), Surface: "cli"}
-	if err := st.CreateSession(ctx, s); err != nil {
-		t.Fatal(err)
-	}
-	if got, err := st.Session(ctx, s.ID); err != nil || got.ID != s.ID {
-		t.Fatalf("a path opens SQLite: %+v, %v", got, err)
-	}
-
-	for _, dsn := range []string{"postgres://u:pw@127.0.0.1:notaport/db", "postgresql://u:pw@127.0.0.1:bad/db"} {
-		if _, err := store.Open(ctx, dsn); errcode.Of(err) != errcode.InvalidArgument {
-			t.Fatalf("%s: %v", dsn, err)
-		}
-	}
-	t.Setenv("XDG_DATA_HOME", t.TempDir())
-	def, err := store.Open(ctx, "")
-	if err != nil {
-		t.Fatal(err)
-	}
-	def.Close()
-}
 
 func TestSessionIDsDiffer(t *testing.T) {
 	a, b := store.NewSessionID(), store.NewSessionID()

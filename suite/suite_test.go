@@ -17,6 +17,7 @@ import (
 	"github.com/veetbot/veetbrowser/internal/pgtest"
 	"github.com/veetbot/veetbrowser/replay"
 	"github.com/veetbot/veetbrowser/store"
+	"github.com/veetbot/veetbrowser/store/storespec"
 )
 
 var shared = browsertest.Shared[*chromium.Provider]{Launch: func() (*chromium.Provider, error) {
@@ -33,13 +34,13 @@ func TestMain(m *testing.M) { browsertest.Main(m, &shared, browsertest.Cleanup(p
 func TestSuite(t *testing.T) {
 	ctx := context.Background()
 	sqlitePath := filepath.Join(t.TempDir(), "artifacts.db")
-	lite, err := store.Open(ctx, sqlitePath)
+	lite, err := storespec.Open(ctx, sqlitePath)
 	if err != nil {
 		t.Fatal(err)
 	}
 	defer lite.Close()
 	dsn := pgtest.Database(t)
-	pg, err := store.Open(ctx, dsn)
+	pg, err := storespec.Open(ctx, dsn)
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -94,7 +94,7 @@ type sessionFoot struct {
 }
 
 // writeIndex writes the index of the newest sessions.
-func writeIndex(ctx context.Context, w io.Writer, st store.Store) error {
+func writeIndex(ctx context.Context, w io.Writer, st store.Reader) error {
 	list, err := st.Sessions(ctx, store.ListOptions{Limit: MaxSessionsListed})
 	if err != nil {
 		return err
@@ -110,7 +110,7 @@ func writeIndex(ctx context.Context, w io.Writer, st store.Store) error {
 // writeSession writes a session's timeline: on the server, page (1-based)
 // of CallsPerPage calls with screenshots by URL; as a file (page 0), every
 // call with screenshots embedded.
-func writeSession(ctx context.Context, w io.Writer, st store.Store, id string, page int, images Images) error {
+func writeSession(ctx context.Context, w io.Writer, st store.Reader, id string, page int, images Images) error {
 	s, err := st.Session(ctx, id)
 	if err != nil {
 		return err

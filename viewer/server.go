@@ -42,7 +42,7 @@ const CSP = "default-src 'none'; img-src 'self' data:; style-src 'unsafe-inline'
 //	/sessions/{id}/images/{n}       one of its screenshots
 //
 // Any other method is 405. It refuses a token shorter than MinTokenBytes.
-func NewHandler(st store.Store, opts Options) (http.Handler, error) {
+func NewHandler(st store.Reader, opts Options) (http.Handler, error) {
 	if opts.Token != "" && len(opts.Token) < MinTokenBytes {
 		return nil, errcode.New(errcode.InvalidArgument, "the viewer's token needs at least %d bytes", MinTokenBytes)
 	}
@@ -56,7 +56,7 @@ func NewHandler(st store.Store, opts Options) (http.Handler, error) {
 }
 
 type handler struct {
-	st   store.Store
+	st   store.Reader
 	opts Options
 	mux  *http.ServeMux
 }
@@ -200,7 +200,7 @@ func Listen(addr string, token bool) (net.Listener, error) {
 // self-contained HTML file (styles inline, screenshots embedded as data:
 // URIs), atomically: a temp file in the same directory renamed into place,
 // so path is either the old file or the whole new one.
-func WriteFile(ctx context.Context, path string, st store.Store, id string, images Images) (err error) {
+func WriteFile(ctx context.Context, path string, st store.Reader, id string, images Images) (err error) {
 	f, err := os.CreateTemp(filepath.Dir(path), "."+filepath.Base(path)+".*.tmp")
 	if err != nil {
 		return errcode.Wrap(errcode.InvalidArgument, err, "the HTML file cannot be created")
@@ -228,6 +228,6 @@ func WriteFile(ctx context.Context, path string, st store.Store, id string, imag
 
 // WriteHTML writes session id's whole timeline to w as one self-contained
 // HTML document.
-func WriteHTML(ctx context.Context, w io.Writer, st store.Store, id string, images Images) error {
+func WriteHTML(ctx context.Context, w io.Writer, st store.Reader, id string, images Images) error {
 	return writeSession(ctx, w, st, id, 0, images)
 }

@@ -13,6 +13,7 @@ import (
 	"github.com/veetbot/veetbrowser/errcode"
 	"github.com/veetbot/veetbrowser/internal/browsertest"
 	"github.com/veetbot/veetbrowser/store"
+	"github.com/veetbot/veetbrowser/store/storespec"
 )
 
 // syntheticSession records a session of n observe calls without
@@ -21,7 +22,7 @@ import (
 func syntheticSession(t *testing.T, n int) (store.Store, string) {
 	t.Helper()
 	ctx := browsertest.Context(t, 5*time.Minute)
-	st, err := store.Open(ctx, filepath.Join(t.TempDir(), "artifacts.db"))
+	st, err := storespec.Open(ctx, filepath.Join(t.TempDir(), "artifacts.db"))
 	if err != nil {
 		t.Fatal(err)
 	}

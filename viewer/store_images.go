@@ -7,9 +7,9 @@ import (
 )
 
 // StoreImages are the screenshots an artifact store holds as blobs.
-func StoreImages(st store.Store) Images { return storeImages{st} }
+func StoreImages(st store.Reader) Images { return storeImages{st} }
 
-type storeImages struct{ st store.Store }
+type storeImages struct{ st store.Reader }
 
 func (s storeImages) Images(ctx context.Context, sessionID string) ([]Image, error) {
 	blobs, err := s.st.Blobs(ctx, sessionID)

@@ -13,6 +13,7 @@ import (
 	"github.com/veetbot/veetbrowser"
 	"github.com/veetbot/veetbrowser/internal/browsertest"
 	"github.com/veetbot/veetbrowser/store"
+	"github.com/veetbot/veetbrowser/store/storespec"
 	"github.com/veetbot/veetbrowser/suite"
 )
 
@@ -23,7 +24,7 @@ import (
 func TestViewerShowsASuiteSession(t *testing.T) {
 	t.Parallel()
 	ctx := browsertest.Context(t, 3*time.Minute)
-	st, err := store.Open(ctx, filepath.Join(t.TempDir(), "artifacts.db"))
+	st, err := storespec.Open(ctx, filepath.Join(t.TempDir(), "artifacts.db"))
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -99,7 +99,7 @@ type imageShown struct {
 // that calls follow the last one emitted. Every call before from is still
 // read: the diff and the references of the first call shown need the
 // observations before it.
-func timeline(ctx context.Context, st store.Store, id string, from, limit int, imgs map[int64][]imageShown, emit func(*entry) error) (more bool, err error) {
+func timeline(ctx context.Context, st store.Reader, id string, from, limit int, imgs map[int64][]imageShown, emit func(*entry) error) (more bool, err error) {
 	var prev, older *observation.Observation
 	var prevSeq int64
 	i := 0

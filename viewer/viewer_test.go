@@ -21,6 +21,7 @@ import (
 	"github.com/veetbot/veetbrowser/observation"
 	"github.com/veetbot/veetbrowser/policy"
 	"github.com/veetbot/veetbrowser/store"
+	"github.com/veetbot/veetbrowser/store/storespec"
 )
 
 var shared = browsertest.Shared[*chromium.Provider]{Launch: func() (*chromium.Provider, error) {
@@ -67,7 +68,7 @@ func (a approveOnly) Approve(_ context.Context, f policy.Facts) (bool, error) {
 func recordSession(t *testing.T) (store.Store, string, []step) {
 	t.Helper()
 	ctx := browsertest.Context(t, 3*time.Minute)
-	st, err := store.Open(ctx, filepath.Join(t.TempDir(), "artifacts.db"))
+	st, err := storespec.Open(ctx, filepath.Join(t.TempDir(), "artifacts.db"))
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -190,11 +191,7 @@ func TestViewerShowsRecordedSessionInChromium(t *testing.T) {
 	base := serve(t, st, Options{Images: StoreImages(st)})
 
 	ctx := browsertest.Context(t, 3*time.Minute)
-	none, err := store.Open(ctx, store.None)
-	if err != nil {
-		t.Fatal(err)
-	}
-	rt, err := veetbrowser.New(shared.Get(t), veetbrowser.Options{Store: none})
+	rt, err := veetbrowser.New(shared.Get(t), veetbrowser.Options{Store: store.Discard})
 	if err != nil {
 		t.Fatal(err)
 	}

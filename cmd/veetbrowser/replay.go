@@ -76,7 +76,7 @@ func runReplay(ctx context.Context, c cli, fs *flag.FlagSet, args []string) erro
 }
 
 // newestSession is the id of the session that started last.
-func newestSession(ctx context.Context, st store.Store) (string, error) {
+func newestSession(ctx context.Context, st store.Reader) (string, error) {
 	list, err := st.Sessions(ctx, store.ListOptions{Limit: 1})
 	if err != nil {
 		return "", err

@@ -17,7 +17,7 @@ import (
 	"github.com/veetbot/veetbrowser/errcode"
 	"github.com/veetbot/veetbrowser/policy"
 	"github.com/veetbot/veetbrowser/sidecar"
-	"github.com/veetbot/veetbrowser/store"
+	"github.com/veetbot/veetbrowser/store/storespec"
 )
 
 const serveUsageLine = "veetbrowser serve --data DIR --tokens FILE [--listen ADDR] [--store SPEC] [--tls-cert FILE --tls-key FILE] [--cdp WS_URL...] [--browser PATH] [--max-leases N] [--allow-private] [--log-level LEVEL]"
@@ -108,7 +108,7 @@ func runServe(ctx context.Context, c cli, fs *flag.FlagSet, args []string) error
 		}
 		*spec = filepath.Join(*data, "store.db")
 	}
-	st, err := store.Open(ctx, *spec)
+	st, err := storespec.Open(ctx, *spec)
 	if err != nil {
 		return err
 	}

@@ -33,6 +33,7 @@ import (
 	"github.com/veetbot/veetbrowser/projection"
 	"github.com/veetbot/veetbrowser/sidecar"
 	"github.com/veetbot/veetbrowser/store"
+	"github.com/veetbot/veetbrowser/store/storespec"
 )
 
 // envServeChild makes the test binary run `veetbrowser serve` with the
@@ -231,7 +232,7 @@ func TestServeStopsOnSIGTERM(t *testing.T) {
 	if !strings.Contains(p.logs.String(), `"why":"shutdown"`) {
 		t.Fatalf("the lease was not ended on shutdown:\n%s", p.logs.String())
 	}
-	st, err := store.Open(context.Background(), filepath.Join(data, "store.db"))
+	st, err := storespec.Open(context.Background(), filepath.Join(data, "store.db"))
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -8,6 +8,7 @@ import (
 
 	"github.com/veetbot/veetbrowser/errcode"
 	"github.com/veetbot/veetbrowser/store"
+	"github.com/veetbot/veetbrowser/store/storespec"
 )
 
 // EnvStore names the variable holding the default artifact store spec.
@@ -52,7 +53,7 @@ func (f *storeFlags) open(ctx context.Context) (store.Store, error) {
 	if f.retain < 0 || f.retainBytes < 0 {
 		return nil, errcode.New(errcode.InvalidArgument, "--retain and --retain-bytes cannot be negative")
 	}
-	st, err := store.Open(ctx, f.spec)
+	st, err := storespec.Open(ctx, f.spec)
 	if err != nil {
 		return nil, err
 	}

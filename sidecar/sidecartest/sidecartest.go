@@ -14,6 +14,7 @@ import (
 	"github.com/veetbot/veetbrowser/hosted"
 	"github.com/veetbot/veetbrowser/sidecar"
 	"github.com/veetbot/veetbrowser/store"
+	"github.com/veetbot/veetbrowser/store/sqlitestore"
 )
 
 // Sidecar is a sidecar serving for one test.
@@ -29,7 +30,7 @@ type Sidecar struct {
 // with the test. maxLeases 0 is the default.
 func Start(tb testing.TB, browsers sidecar.Browsers, maxLeases int) *Sidecar {
 	tb.Helper()
-	st, err := store.Open(context.Background(), filepath.Join(tb.TempDir(), "sidecar.db"))
+	st, err := sqlitestore.Open(context.Background(), filepath.Join(tb.TempDir(), "sidecar.db"))
 	if err != nil {
 		tb.Fatal(err)
 	}

@@ -15,7 +15,7 @@ import (
 	"github.com/pressly/goose/v3"
 
 	"github.com/veetbot/veetbrowser/errcode"
-	"github.com/veetbot/veetbrowser/store/internal/record"
+	"github.com/veetbot/veetbrowser/store"
 	"github.com/veetbot/veetbrowser/store/internal/schema"
 	"github.com/veetbot/veetbrowser/store/internal/sqlstore"
 )
@@ -34,6 +34,8 @@ type Store struct {
 	pool *pgxpool.Pool
 }
 
+var _ store.Store = (*Store)(nil)
+
 // sqlStore is the store's logic; its time columns are timestamptz.
 type sqlStore = sqlstore.Store[time.Time]
 
@@ -46,7 +48,7 @@ func Open(ctx context.Context, dsn string) (*Store, error) {
 	}
 	pool, err := pgxpool.NewWithConfig(ctx, cfg)
 	if err != nil {
-		return nil, record.Fail(err, "the artifact store cannot be opened")
+		return nil, sqlstore.Fail(err, "the artifact store cannot be opened")
 	}
 	if err := migrate(ctx, pool); err != nil {
 		pool.Close()
@@ -58,7 +60,7 @@ func Open(ctx context.Context, dsn string) (*Store, error) {
 		Read:  db,
 		Dialect: sqlstore.Dialect{Sessions: "veetbrowser_sessions", Calls: "veetbrowser_calls",
 			Leases: "veetbrowser_leases", Blobs: "veetbrowser_blobs", Greatest: "greatest", Text: "::text", Numbered: true},
-		Stamp:     record.Timestamp,
+		Stamp:     sqlstore.Timestamp,
 		At:        utc,
 		Duplicate: isUniqueViolation,
 		LockPrune: lockPrune,
@@ -72,15 +74,15 @@ func migrate(ctx context.Context, pool *pgxpool.Pool) error {
 	defer db.Close()
 	fsys, err := schema.Migrations(schema.PostgreSQL)
 	if err != nil {
-		return record.Fail(err, "the artifact store's schema is missing")
+		return sqlstore.Fail(err, "the artifact store's schema is missing")
 	}
 	p, err := goose.NewProvider(goose.DialectPostgres, db, fsys, goose.WithTableName(versionTable),
 		goose.WithDisableGlobalRegistry(true), goose.WithSessionLocker(advisoryLock{}))
 	if err != nil {
-		return record.Fail(err, "the artifact store cannot be migrated")
+		return sqlstore.Fail(err, "the artifact store cannot be migrated")
 	}
 	if _, err := p.Up(ctx); err != nil {
-		return record.Fail(err, "the artifact store's schema could not be migrated")
+		return sqlstore.Fail(err, "the artifact store's schema could not be migrated")
 	}
 	return nil
 }

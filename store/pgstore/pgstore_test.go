@@ -41,7 +41,7 @@ func TestPostgresUnreachable(t *testing.T) {
 		t.Fatal(err)
 	}
 	u.Path = "/veet_missing_db" // a running server, a database that does not exist
-	_, err = store.Open(context.Background(), u.String())
+	_, err = pgstore.Open(context.Background(), u.String())
 	if errcode.Of(err) != store.Unavailable {
 		t.Fatalf("a missing database: %v", err)
 	}
@@ -52,7 +52,7 @@ func contains(s, sub string) bool { return strings.Contains(s, sub) }
 func BenchmarkPostgresRecord(b *testing.B) {
 	dsn := pgtest.Database(b)
 	ctx := context.Background()
-	st, err := store.Open(ctx, dsn)
+	st, err := pgstore.Open(ctx, dsn)
 	if err != nil {
 		b.Fatal(err)
 	}

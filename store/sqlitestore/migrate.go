@@ -13,8 +13,8 @@ import (
 	"github.com/pressly/goose/v3"
 
 	"github.com/veetbot/veetbrowser/internal/tempdir"
-	"github.com/veetbot/veetbrowser/store/internal/record"
 	"github.com/veetbot/veetbrowser/store/internal/schema"
+	"github.com/veetbot/veetbrowser/store/internal/sqlstore"
 )
 
 // versionTable is goose's table of applied migrations.
@@ -26,36 +26,36 @@ const versionTable = "schema_version"
 func migrate(ctx context.Context, dsn string) error {
 	db, err := sql.Open("sqlite", dsn)
 	if err != nil {
-		return record.Fail(err, "the artifact store cannot be opened")
+		return sqlstore.Fail(err, "the artifact store cannot be opened")
 	}
 	defer db.Close()
 	if err := prepareWaiting(ctx, db); err != nil {
-		return record.Fail(err, "the artifact store cannot be opened")
+		return sqlstore.Fail(err, "the artifact store cannot be opened")
 	}
 	fsys, err := schema.Migrations(schema.SQLite)
 	if err != nil {
-		return record.Fail(err, "the artifact store's schema is missing")
+		return sqlstore.Fail(err, "the artifact store's schema is missing")
 	}
 	locker, err := newMigrationLock()
 	if err != nil {
-		return record.Fail(err, "the artifact store cannot be migrated")
+		return sqlstore.Fail(err, "the artifact store cannot be migrated")
 	}
 	p, err := goose.NewProvider(goose.DialectSQLite3, db, fsys, goose.WithTableName(versionTable),
 		goose.WithDisableGlobalRegistry(true), goose.WithSessionLocker(locker))
 	if err != nil {
-		return record.Fail(err, "the artifact store cannot be migrated")
+		return sqlstore.Fail(err, "the artifact store cannot be migrated")
 	}
 	// Only a migration writes: a file this process may only read still
 	// opens, for reading.
 	pending, err := p.HasPending(ctx)
 	if err != nil {
-		return record.Fail(err, "the artifact store's schema could not be read")
+		return sqlstore.Fail(err, "the artifact store's schema could not be read")
 	}
 	if !pending {
 		return nil
 	}
 	if _, err := p.Up(ctx); err != nil {
-		return record.Fail(err, "the artifact store's schema could not be migrated")
+		return sqlstore.Fail(err, "the artifact store's schema could not be migrated")
 	}
 	return nil
 }

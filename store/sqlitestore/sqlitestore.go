@@ -18,7 +18,7 @@ import (
 	"modernc.org/sqlite" // and its "sqlite" database/sql driver
 
 	"github.com/veetbot/veetbrowser/errcode"
-	"github.com/veetbot/veetbrowser/store/internal/record"
+	"github.com/veetbot/veetbrowser/store"
 	"github.com/veetbot/veetbrowser/store/internal/sqlstore"
 )
 
@@ -37,11 +37,21 @@ func DefaultPath() (string, error) {
 	if !filepath.IsAbs(dir) {
 		home, err := os.UserHomeDir()
 		if err != nil {
-			return "", errcode.Wrap(record.Unavailable, err, "no default artifact store: neither XDG_DATA_HOME nor HOME is set")
+			return "", errcode.Wrap(store.Unavailable, err, "no default artifact store: neither XDG_DATA_HOME nor HOME is set")
 		}
 		dir = filepath.Join(home, ".local", "share")
 	}
 	return filepath.Join(dir, "veetbrowser", "artifacts.db"), nil
+}
+
+// OpenDefault opens the store at DefaultPath: the runtime's store when it
+// is given none.
+func OpenDefault(ctx context.Context) (*Store, error) {
+	path, err := DefaultPath()
+	if err != nil {
+		return nil, err
+	}
+	return Open(ctx, path)
 }
 
 // Store is an artifact store in one SQLite file.
@@ -52,6 +62,8 @@ type Store struct {
 	write *sql.DB // one connection: the process's writes queue here, not in SQLite's busy loop
 	read  *sql.DB
 }
+
+var _ store.Store = (*Store)(nil)
 
 // sqlStore is the store's logic; its time columns hold microseconds
 // since the Unix epoch.
@@ -68,7 +80,7 @@ func Open(ctx context.Context, path string) (*Store, error) {
 		return nil, errcode.Wrap(errcode.InvalidArgument, err, "the artifact store's path is not usable")
 	}
 	if err := os.MkdirAll(filepath.Dir(abs), 0o700); err != nil {
-		return nil, record.Fail(err, "the artifact store's directory cannot be created")
+		return nil, sqlstore.Fail(err, "the artifact store's directory cannot be created")
 	}
 	// Created here first so that SQLite, which takes the mode of the
 	// database for its WAL files too, never makes it world-readable. Only
@@ -77,20 +89,20 @@ func Open(ctx context.Context, path string) (*Store, error) {
 	if f, err := os.OpenFile(abs, os.O_CREATE|os.O_EXCL|os.O_WRONLY, 0o600); err == nil {
 		f.Close()
 	} else if !errors.Is(err, os.ErrExist) {
-		return nil, record.Fail(err, "the artifact store's file cannot be created")
+		return nil, sqlstore.Fail(err, "the artifact store's file cannot be created")
 	}
 	if err := migrate(ctx, dsn(abs, "immediate")); err != nil {
 		return nil, err
 	}
 	write, err := sql.Open("sqlite", dsn(abs, "immediate"))
 	if err != nil {
-		return nil, record.Fail(err, "the artifact store cannot be opened")
+		return nil, sqlstore.Fail(err, "the artifact store cannot be opened")
 	}
 	write.SetMaxOpenConns(1)
 	read, err := sql.Open("sqlite", dsn(abs, "deferred"))
 	if err != nil {
 		write.Close()
-		return nil, record.Fail(err, "the artifact store cannot be opened")
+		return nil, sqlstore.Fail(err, "the artifact store cannot be opened")
 	}
 	read.SetMaxOpenConns(readConns)
 	return &Store{write: write, read: read, sqlStore: sqlstore.New(sqlstore.Config[int64]{
@@ -128,7 +140,7 @@ func (s *Store) Close() error {
 // Prune removes whole sessions by age of their last write, then the oldest
 // until at most maxBytes of records remain; then it hands free pages back
 // to the file system.
-func (s *Store) Prune(ctx context.Context, olderThan time.Duration, maxBytes int64) (record.Pruned, error) {
+func (s *Store) Prune(ctx context.Context, olderThan time.Duration, maxBytes int64) (store.Pruned, error) {
 	p, err := s.sqlStore.Prune(ctx, olderThan, maxBytes)
 	if err == nil && p.Sessions > 0 {
 		// Best effort: the records are gone either way.
@@ -211,6 +223,6 @@ func isBusy(err error) bool {
 	return errors.As(err, &e) && e.Code()&0xff == sqliteBusy
 }
 
-func micros(t time.Time) int64 { return record.Timestamp(t).UnixMicro() }
+func micros(t time.Time) int64 { return sqlstore.Timestamp(t).UnixMicro() }
 
 func fromMicros(us int64) time.Time { return time.UnixMicro(us).UTC() }

@@ -30,7 +30,7 @@ func TestSQLiteStore(t *testing.T) {
 
 func TestSQLiteFileIsPrivate(t *testing.T) {
 	path := filepath.Join(t.TempDir(), "sub", "artifacts.db")
-	st, err := store.Open(context.Background(), path)
+	st, err := sqlitestore.Open(context.Background(), path)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -60,7 +60,7 @@ func TestSQLiteReadOnlyFile(t *testing.T) {
 	t.Cleanup(func() { os.RemoveAll(dir) })
 	path := filepath.Join(dir, "artifacts.db")
 	ctx := context.Background()
-	st, err := store.Open(ctx, path)
+	st, err := sqlitestore.Open(ctx, path)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -73,7 +73,7 @@ func TestSQLiteReadOnlyFile(t *testing.T) {
 	}
 
 	if os.Geteuid() != 0 {
-		st, err := store.Open(ctx, path)
+		st, err := sqlitestore.Open(ctx, path)
 		if err != nil {
 			t.Fatalf("a read-only file does not open for reading: %v", err)
 		}
@@ -140,7 +140,7 @@ func TestDefaultPath(t *testing.T) {
 
 func BenchmarkSQLiteRecord(b *testing.B) {
 	path := fresh(b)
-	st, err := store.Open(context.Background(), path)
+	st, err := sqlitestore.Open(context.Background(), path)
 	if err != nil {
 		b.Fatal(err)
 	}

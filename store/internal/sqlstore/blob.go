@@ -5,7 +5,7 @@ import (
 	"database/sql"
 	"errors"
 
-	"github.com/veetbot/veetbrowser/store/internal/record"
+	"github.com/veetbot/veetbrowser/store"
 )
 
 // A blob is written with its call's session in one transaction: the
@@ -36,8 +36,8 @@ func newBlobStatements(q func(string) string) blobStatements {
 }
 
 // PutBlob stores b with its call and returns its id.
-func (s *Store[T]) PutBlob(ctx context.Context, b record.Blob) (id int64, err error) {
-	if err := record.CheckBlob(&b); err != nil {
+func (s *Store[T]) PutBlob(ctx context.Context, b store.Blob) (id int64, err error) {
+	if err := checkBlob(&b); err != nil {
 		return 0, err
 	}
 	err = s.cfg.Write.InTx(ctx, func(tx DB) error {
@@ -45,13 +45,13 @@ func (s *Store[T]) PutBlob(ctx context.Context, b record.Blob) (id int64, err er
 		err := tx.QueryRow(ctx, s.sql.blobs.claim, b.Size(), b.SessionID).Scan(&last)
 		// pgx's ErrNoRows is also sql.ErrNoRows.
 		if errors.Is(err, sql.ErrNoRows) {
-			return record.NoBlobSession
+			return noBlobSession
 		}
 		if err != nil {
 			return err
 		}
 		if b.Seq > last {
-			return record.NoBlobCall
+			return noBlobCall
 		}
 		return tx.QueryRow(ctx, s.sql.blobs.insert,
 			b.SessionID, b.Seq, b.Kind, b.Revision, b.MediaType, b.Data, text(b.Meta)).Scan(&id)
@@ -63,52 +63,52 @@ func (s *Store[T]) PutBlob(ctx context.Context, b record.Blob) (id int64, err er
 }
 
 // Blobs lists a session's blobs, without their data, in call order.
-func (s *Store[T]) Blobs(ctx context.Context, sessionID string) ([]record.BlobInfo, error) {
-	if err := record.CheckID(sessionID); err != nil {
+func (s *Store[T]) Blobs(ctx context.Context, sessionID string) ([]store.BlobInfo, error) {
+	if err := checkID(sessionID); err != nil {
 		return nil, err
 	}
 	var n int
 	if err := s.cfg.Read.QueryRow(ctx, s.sql.blobs.exists, sessionID).Scan(&n); err != nil {
-		return nil, record.Fail(err, "the session's blobs could not be listed")
+		return nil, Fail(err, "the session's blobs could not be listed")
 	}
 	if n == 0 {
-		return nil, record.NoBlobSession
+		return nil, noBlobSession
 	}
 	rows, err := s.cfg.Read.Query(ctx, s.sql.blobs.list, sessionID)
 	if err != nil {
-		return nil, record.Fail(err, "the session's blobs could not be listed")
+		return nil, Fail(err, "the session's blobs could not be listed")
 	}
 	defer rows.Close()
-	var list []record.BlobInfo
+	var list []store.BlobInfo
 	for rows.Next() {
-		var x record.BlobInfo
+		var x store.BlobInfo
 		var meta []byte
 		if err := rows.Scan(&x.ID, &x.SessionID, &x.Seq, &x.Kind, &x.Revision, &x.MediaType, &x.Bytes, &meta); err != nil {
-			return nil, record.Fail(err, "the session's blobs could not be listed")
+			return nil, Fail(err, "the session's blobs could not be listed")
 		}
 		x.Meta = raw(meta)
 		list = append(list, x)
 	}
 	if err := rows.Err(); err != nil {
-		return nil, record.Fail(err, "the session's blobs could not be listed")
+		return nil, Fail(err, "the session's blobs could not be listed")
 	}
 	return list, nil
 }
 
 // Blob reads one blob of a session, data included.
-func (s *Store[T]) Blob(ctx context.Context, sessionID string, id int64) (record.Blob, error) {
-	if err := record.CheckID(sessionID); err != nil {
-		return record.Blob{}, err
+func (s *Store[T]) Blob(ctx context.Context, sessionID string, id int64) (store.Blob, error) {
+	if err := checkID(sessionID); err != nil {
+		return store.Blob{}, err
 	}
-	var b record.Blob
+	var b store.Blob
 	var meta []byte
 	err := s.cfg.Read.QueryRow(ctx, s.sql.blobs.read, id, sessionID).
 		Scan(&b.SessionID, &b.Seq, &b.Kind, &b.Revision, &b.MediaType, &b.Data, &meta)
 	if errors.Is(err, sql.ErrNoRows) {
-		return record.Blob{}, record.NoBlob
+		return store.Blob{}, noBlob
 	}
 	if err != nil {
-		return record.Blob{}, record.Fail(err, "the blob could not be read")
+		return store.Blob{}, Fail(err, "the blob could not be read")
 	}
 	b.Meta = raw(meta)
 	return b, nil

@@ -6,7 +6,7 @@ import (
 	"errors"
 	"time"
 
-	"github.com/veetbot/veetbrowser/store/internal/record"
+	"github.com/veetbot/veetbrowser/store"
 )
 
 // Leases rely on the database's own locking, never on the process's: each
@@ -44,65 +44,65 @@ func newLeaseStatements(q func(string) string) leaseStatements {
 // AcquireLease takes l's profile for l's holder until l.Expires, if no
 // live lease holds it (an expired one is replaced); otherwise it fails
 // with lease_held. It returns the lease as stored.
-func (s *Store[T]) AcquireLease(ctx context.Context, l record.Lease) (record.Lease, error) {
-	if err := record.CheckLease(&l); err != nil {
-		return record.Lease{}, err
+func (s *Store[T]) AcquireLease(ctx context.Context, l store.Lease) (store.Lease, error) {
+	if err := checkLease(&l); err != nil {
+		return store.Lease{}, err
 	}
 	row := s.cfg.Write.QueryRow(ctx, s.sql.leases.acquire,
 		l.ID, l.Tenant, l.Profile, l.Holder, s.cfg.Stamp(l.Expires), s.now())
-	got, err := s.readLease(row, record.LeaseHeld)
+	got, err := s.readLease(row, leaseHeld)
 	if err != nil && s.cfg.Duplicate(err) {
-		return record.Lease{}, record.LeaseExists
+		return store.Lease{}, leaseExists
 	}
 	return got, failed(err, "the lease could not be acquired")
 }
 
 // RenewLease moves a live lease's expiry to expires; a lease that is not
 // live fails with lease_expired.
-func (s *Store[T]) RenewLease(ctx context.Context, id string, expires time.Time) (record.Lease, error) {
-	if err := record.CheckLeaseID(id); err != nil {
-		return record.Lease{}, err
+func (s *Store[T]) RenewLease(ctx context.Context, id string, expires time.Time) (store.Lease, error) {
+	if err := checkLeaseID(id); err != nil {
+		return store.Lease{}, err
 	}
-	if err := record.CheckExpiry(expires); err != nil {
-		return record.Lease{}, err
+	if err := checkExpiry(expires); err != nil {
+		return store.Lease{}, err
 	}
 	row := s.cfg.Write.QueryRow(ctx, s.sql.leases.renew, s.cfg.Stamp(expires), id, s.now())
-	l, err := s.readLease(row, record.LeaseExpired)
+	l, err := s.readLease(row, leaseExpired)
 	return l, failed(err, "the lease could not be renewed")
 }
 
 // ReleaseLease deletes a lease; an id the store does not hold is already
 // released.
 func (s *Store[T]) ReleaseLease(ctx context.Context, id string) error {
-	if err := record.CheckLeaseID(id); err != nil {
+	if err := checkLeaseID(id); err != nil {
 		return err
 	}
 	if _, err := s.cfg.Write.Exec(ctx, s.sql.leases.release, id); err != nil {
-		return record.Fail(err, "the lease could not be released")
+		return Fail(err, "the lease could not be released")
 	}
 	return nil
 }
 
 // Lease reads a live lease; one that is not live fails with lease_expired.
-func (s *Store[T]) Lease(ctx context.Context, id string) (record.Lease, error) {
-	if err := record.CheckLeaseID(id); err != nil {
-		return record.Lease{}, err
+func (s *Store[T]) Lease(ctx context.Context, id string) (store.Lease, error) {
+	if err := checkLeaseID(id); err != nil {
+		return store.Lease{}, err
 	}
-	l, err := s.readLease(s.cfg.Read.QueryRow(ctx, s.sql.leases.live, id, s.now()), record.LeaseExpired)
+	l, err := s.readLease(s.cfg.Read.QueryRow(ctx, s.sql.leases.live, id, s.now()), leaseExpired)
 	return l, failed(err, "the lease could not be read")
 }
 
 // ExpiredLeases deletes every lease expired at now and returns them.
-func (s *Store[T]) ExpiredLeases(ctx context.Context, now time.Time) ([]record.Lease, error) {
-	if err := record.CheckExpiry(now); err != nil {
+func (s *Store[T]) ExpiredLeases(ctx context.Context, now time.Time) ([]store.Lease, error) {
+	if err := checkExpiry(now); err != nil {
 		return nil, err
 	}
 	rows, err := s.cfg.Write.Query(ctx, s.sql.leases.reap, s.cfg.Stamp(now))
 	if err != nil {
-		return nil, record.Fail(err, "the expired leases could not be removed")
+		return nil, Fail(err, "the expired leases could not be removed")
 	}
 	defer rows.Close()
-	var gone []record.Lease
+	var gone []store.Lease
 	for rows.Next() {
 		l, err := s.readLease(rows, nil)
 		if err != nil {
@@ -111,23 +111,23 @@ func (s *Store[T]) ExpiredLeases(ctx context.Context, now time.Time) ([]record.L
 		gone = append(gone, l)
 	}
 	if err := rows.Err(); err != nil {
-		return nil, record.Fail(err, "the expired leases could not be removed")
+		return nil, Fail(err, "the expired leases could not be removed")
 	}
 	return gone, nil
 }
 
 // readLease reads a lease from a row of leaseColumns; none is the error
 // for no row.
-func (s *Store[T]) readLease(row Row, none error) (record.Lease, error) {
-	var l record.Lease
+func (s *Store[T]) readLease(row Row, none error) (store.Lease, error) {
+	var l store.Lease
 	var expires T
 	err := row.Scan(&l.ID, &l.Tenant, &l.Profile, &l.Holder, &expires)
 	// pgx's ErrNoRows is also sql.ErrNoRows.
 	if none != nil && errors.Is(err, sql.ErrNoRows) {
-		return record.Lease{}, none
+		return store.Lease{}, none
 	}
 	if err != nil {
-		return record.Lease{}, err
+		return store.Lease{}, err
 	}
 	l.Expires = s.cfg.At(expires)
 	return l, nil

@@ -8,7 +8,7 @@ import (
 	"strings"
 	"time"
 
-	"github.com/veetbot/veetbrowser/store/internal/record"
+	"github.com/veetbot/veetbrowser/store"
 )
 
 // DB runs statements, on a pool or in a transaction, with the driver's
@@ -129,8 +129,8 @@ func numbered(query string) string {
 }
 
 // CreateSession records a session.
-func (s *Store[T]) CreateSession(ctx context.Context, sess record.Session) error {
-	if err := record.CheckSession(&sess); err != nil {
+func (s *Store[T]) CreateSession(ctx context.Context, sess store.Session) error {
+	if err := checkSession(&sess); err != nil {
 		return err
 	}
 	start := s.cfg.Stamp(sess.StartedAt)
@@ -140,19 +140,19 @@ func (s *Store[T]) CreateSession(ctx context.Context, sess record.Session) error
 }
 
 // Intent records a call about to be dispatched.
-func (s *Store[T]) Intent(ctx context.Context, c record.Call) (int64, error) {
+func (s *Store[T]) Intent(ctx context.Context, c store.Call) (int64, error) {
 	return s.insert(ctx, c, asIntent)
 }
 
 // Record writes a whole call.
-func (s *Store[T]) Record(ctx context.Context, c record.Call) (int64, error) {
+func (s *Store[T]) Record(ctx context.Context, c store.Call) (int64, error) {
 	return s.insert(ctx, c, asComplete)
 }
 
 // insert readies c, takes the session's next sequence number (the update
 // of the session's row orders concurrent writers of one session) and
 // writes c, in one transaction.
-func (s *Store[T]) insert(ctx context.Context, c record.Call, ready readyFunc) (seq int64, err error) {
+func (s *Store[T]) insert(ctx context.Context, c store.Call, ready readyFunc) (seq int64, err error) {
 	r, err := ready(&c)
 	if err != nil {
 		return 0, err
@@ -162,7 +162,7 @@ func (s *Store[T]) insert(ctx context.Context, c record.Call, ready readyFunc) (
 		err := tx.QueryRow(ctx, s.sql.nextSeq, start, c.Size(), c.SessionID).Scan(&seq)
 		// pgx's ErrNoRows is also sql.ErrNoRows.
 		if errors.Is(err, sql.ErrNoRows) {
-			return record.NoSession
+			return noSession
 		}
 		if err != nil {
 			return err
@@ -178,7 +178,7 @@ func (s *Store[T]) insert(ctx context.Context, c record.Call, ready readyFunc) (
 }
 
 // Complete records the result of an open intent.
-func (s *Store[T]) Complete(ctx context.Context, sessionID string, seq int64, res record.Result) error {
+func (s *Store[T]) Complete(ctx context.Context, sessionID string, seq int64, res store.Result) error {
 	r, err := completion(sessionID, &res)
 	if err != nil {
 		return err
@@ -189,7 +189,7 @@ func (s *Store[T]) Complete(ctx context.Context, sessionID string, seq int64, re
 			return err
 		}
 		if done != 1 {
-			return record.NoIntent
+			return noIntent
 		}
 		_, err = tx.Exec(ctx, s.sql.addBytes, res.Size(), sessionID)
 		return err
@@ -198,35 +198,35 @@ func (s *Store[T]) Complete(ctx context.Context, sessionID string, seq int64, re
 }
 
 // Session reads a session record.
-func (s *Store[T]) Session(ctx context.Context, id string) (record.Session, error) {
-	if err := record.CheckID(id); err != nil {
-		return record.Session{}, err
+func (s *Store[T]) Session(ctx context.Context, id string) (store.Session, error) {
+	if err := checkID(id); err != nil {
+		return store.Session{}, err
 	}
 	return readSession(s.cfg.Read.QueryRow(ctx, s.sql.session, id), s.cfg.At)
 }
 
 // Calls reads a session's calls in sequence order.
-func (s *Store[T]) Calls(ctx context.Context, sessionID string, fn func(record.Call) error) error {
+func (s *Store[T]) Calls(ctx context.Context, sessionID string, fn func(store.Call) error) error {
 	if _, err := s.Session(ctx, sessionID); err != nil {
 		return err
 	}
 	rows, err := s.cfg.Read.Query(ctx, s.sql.calls, sessionID)
 	if err != nil {
-		return record.Fail(err, "the session's calls could not be read")
+		return Fail(err, "the session's calls could not be read")
 	}
 	defer rows.Close()
 	return eachCall(rows, s.cfg.At, fn)
 }
 
 // Sessions lists sessions, newest first, with their call and outcome counts.
-func (s *Store[T]) Sessions(ctx context.Context, opts record.ListOptions) ([]record.Summary, error) {
-	limit, err := record.Limit(opts)
+func (s *Store[T]) Sessions(ctx context.Context, opts store.ListOptions) ([]store.Summary, error) {
+	limit, err := limit(opts)
 	if err != nil {
 		return nil, err
 	}
 	rows, err := s.cfg.Read.Query(ctx, s.sql.sessions, limit)
 	if err != nil {
-		return nil, record.Fail(err, "the sessions could not be listed")
+		return nil, Fail(err, "the sessions could not be listed")
 	}
 	defer rows.Close()
 	return summaries(rows, s.cfg.At)
@@ -235,11 +235,11 @@ func (s *Store[T]) Sessions(ctx context.Context, opts record.ListOptions) ([]rec
 // Prune removes whole sessions, their calls and blobs, by age of their last
 // write, then the oldest until at most maxBytes of records (JSON and blob
 // bytes) remain, in one transaction.
-func (s *Store[T]) Prune(ctx context.Context, olderThan time.Duration, maxBytes int64) (record.Pruned, error) {
+func (s *Store[T]) Prune(ctx context.Context, olderThan time.Duration, maxBytes int64) (store.Pruned, error) {
 	if err := checkRetention(olderThan, maxBytes); err != nil {
-		return record.Pruned{}, err
+		return store.Pruned{}, err
 	}
-	var p record.Pruned
+	var p store.Pruned
 	err := s.cfg.Write.InTx(ctx, func(tx DB) error {
 		if s.cfg.LockPrune != nil {
 			if err := s.cfg.LockPrune(ctx, tx); err != nil {
@@ -268,7 +268,7 @@ func (s *Store[T]) Prune(ctx context.Context, olderThan time.Duration, maxBytes 
 		return err
 	})
 	if err != nil {
-		return record.Pruned{}, failed(err, "the artifact store could not be pruned")
+		return store.Pruned{}, failed(err, "the artifact store could not be pruned")
 	}
 	return p, nil
 }

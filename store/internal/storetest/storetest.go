@@ -27,6 +27,7 @@ import (
 	"github.com/veetbot/veetbrowser/observation"
 	"github.com/veetbot/veetbrowser/projection"
 	"github.com/veetbot/veetbrowser/store"
+	"github.com/veetbot/veetbrowser/store/storespec"
 )
 
 // Environment of a child process: its role and its store.
@@ -45,7 +46,7 @@ func Child() {
 		return
 	}
 	ctx := context.Background()
-	st, err := store.Open(ctx, os.Getenv(envSpec))
+	st, err := storespec.Open(ctx, os.Getenv(envSpec))
 	if err != nil {
 		fmt.Println("open-error", errcode.Of(err), err, errors.Unwrap(err))
 		os.Exit(2)
@@ -203,7 +204,7 @@ type Suite struct {
 
 func (s Suite) open(t testing.TB, spec string) store.Store {
 	t.Helper()
-	st, err := store.Open(context.Background(), spec)
+	st, err := storespec.Open(context.Background(), spec)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -426,7 +427,7 @@ func (s Suite) OpenTogether(t *testing.T) {
 	errs := make([]error, openers)
 	var wg sync.WaitGroup
 	for k := range openers {
-		wg.Go(func() { stores[k], errs[k] = store.Open(ctx, spec) })
+		wg.Go(func() { stores[k], errs[k] = storespec.Open(ctx, spec) })
 	}
 	wg.Wait()
 	for k := range openers {
