@@ -212,8 +212,8 @@ func checkText(what, s string, required bool) error {
 	return nil
 }
 
-// limit is the listing limit opts ask for, refused when out of range.
-func limit(opts store.ListOptions) (int, error) {
+// listLimit is the listing limit opts ask for, refused when out of range.
+func listLimit(opts store.ListOptions) (int, error) {
 	switch {
 	case opts.Limit == 0:
 		return store.DefaultLimit, nil

@@ -220,7 +220,7 @@ func (s *Store[T]) Calls(ctx context.Context, sessionID string, fn func(store.Ca
 
 // Sessions lists sessions, newest first, with their call and outcome counts.
 func (s *Store[T]) Sessions(ctx context.Context, opts store.ListOptions) ([]store.Summary, error) {
-	limit, err := limit(opts)
+	limit, err := listLimit(opts)
 	if err != nil {
 		return nil, err
 	}
