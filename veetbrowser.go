@@ -535,7 +535,7 @@ func (s *Session) result(obs *observation.Observation, act *browser.ActResult) (
 // version defines the model view.
 func (s *Session) project(obs *observation.Observation, act *browser.ActResult, o ObserveOptions) (*Result, error) {
 	obs.Version = s.version.Name
-	opts := ViewOptions(s.version, s.budget, o)
+	opts := tools.ViewOptions(s.version, s.budget, o.ElementOffset, o.TextOffset)
 	opts.Next = obs.NextKey
 	if act != nil {
 		opts.Action = &projection.Outcome{Dispatched: act.Dispatched, NavigationStarted: act.NavigationStarted,
@@ -581,14 +581,4 @@ func (s *Session) Close(ctx context.Context) error {
 	s.kept = nil
 	s.mu.Unlock()
 	return err
-}
-
-// ViewOptions are the projection options that tool version v defines for a
-// view within budget, o being the observe options that page it: what a
-// session projects its views with, and what replay re-derives recorded
-// views with.
-func ViewOptions(v tools.Version, budget int, o ObserveOptions) projection.Options {
-	return projection.Options{Budget: budget, Coverage: v.Continuation, Regions: v.Regions,
-		TextCoverage: v.TextCoverage, Offsets: v.Offsets, ElementOffset: o.ElementOffset, TextOffset: o.TextOffset,
-		Reading: v.Reading, Frames: v.Frames, Tabs: v.Interactions}
 }
