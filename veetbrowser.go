@@ -35,6 +35,7 @@ import (
 	"github.com/veetbot/veetbrowser/browser"
 	"github.com/veetbot/veetbrowser/errcode"
 	"github.com/veetbot/veetbrowser/internal/tempdir"
+	"github.com/veetbot/veetbrowser/internal/uploads"
 	"github.com/veetbot/veetbrowser/observation"
 	"github.com/veetbot/veetbrowser/policy"
 	"github.com/veetbot/veetbrowser/projection"
@@ -166,7 +167,7 @@ type Session struct {
 	grant     policy.Grant
 	approver  policy.Approver
 	approvals policy.Approvals
-	uploads   uploadRoot
+	uploads   uploads.Root
 	rec       recorder
 	shots     screenshotOptions
 
@@ -188,7 +189,7 @@ func (r *Runtime) NewSession(ctx context.Context, opts SessionOptions) (*Session
 			return nil, err
 		}
 	}
-	uploads, err := newUploadRoot(opts)
+	root, err := uploadRoot(opts)
 	if err != nil {
 		return nil, err
 	}
@@ -199,7 +200,7 @@ func (r *Runtime) NewSession(ctx context.Context, opts SessionOptions) (*Session
 		return nil, err
 	}
 	s := &Session{page: page, version: v, budget: budget, grant: opts.Grant, approver: opts.Approver, shots: r.shots,
-		uploads: uploads, rec: recorder{store: r.store, key: r.redaction, id: store.NewSessionID()}}
+		uploads: root, rec: recorder{store: r.store, key: r.redaction, id: store.NewSessionID()}}
 	if err := s.recordSession(ctx, opts.Surface); err != nil {
 		page.Close(context.WithoutCancel(ctx))
 		return nil, err
@@ -339,7 +340,7 @@ func (s *Session) Upload(ctx context.Context, ref string, paths []string) (*Resu
 }
 
 func (s *Session) upload(ctx context.Context, rec *callRecord, ref string, paths []string) (*Result, error) {
-	if err := s.uploads.check(paths); err != nil {
+	if err := s.uploads.Check(paths); err != nil {
 		return nil, err
 	}
 	var staged *keptUpload
