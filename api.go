@@ -2,6 +2,7 @@ package veetbrowser
 
 import (
 	"encoding/json"
+	"time"
 
 	"github.com/veetbot/veetbrowser/browser"
 	"github.com/veetbot/veetbrowser/errcode"
@@ -27,7 +28,66 @@ const (
 	Check   ActionKind = browser.ActCheck   // make a checkbox checked; nothing is dispatched if it already is
 	Uncheck ActionKind = browser.ActUncheck // make a checkbox unchecked
 	Dialog  ActionKind = browser.ActDialog  // answer the open dialog: Accept, with Text for a prompt
+	// Tool version 1.8.0.
+	Hover  ActionKind = browser.ActHover  // move the pointer over the control: menus that open on hover
+	Scroll ActionKind = browser.ActScroll // scroll the page by Viewports (0: one, negative: up), or the container under Ref
+	Drag   ActionKind = browser.ActDrag   // drag the control onto the control of To
 )
+
+// HistoryStep is what Session.History does to the active tab; its values
+// are browser_navigate's history strings.
+type HistoryStep = browser.HistoryStep
+
+// History steps.
+const (
+	Back    HistoryStep = browser.HistoryBack    // go back one entry
+	Forward HistoryStep = browser.HistoryForward // go forward one entry
+	Reload  HistoryStep = browser.HistoryReload  // load the current entry again
+)
+
+// WaitOptions say what Session.Wait waits for: exactly one condition,
+// within Timeout (1 ms to browser.MaxWait).
+type WaitOptions struct {
+	// Text: the page's readable text holds every word of it (as Find
+	// matches), never a value, hidden text or editable content.
+	Text string
+	// RefGone: the control of this ref (of the newest revision) is no
+	// longer on the page or no longer visible.
+	RefGone string
+	// NetworkIdle: no request of the tab in flight for
+	// browser.NetworkIdleQuiet.
+	NetworkIdle bool
+	Timeout     time.Duration
+}
+
+func (o WaitOptions) request() browser.WaitRequest {
+	return browser.WaitRequest{Text: o.Text, RefGone: o.RefGone, NetworkIdle: o.NetworkIdle, Timeout: o.Timeout}
+}
+
+// ScreenshotOptions say what Session.Screenshot captures: the viewport by
+// default, the control of Ref, or with FullPage the whole document.
+type ScreenshotOptions struct {
+	Ref      string
+	FullPage bool
+}
+
+// TabsAction is what Session.Tabs does; its values are browser_tabs'
+// action strings.
+type TabsAction = browser.TabsAction
+
+// Tab actions.
+const (
+	ListTabs  TabsAction = browser.TabsList   // list the tabs
+	SelectTab TabsAction = browser.TabsSelect // make the tab of TabsOptions.Tab active
+	CloseTab  TabsAction = browser.TabsClose  // close the tab of TabsOptions.Tab
+)
+
+// TabsOptions are one Session.Tabs call: the action, and for select and
+// close the id of one of the session's tabs.
+type TabsOptions struct {
+	Action TabsAction
+	Tab    string
+}
 
 // ObserveOptions say where Session.Observe continues. The zero value
 // observes the page from the top.

@@ -39,12 +39,12 @@ type ShotSummary struct {
 // Screenshot takes a masked screenshot of the active tab (tool version
 // 1.8.0 and later): the viewport, one control, or the full page. It changes
 // nothing; the image is stored with the call's record.
-func (s *Session) Screenshot(ctx context.Context, args tools.ScreenshotArgs) (*Result, error) {
-	rec := s.read(tools.Screenshot, args)
+func (s *Session) Screenshot(ctx context.Context, opts ScreenshotOptions) (*Result, error) {
+	rec := s.read(tools.Screenshot, tools.ScreenshotArgs{Ref: opts.Ref, FullPage: opts.FullPage})
 	if !s.version.Interactions {
 		return rec.finish(ctx, nil, errcode.New(errcode.InvalidArgument, "browser_screenshot needs tool version 1.8.0 or later; this session has %s", s.version.Name))
 	}
-	shot, err := s.page.Screenshot(ctx, browser.ScreenshotRequest{Ref: args.Ref, FullPage: args.FullPage, Unmasked: s.shots.unmasked})
+	shot, err := s.page.Screenshot(ctx, browser.ScreenshotRequest{Ref: opts.Ref, FullPage: opts.FullPage, Unmasked: s.shots.unmasked})
 	if err != nil {
 		return rec.finish(ctx, nil, err)
 	}

@@ -1,18 +1,17 @@
 package veetbrowser
 
 import (
-	"context"
 	"fmt"
 	"os"
 	"path/filepath"
 	"strings"
-	"syscall"
 	"testing"
 	"time"
 
 	"github.com/veetbot/veetbrowser/browser"
 	"github.com/veetbot/veetbrowser/errcode"
 	"github.com/veetbot/veetbrowser/internal/browsertest"
+	"github.com/veetbot/veetbrowser/internal/uploads"
 )
 
 // uploadFixture is an upload root with files of the given sizes, each
@@ -28,75 +27,21 @@ func uploadFixture(t *testing.T, sizes ...int) string {
 	return root
 }
 
-func testRoot(t *testing.T, opts SessionOptions) uploadRoot {
-	t.Helper()
-	u, err := newUploadRoot(opts)
+// TestUploadDefaults: a session's upload limits are its options', the
+// documented defaults where an option is 0; a negative one is refused.
+func TestUploadDefaults(t *testing.T) {
+	t.Parallel()
+	u, err := uploadRoot(SessionOptions{UploadRoot: t.TempDir(), MaxUploadBytes: 100})
 	if err != nil {
 		t.Fatal(err)
 	}
-	return u
-}
-
-// TestUploadRefusesFIFOWithoutBlocking: a FIFO in the root, reached
-// directly or through a symlink, is refused at once; opening it would
-// block until a writer appears, which is never.
-func TestUploadRefusesFIFOWithoutBlocking(t *testing.T) {
-	t.Parallel()
-	root := uploadFixture(t, 1)
-	if err := syscall.Mkfifo(filepath.Join(root, "pipe"), 0o600); err != nil {
-		t.Fatal(err)
+	if got, want := u.Limits(), (uploads.Limits{MaxFile: 100, MaxFiles: DefaultMaxUploadFiles, MaxKept: DefaultMaxUploadKept}); got != want {
+		t.Fatalf("limits %+v, want %+v", got, want)
 	}
-	os.Symlink("pipe", filepath.Join(root, "link"))
-	os.Mkdir(filepath.Join(root, "dir"), 0o700)
-	u := testRoot(t, SessionOptions{UploadRoot: root})
-	for _, p := range []string{"pipe", "link", "dir"} {
-		done := make(chan error, 1)
-		go func() {
-			_, _, err := u.resolve(context.Background(), []string{p}, t.TempDir(), u.maxKept)
-			done <- err
-		}()
-		select {
-		case err := <-done:
-			wantCode(t, err, errcode.UploadRefused)
-		case <-time.After(30 * time.Second):
-			t.Fatalf("%s: resolving blocked", p)
-		}
+	if DefaultMaxUpload != 10<<20 || DefaultMaxUploadFiles != 16 || DefaultMaxUploadKept != 64<<20 {
+		t.Fatalf("defaults: %d bytes a file, %d files, %d bytes kept", DefaultMaxUpload, DefaultMaxUploadFiles, DefaultMaxUploadKept)
 	}
-}
-
-// TestUploadBounds: files per upload, bytes per file and bytes kept by the
-// session, each at the bound and one past it.
-func TestUploadBounds(t *testing.T) {
-	t.Parallel()
-	root := uploadFixture(t, 100, 101)
-	u := testRoot(t, SessionOptions{UploadRoot: root, MaxUploadBytes: 100})
-	if u.maxFiles != DefaultMaxUploadFiles || u.maxKept != DefaultMaxUploadKept || DefaultMaxUploadFiles != 16 || DefaultMaxUploadKept != 64<<20 {
-		t.Fatalf("defaults: %d files, %d bytes kept", u.maxFiles, u.maxKept)
-	}
-	paths := func(n int) []string { return strings.Split(strings.Repeat("100.bin ", n), " ")[:n] }
-	if err := u.check(paths(16)); err != nil {
-		t.Fatalf("16 files: %v", err)
-	}
-	wantCode(t, u.check(paths(17)), errcode.UploadRefused)
-	wantCode(t, u.check(nil), errcode.InvalidArgument)
-
-	resolve := func(room int64, p ...string) (int64, error) {
-		_, n, err := u.resolve(context.Background(), p, t.TempDir(), room)
-		return n, err
-	}
-	if n, err := resolve(u.maxKept, "100.bin"); err != nil || n != 100 {
-		t.Fatalf("a file at the size limit: %d bytes, %v", n, err)
-	}
-	_, err := resolve(u.maxKept, "101.bin")
-	wantCode(t, err, errcode.UploadRefused)
-	// Room for exactly two copies, then one byte short of it.
-	if n, err := resolve(200, "100.bin", "100.bin"); err != nil || n != 200 {
-		t.Fatalf("two files in 200 bytes of room: %d bytes, %v", n, err)
-	}
-	_, err = resolve(199, "100.bin", "100.bin")
-	wantCode(t, err, errcode.UploadRefused)
-
-	_, err = newUploadRoot(SessionOptions{MaxUploadFiles: -1})
+	_, err = uploadRoot(SessionOptions{MaxUploadFiles: -1})
 	wantCode(t, err, errcode.InvalidArgument)
 }
 

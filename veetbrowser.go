@@ -36,6 +36,7 @@ import (
 	"github.com/veetbot/veetbrowser/browser"
 	"github.com/veetbot/veetbrowser/errcode"
 	"github.com/veetbot/veetbrowser/internal/tempdir"
+	"github.com/veetbot/veetbrowser/internal/uploads"
 	"github.com/veetbot/veetbrowser/observation"
 	"github.com/veetbot/veetbrowser/policy"
 	"github.com/veetbot/veetbrowser/projection"
@@ -170,7 +171,7 @@ type Session struct {
 	grant     policy.Grant
 	approver  policy.Approver
 	approvals policy.Approvals
-	uploads   uploadRoot
+	uploads   uploads.Root
 	rec       recorder
 	shots     screenshotOptions
 
@@ -192,7 +193,7 @@ func (r *Runtime) NewSession(ctx context.Context, opts SessionOptions) (*Session
 			return nil, err
 		}
 	}
-	uploads, err := newUploadRoot(opts)
+	root, err := uploadRoot(opts)
 	if err != nil {
 		return nil, err
 	}
@@ -203,7 +204,7 @@ func (r *Runtime) NewSession(ctx context.Context, opts SessionOptions) (*Session
 		return nil, err
 	}
 	s := &Session{page: page, version: v, budget: budget, grant: opts.Grant, approver: opts.Approver, shots: r.shots,
-		uploads: uploads, rec: recorder{store: r.store, key: r.redaction, id: store.NewSessionID()}}
+		uploads: root, rec: recorder{store: r.store, key: r.redaction, id: store.NewSessionID()}}
 	if err := s.recordSession(ctx, opts.Surface); err != nil {
 		page.Close(context.WithoutCancel(ctx))
 		return nil, err
@@ -343,7 +344,7 @@ func (s *Session) Upload(ctx context.Context, ref string, paths []string) (*Resu
 }
 
 func (s *Session) upload(ctx context.Context, rec *callRecord, ref string, paths []string) (*Result, error) {
-	if err := s.uploads.check(paths); err != nil {
+	if err := s.uploads.Check(paths); err != nil {
 		return nil, err
 	}
 	var staged *keptUpload
@@ -408,7 +409,7 @@ func (s *Session) Find(ctx context.Context, opts FindOptions) (*Result, error) {
 // and later), under the rules of Navigate: every hop passes the session's
 // navigation check, and a page with unsaved changes that asks to stay is
 // kept (navigation_cancelled).
-func (s *Session) History(ctx context.Context, step browser.HistoryStep) (*Result, error) {
+func (s *Session) History(ctx context.Context, step HistoryStep) (*Result, error) {
 	rec, err := s.intent(ctx, tools.Navigate, tools.NavigateArgs{History: step})
 	if err != nil {
 		return nil, err
@@ -425,23 +426,23 @@ func (s *Session) History(ctx context.Context, step browser.HistoryStep) (*Resul
 
 // Wait waits until a condition holds on the active tab and observes it
 // (tool version 1.8.0 and later); timeout otherwise. It changes nothing.
-func (s *Session) Wait(ctx context.Context, req browser.WaitRequest) (*Result, error) {
-	rec := s.read(tools.Wait, tools.WaitArgs{Text: req.Text, RefGone: req.RefGone, NetworkIdle: req.NetworkIdle,
-		TimeoutMS: int(req.Timeout / time.Millisecond)})
+func (s *Session) Wait(ctx context.Context, opts WaitOptions) (*Result, error) {
+	rec := s.read(tools.Wait, tools.WaitArgs{Text: opts.Text, RefGone: opts.RefGone, NetworkIdle: opts.NetworkIdle,
+		TimeoutMS: int(opts.Timeout / time.Millisecond)})
 	if !s.version.Interactions {
 		return rec.finish(ctx, nil, errcode.New(errcode.InvalidArgument, "browser_wait needs tool version 1.8.0 or later; this session has %s", s.version.Name))
 	}
-	obs, err := s.page.Wait(ctx, req)
+	obs, err := s.page.Wait(ctx, opts.request())
 	return s.finishObserved(ctx, rec, obs, err)
 }
 
 // Tabs lists, selects or closes the session's tabs (tool version 1.8.0 and
 // later) and observes the tab active afterwards. Closing a tab is recorded
 // as an intent first: it may lose the page's unsaved changes.
-func (s *Session) Tabs(ctx context.Context, req browser.TabsRequest) (*Result, error) {
-	args := tools.TabsArgs{Action: req.Action, Tab: req.Tab}
+func (s *Session) Tabs(ctx context.Context, opts TabsOptions) (*Result, error) {
+	args := tools.TabsArgs{Action: opts.Action, Tab: opts.Tab}
 	var rec *callRecord
-	if req.Action == browser.TabsClose {
+	if opts.Action == CloseTab {
 		var err error
 		if rec, err = s.intent(ctx, tools.Tabs, args); err != nil {
 			return nil, err
@@ -452,7 +453,7 @@ func (s *Session) Tabs(ctx context.Context, req browser.TabsRequest) (*Result, e
 	if !s.version.Interactions {
 		return rec.finish(ctx, nil, errcode.New(errcode.InvalidArgument, "browser_tabs needs tool version 1.8.0 or later; this session has %s", s.version.Name))
 	}
-	obs, err := s.page.Tabs(ctx, req)
+	obs, err := s.page.Tabs(ctx, browser.TabsRequest{Action: opts.Action, Tab: opts.Tab})
 	return s.finishObserved(ctx, rec, obs, err)
 }
 
@@ -472,11 +473,11 @@ func (s *Session) Call(ctx context.Context, tool string, args json.RawMessage) (
 	case tool == tools.Find && v.Reading:
 		return parsed(tools.ParseFind(args)).run(ctx, s.findArgs)
 	case tool == tools.Wait && v.Interactions:
-		return parsed(waitRequest(args)).run(ctx, s.Wait)
+		return parsed(waitOptions(args)).run(ctx, s.Wait)
 	case tool == tools.Screenshot && v.Interactions:
-		return parsed(tools.ParseScreenshot(args)).run(ctx, s.Screenshot)
+		return parsed(tools.ParseScreenshot(args)).run(ctx, s.screenshotArgs)
 	case tool == tools.Tabs && v.Interactions:
-		return parsed(tools.ParseTabs(args)).run(ctx, s.Tabs)
+		return parsed(tools.ParseTabs(args)).run(ctx, s.tabsRequest)
 	}
 	// A tool the session's version does not have is unknown too.
 	return nil, errcode.New(errcode.InvalidArgument, "unknown tool %s", errcode.Quote(tool))
@@ -514,11 +515,19 @@ func (s *Session) findArgs(ctx context.Context, a tools.FindArgs) (*Result, erro
 	return s.Find(ctx, FindOptions{Query: a.Query, Cursor: a.Cursor})
 }
 
-// waitRequest is browser_wait's parser for Call, which needs only the
+// waitOptions is browser_wait's parser for Call, which needs only the
 // request.
-func waitRequest(raw json.RawMessage) (browser.WaitRequest, error) {
+func waitOptions(raw json.RawMessage) (WaitOptions, error) {
 	req, _, err := tools.ParseWait(raw)
-	return req, err
+	return WaitOptions{Text: req.Text, RefGone: req.RefGone, NetworkIdle: req.NetworkIdle, Timeout: req.Timeout}, err
+}
+
+func (s *Session) screenshotArgs(ctx context.Context, a tools.ScreenshotArgs) (*Result, error) {
+	return s.Screenshot(ctx, ScreenshotOptions{Ref: a.Ref, FullPage: a.FullPage})
+}
+
+func (s *Session) tabsRequest(ctx context.Context, req browser.TabsRequest) (*Result, error) {
+	return s.Tabs(ctx, TabsOptions{Action: req.Action, Tab: req.Tab})
 }
 
 // finishObserved finishes rec with the view of obs, which a page operation
@@ -539,7 +548,7 @@ func (s *Session) result(obs *observation.Observation, act *browser.ActResult) (
 // version defines the model view.
 func (s *Session) project(obs *observation.Observation, act *browser.ActResult, o ObserveOptions) (*Result, error) {
 	obs.Version = s.version.Name
-	opts := ViewOptions(s.version, s.budget, o)
+	opts := tools.ViewOptions(s.version, s.budget, o.ElementOffset, o.TextOffset)
 	opts.Next = obs.NextKey
 	if act != nil {
 		opts.Action = &projection.Outcome{Dispatched: act.Dispatched, NavigationStarted: act.NavigationStarted,
@@ -585,14 +594,4 @@ func (s *Session) Close(ctx context.Context) error {
 	s.kept = nil
 	s.mu.Unlock()
 	return err
-}
-
-// ViewOptions are the projection options that tool version v defines for a
-// view within budget, o being the observe options that page it: what a
-// session projects its views with, and what replay re-derives recorded
-// views with.
-func ViewOptions(v tools.Version, budget int, o ObserveOptions) projection.Options {
-	return projection.Options{Budget: budget, Coverage: v.Continuation, Regions: v.Regions,
-		TextCoverage: v.TextCoverage, Offsets: v.Offsets, ElementOffset: o.ElementOffset, TextOffset: o.TextOffset,
-		Reading: v.Reading, Frames: v.Frames, Tabs: v.Interactions}
 }

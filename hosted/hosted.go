@@ -29,6 +29,7 @@ import (
 	veetbrowser "github.com/veetbot/veetbrowser"
 	"github.com/veetbot/veetbrowser/errcode"
 	"github.com/veetbot/veetbrowser/internal/closeonce"
+	"github.com/veetbot/veetbrowser/internal/uploads"
 	"github.com/veetbot/veetbrowser/policy"
 	"github.com/veetbot/veetbrowser/sidecar/api"
 	"github.com/veetbot/veetbrowser/tools"
@@ -281,10 +282,14 @@ func (s *Session) upload(ctx context.Context, lease string, args json.RawMessage
 	// own limits apply within them, and past them the upload is refused
 	// here, as a local session refuses it.
 	o := s.opts.Session
-	o.MaxUploadFiles = min(cmp.Or(o.MaxUploadFiles, api.MaxUploadFiles), api.MaxUploadFiles)
-	o.MaxUploadBytes = min(cmp.Or(o.MaxUploadBytes, api.MaxUploadFile), api.MaxUploadFile)
-	o.MaxUploadKept = min(cmp.Or(o.MaxUploadKept, veetbrowser.DefaultMaxUploadKept), api.MaxUploadBody-multipartRoom)
-	copies, err := veetbrowser.CopyUploads(ctx, o, a.Paths, dir)
+	root, err := uploads.New(o.UploadRoot, uploads.Limits{
+		MaxFiles: min(cmp.Or(o.MaxUploadFiles, api.MaxUploadFiles), api.MaxUploadFiles),
+		MaxFile:  min(cmp.Or(o.MaxUploadBytes, api.MaxUploadFile), api.MaxUploadFile),
+		MaxKept:  min(cmp.Or(o.MaxUploadKept, uploads.DefaultMaxKept), api.MaxUploadBody-multipartRoom)})
+	if err != nil {
+		return nil, err
+	}
+	copies, _, err := root.Copy(ctx, a.Paths, dir, root.Limits().MaxKept)
 	if err != nil {
 		return nil, err
 	}

@@ -10,7 +10,6 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/veetbot/veetbrowser"
 	"github.com/veetbot/veetbrowser/observation"
 	"github.com/veetbot/veetbrowser/projection"
 	"github.com/veetbot/veetbrowser/tools"
@@ -41,7 +40,7 @@ func frameOptions(t testing.TB, name string, budget int) projection.Options {
 	if err != nil {
 		t.Fatal(err)
 	}
-	return veetbrowser.ViewOptions(v, budget, veetbrowser.ObserveOptions{})
+	return tools.ViewOptions(v, budget, 0, 0)
 }
 
 // TestFrameGoldenViews pins 1.7.0's view of the frames fixture at the

@@ -9,7 +9,6 @@ import (
 	"path/filepath"
 	"testing"
 
-	"github.com/veetbot/veetbrowser"
 	"github.com/veetbot/veetbrowser/observation"
 	"github.com/veetbot/veetbrowser/projection"
 	"github.com/veetbot/veetbrowser/tools"
@@ -32,7 +31,7 @@ func TestGoldenViews(t *testing.T) {
 				t.Fatal(err)
 			}
 			obs.Version = v.Name
-			out, err := projection.Project(&obs, veetbrowser.ViewOptions(v, budget, veetbrowser.ObserveOptions{}))
+			out, err := projection.Project(&obs, tools.ViewOptions(v, budget, 0, 0))
 			if err != nil {
 				t.Fatalf("%s at %d: %v", v.Name, budget, err)
 			}

@@ -13,7 +13,6 @@ import (
 	"encoding/hex"
 	"encoding/json"
 
-	"github.com/veetbot/veetbrowser"
 	"github.com/veetbot/veetbrowser/errcode"
 	"github.com/veetbot/veetbrowser/observation"
 	"github.com/veetbot/veetbrowser/projection"
@@ -97,7 +96,7 @@ func Session(ctx context.Context, st store.Reader, id string, opts Options) (*Re
 		if override != nil {
 			in.Version = *override
 			if !in.Version.Offsets {
-				in.Offsets = veetbrowser.ObserveOptions{}
+				in.ElementOffset, in.TextOffset = 0, 0
 			}
 		}
 		if opts.Budget != 0 {
@@ -141,7 +140,10 @@ func derive(c store.Call, in Inputs) ([]byte, error) {
 type Inputs struct {
 	Version tools.Version
 	Budget  int
-	Offsets veetbrowser.ObserveOptions // 1.1.0: where the element list and the text start
+	// ElementOffset and TextOffset (1.1.0) are where the element list and
+	// the text start.
+	ElementOffset int
+	TextOffset    int
 }
 
 // RecordedInputs returns the inputs p records, those a call's view was
@@ -153,10 +155,10 @@ func RecordedInputs(p *store.Projection) (Inputs, error) {
 	}
 	in := Inputs{Version: v, Budget: p.Budget}
 	if p.ElementOffset != nil {
-		in.Offsets.ElementOffset = *p.ElementOffset
+		in.ElementOffset = *p.ElementOffset
 	}
 	if p.TextOffset != nil {
-		in.Offsets.TextOffset = *p.TextOffset
+		in.TextOffset = *p.TextOffset
 	}
 	return in, nil
 }
@@ -167,7 +169,7 @@ func RecordedInputs(p *store.Projection) (Inputs, error) {
 // decoded observation must not carry that stamp into a later projection.
 func Project(obs observation.Observation, p *store.Projection, in Inputs) ([]byte, error) {
 	obs.Version = in.Version.Name
-	opts := veetbrowser.ViewOptions(in.Version, in.Budget, in.Offsets)
+	opts := tools.ViewOptions(in.Version, in.Budget, in.ElementOffset, in.TextOffset)
 	opts.Action, opts.Next = p.Action, p.NextKey
 	return projection.Project(&obs, opts)
 }

@@ -11,7 +11,6 @@ import (
 	"testing"
 	"time"
 
-	"github.com/veetbot/veetbrowser"
 	"github.com/veetbot/veetbrowser/errcode"
 	"github.com/veetbot/veetbrowser/observation"
 	"github.com/veetbot/veetbrowser/projection"
@@ -110,7 +109,7 @@ func TestReplayActionView(t *testing.T) {
 	v, _ := tools.Lookup("1.5.0")
 	var obs observation.Observation
 	json.Unmarshal(demo(t), &obs)
-	opts := veetbrowser.ViewOptions(v, 4096, veetbrowser.ObserveOptions{})
+	opts := tools.ViewOptions(v, 4096, 0, 0)
 	plain, err := projection.Project(&obs, opts)
 	if err != nil {
 		t.Fatal(err)
