@@ -41,7 +41,7 @@ type ShotSummary struct {
 // nothing; the image is stored with the call's record.
 func (s *Session) Screenshot(ctx context.Context, args tools.ScreenshotArgs) (*Result, error) {
 	rec := s.read(tools.Screenshot, args)
-	if !s.version.Interactions {
+	if !s.version.Has(tools.Screenshot) {
 		return rec.finish(ctx, nil, errcode.New(errcode.InvalidArgument, "browser_screenshot needs tool version 1.8.0 or later; this session has %s", s.version.Name))
 	}
 	shot, err := s.page.Screenshot(ctx, browser.ScreenshotRequest{Ref: args.Ref, FullPage: args.FullPage, Unmasked: s.shots.unmasked})

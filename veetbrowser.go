@@ -393,7 +393,7 @@ type FindOptions struct {
 // reading continuation that resumes Observe at its paragraph.
 func (s *Session) Find(ctx context.Context, opts FindOptions) (*Result, error) {
 	rec := s.read(tools.Find, tools.FindArgs{Query: opts.Query, Cursor: opts.Cursor})
-	if !s.version.Reading {
+	if !s.version.Has(tools.Find) {
 		return rec.finish(ctx, nil, errcode.New(errcode.InvalidArgument, "browser_find needs tool version 1.6.0 or later; this session has %s", s.version.Name))
 	}
 	obs, err := s.page.Find(ctx, browser.FindRequest{Query: opts.Query, Cursor: opts.Cursor})
@@ -424,7 +424,7 @@ func (s *Session) History(ctx context.Context, step browser.HistoryStep) (*Resul
 func (s *Session) Wait(ctx context.Context, req browser.WaitRequest) (*Result, error) {
 	rec := s.read(tools.Wait, tools.WaitArgs{Text: req.Text, RefGone: req.RefGone, NetworkIdle: req.NetworkIdle,
 		TimeoutMS: int(req.Timeout / time.Millisecond)})
-	if !s.version.Interactions {
+	if !s.version.Has(tools.Wait) {
 		return rec.finish(ctx, nil, errcode.New(errcode.InvalidArgument, "browser_wait needs tool version 1.8.0 or later; this session has %s", s.version.Name))
 	}
 	obs, err := s.page.Wait(ctx, req)
@@ -445,7 +445,7 @@ func (s *Session) Tabs(ctx context.Context, req browser.TabsRequest) (*Result, e
 	} else {
 		rec = s.read(tools.Tabs, args)
 	}
-	if !s.version.Interactions {
+	if !s.version.Has(tools.Tabs) {
 		return rec.finish(ctx, nil, errcode.New(errcode.InvalidArgument, "browser_tabs needs tool version 1.8.0 or later; this session has %s", s.version.Name))
 	}
 	obs, err := s.page.Tabs(ctx, req)
@@ -457,6 +457,7 @@ func (s *Session) Tabs(ctx context.Context, req browser.TabsRequest) (*Result, e
 func (s *Session) Call(ctx context.Context, tool string, args json.RawMessage) (*Result, error) {
 	v := s.version
 	switch {
+	case !v.Has(tool): // a tool the session's version does not have is unknown too
 	case tool == tools.Navigate:
 		return parsed(tools.ParseNavigate(v, args)).run(ctx, s.navigateOrStep)
 	case tool == tools.Observe:
@@ -465,16 +466,15 @@ func (s *Session) Call(ctx context.Context, tool string, args json.RawMessage) (
 		return parsed(tools.ParseAct(v, args)).run(ctx, s.Act)
 	case tool == tools.Upload:
 		return parsed(tools.ParseUpload(args)).run(ctx, s.uploadArgs)
-	case tool == tools.Find && v.Reading:
+	case tool == tools.Find:
 		return parsed(tools.ParseFind(args)).run(ctx, s.findArgs)
-	case tool == tools.Wait && v.Interactions:
+	case tool == tools.Wait:
 		return parsed(waitRequest(args)).run(ctx, s.Wait)
-	case tool == tools.Screenshot && v.Interactions:
+	case tool == tools.Screenshot:
 		return parsed(tools.ParseScreenshot(args)).run(ctx, s.Screenshot)
-	case tool == tools.Tabs && v.Interactions:
+	case tool == tools.Tabs:
 		return parsed(tools.ParseTabs(args)).run(ctx, s.Tabs)
 	}
-	// A tool the session's version does not have is unknown too.
 	return nil, errcode.New(errcode.InvalidArgument, "unknown tool %s", errcode.Quote(tool))
 }
 
