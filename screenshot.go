@@ -41,7 +41,7 @@ type ShotSummary struct {
 // nothing; the image is stored with the call's record.
 func (s *Session) Screenshot(ctx context.Context, opts ScreenshotOptions) (*Result, error) {
 	rec := s.read(tools.Screenshot, tools.ScreenshotArgs{Ref: opts.Ref, FullPage: opts.FullPage})
-	if !s.version.Interactions {
+	if !s.version.Has(tools.Screenshot) {
 		return rec.finish(ctx, nil, errcode.New(errcode.InvalidArgument, "browser_screenshot needs tool version 1.8.0 or later; this session has %s", s.version.Name))
 	}
 	shot, err := s.page.Screenshot(ctx, browser.ScreenshotRequest{Ref: opts.Ref, FullPage: opts.FullPage, Unmasked: s.shots.unmasked})

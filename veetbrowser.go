@@ -398,7 +398,7 @@ type FindOptions struct {
 // reading continuation that resumes Observe at its paragraph.
 func (s *Session) Find(ctx context.Context, opts FindOptions) (*Result, error) {
 	rec := s.read(tools.Find, tools.FindArgs{Query: opts.Query, Cursor: opts.Cursor})
-	if !s.version.Reading {
+	if !s.version.Has(tools.Find) {
 		return rec.finish(ctx, nil, errcode.New(errcode.InvalidArgument, "browser_find needs tool version 1.6.0 or later; this session has %s", s.version.Name))
 	}
 	obs, err := s.page.Find(ctx, browser.FindRequest{Query: opts.Query, Cursor: opts.Cursor})
@@ -429,7 +429,7 @@ func (s *Session) History(ctx context.Context, step HistoryStep) (*Result, error
 func (s *Session) Wait(ctx context.Context, opts WaitOptions) (*Result, error) {
 	rec := s.read(tools.Wait, tools.WaitArgs{Text: opts.Text, RefGone: opts.RefGone, NetworkIdle: opts.NetworkIdle,
 		TimeoutMS: int(opts.Timeout / time.Millisecond)})
-	if !s.version.Interactions {
+	if !s.version.Has(tools.Wait) {
 		return rec.finish(ctx, nil, errcode.New(errcode.InvalidArgument, "browser_wait needs tool version 1.8.0 or later; this session has %s", s.version.Name))
 	}
 	obs, err := s.page.Wait(ctx, opts.request())
@@ -450,7 +450,7 @@ func (s *Session) Tabs(ctx context.Context, opts TabsOptions) (*Result, error) {
 	} else {
 		rec = s.read(tools.Tabs, args)
 	}
-	if !s.version.Interactions {
+	if !s.version.Has(tools.Tabs) {
 		return rec.finish(ctx, nil, errcode.New(errcode.InvalidArgument, "browser_tabs needs tool version 1.8.0 or later; this session has %s", s.version.Name))
 	}
 	obs, err := s.page.Tabs(ctx, browser.TabsRequest{Action: opts.Action, Tab: opts.Tab})
@@ -462,6 +462,7 @@ func (s *Session) Tabs(ctx context.Context, opts TabsOptions) (*Result, error) {
 func (s *Session) Call(ctx context.Context, tool string, args json.RawMessage) (*Result, error) {
 	v := s.version
 	switch {
+	case !v.Has(tool): // a tool the session's version does not have is unknown too
 	case tool == tools.Navigate:
 		return parsed(tools.ParseNavigate(v, args)).run(ctx, s.navigateOrStep)
 	case tool == tools.Observe:
@@ -470,16 +471,15 @@ func (s *Session) Call(ctx context.Context, tool string, args json.RawMessage) (
 		return parsed(tools.ParseAct(v, args)).run(ctx, s.Act)
 	case tool == tools.Upload:
 		return parsed(tools.ParseUpload(args)).run(ctx, s.uploadArgs)
-	case tool == tools.Find && v.Reading:
+	case tool == tools.Find:
 		return parsed(tools.ParseFind(args)).run(ctx, s.findArgs)
-	case tool == tools.Wait && v.Interactions:
+	case tool == tools.Wait:
 		return parsed(waitOptions(args)).run(ctx, s.Wait)
-	case tool == tools.Screenshot && v.Interactions:
+	case tool == tools.Screenshot:
 		return parsed(tools.ParseScreenshot(args)).run(ctx, s.screenshotArgs)
-	case tool == tools.Tabs && v.Interactions:
+	case tool == tools.Tabs:
 		return parsed(tools.ParseTabs(args)).run(ctx, s.tabsRequest)
 	}
-	// A tool the session's version does not have is unknown too.
 	return nil, errcode.New(errcode.InvalidArgument, "unknown tool %s", errcode.Quote(tool))
 }
 

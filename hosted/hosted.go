@@ -218,29 +218,17 @@ func (s *Session) Call(ctx context.Context, tool string, args json.RawMessage) (
 	if err != nil {
 		return nil, err
 	}
-	var route string
-	switch tool {
-	case tools.Navigate:
-		route = "navigate"
-	case tools.Observe:
-		route = "observe"
-	case tools.Act:
-		return s.act(ctx, lease, args)
-	case tools.Upload:
-		return s.upload(ctx, lease, args)
-	case tools.Find:
-		if s.version.Reading {
-			route = "find"
-		}
-	case tools.Wait, tools.Tabs, tools.Screenshot:
-		if s.version.Interactions {
-			route = strings.TrimPrefix(tool, "browser_")
-		}
-	}
-	if route == "" {
+	switch {
+	case !s.version.Has(tool): // a tool the session's version does not have is unknown too
 		return nil, errcode.New(errcode.InvalidArgument, "unknown tool %s", errcode.Quote(tool))
+	case tool == tools.Act:
+		return s.act(ctx, lease, args)
+	case tool == tools.Upload:
+		return s.upload(ctx, lease, args)
 	}
-	return s.page(ctx, lease, route, "application/json", bytes.NewReader(args))
+	// Every other tool's route is its name without the prefix: navigate,
+	// observe, find, wait, tabs, screenshot.
+	return s.page(ctx, lease, strings.TrimPrefix(tool, "browser_"), "application/json", bytes.NewReader(args))
 }
 
 // act runs browser_act; an approval_required that names facts is put to

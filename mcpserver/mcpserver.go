@@ -102,7 +102,7 @@ func New(rt *veetbrowser.Runtime, opts Options) (*Server, error) {
 	}
 	s := &Server{rt: rt, opts: opts, version: v, log: log, pages: make(map[*mcp.ServerSession]*page)}
 	s.MCP = mcp.NewServer(&mcp.Implementation{Name: "veetbrowser", Version: opts.ServerVersion}, nil)
-	s.MCP.AddReceivingMiddleware(refuseUnknownTools(tools.Tools(v)))
+	s.MCP.AddReceivingMiddleware(refuseUnknownTools(v))
 	for _, t := range tools.Tools(v) {
 		s.MCP.AddTool(&mcp.Tool{
 			Name:        t.Name,
@@ -120,16 +120,13 @@ func New(rt *veetbrowser.Runtime, opts Options) (*Server, error) {
 
 func ptr[T any](v T) *T { return &v }
 
-// refuseUnknownTools answers a call of an unknown tool itself: the SDK's
-// own answer would quote the whole name back, however long.
-func refuseUnknownTools(list []tools.Tool) mcp.Middleware {
-	known := make(map[string]bool, len(list))
-	for _, t := range list {
-		known[t.Name] = true
-	}
+// refuseUnknownTools answers a call of a tool version v does not have
+// itself: the SDK's own answer would quote the whole name back, however
+// long.
+func refuseUnknownTools(v tools.Version) mcp.Middleware {
 	return func(next mcp.MethodHandler) mcp.MethodHandler {
 		return func(ctx context.Context, method string, req mcp.Request) (mcp.Result, error) {
-			if call, ok := req.(*mcp.CallToolRequest); ok && call.Params != nil && !known[call.Params.Name] {
+			if call, ok := req.(*mcp.CallToolRequest); ok && call.Params != nil && !v.Has(call.Params.Name) {
 				return nil, &jsonrpc.Error{Code: jsonrpc.CodeInvalidParams, Message: "unknown tool " + errcode.Quote(call.Params.Name)}
 			}
 			return next(ctx, method, req)

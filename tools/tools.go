@@ -83,6 +83,21 @@ const (
 	Screenshot = "browser_screenshot" // 1.8.0
 )
 
+// Has reports whether version v has the tool of that name. It is the one
+// answer to that question: the tool list of a version, the session's
+// dispatch and every surface that routes a call by name ask it.
+func (v Version) Has(tool string) bool {
+	switch tool {
+	case Navigate, Observe, Act, Upload:
+		return true
+	case Find:
+		return v.Reading
+	case Wait, Tabs, Screenshot:
+		return v.Interactions
+	}
+	return false
+}
+
 // Tool is a tool as a version presents it.
 type Tool struct {
 	Name        string
@@ -177,56 +192,57 @@ func Tools(v Version) []Tool {
 			all[i].Description += framesNote
 		}
 	}
-	if v.Reading {
-		all = append(all, Tool{
-			Name: Find,
-			Description: "Find controls and text on the current page that contain every word of a query (case and accents " +
-				"ignored), without changing the page. Matching controls come with refs to act on; each text match comes " +
-				"with a short snippet and its own \"next\": pass it to browser_observe to read the page from that " +
-				"paragraph on. If the result has \"next\", call browser_find again with the same query and that cursor " +
-				"for more matches. Use it to locate something on a long page; to read a page, follow browser_observe's " +
-				"next. Values of form fields, hidden text and editable content are never searched; in menus, only link names are." + observationNote,
-			InputSchema: object([]string{"query"},
-				`"query":{"type":"string","description":"words that must all appear"}`,
-				`"cursor":{"type":"string","description":"the cursor of the newest find view's next: more matches"}`),
-			ReadOnly: true,
-		})
-	}
-	if v.Interactions {
-		all = append(all, Tool{
-			Name: Wait,
-			Description: "Wait, without changing the page, until a condition holds on the active tab, then observe it: " +
-				"text (readable text of the page holds every word, case and accents ignored; values of form fields, hidden " +
-				"text and editable content never count), ref_gone (the control of that ref is removed or hidden), or " +
-				"network_idle (no request in flight for half a second). Exactly one condition; timeout_ms at most 30000. " +
-				"A condition that does not hold in time is the error timeout." + observationNote + tabsNote,
-			InputSchema: object([]string{"timeout_ms"},
-				`"text":{"type":"string","description":"words the page's readable text must hold"}`,
-				`"ref_gone":{"type":"string","description":"ref of a control in the newest observation that must go"}`,
-				`"network_idle":{"type":"boolean","description":"wait for the network to be idle"}`,
-				`"timeout_ms":{"type":"integer","minimum":1,"maximum":30000,"description":"how long to wait at most"}`),
-			ReadOnly: true,
-		}, Tool{
-			Name: Screenshot,
-			Description: "Take a screenshot of the active tab without changing it: the viewport, one control (ref), or the " +
-				"full page (full_page, at most 16384 CSS pixels tall). The image is a JPEG of at most 256 KiB (quality, then " +
-				"size, lowered to fit). Form fields (inputs, text areas, selects, editable content) are painted over: no value " +
-				"is ever shown; the result says how many boxes were painted.",
-			InputSchema: object(nil,
-				`"ref":{"type":"string","description":"ref of a control in the newest observation: capture it alone"}`,
-				`"full_page":{"type":"boolean","description":"capture the whole page, not only the viewport"}`),
-			ReadOnly: true,
-		}, Tool{
-			Name: Tabs,
-			Description: "List, select or close the session's tabs. A page that a page opens (a link to a new window, a popup) " +
-				"becomes a tab; every observation says which tab is active, how many there are, and which opened since the last " +
-				"one (at most 8 tabs: a page opened past that is closed, and one opened to an origin outside the task's grant is " +
-				"refused and closed). select makes a tab active and observes it; the refs of the tab left are no longer valid. " +
-				"close runs the page's leave-page check: a page with unsaved changes stays open (navigation_cancelled)." + observationNote + tabsNote,
-			InputSchema: object([]string{"action"},
-				`"action":{"type":"string","enum":["list","select","close"]}`,
-				`"tab":{"type":"string","description":"select and close: a tab id from an observation's tabs"}`),
-		})
+	// The tools later versions add, each listed where v.Has it.
+	added := []Tool{{
+		Name: Find,
+		Description: "Find controls and text on the current page that contain every word of a query (case and accents " +
+			"ignored), without changing the page. Matching controls come with refs to act on; each text match comes " +
+			"with a short snippet and its own \"next\": pass it to browser_observe to read the page from that " +
+			"paragraph on. If the result has \"next\", call browser_find again with the same query and that cursor " +
+			"for more matches. Use it to locate something on a long page; to read a page, follow browser_observe's " +
+			"next. Values of form fields, hidden text and editable content are never searched; in menus, only link names are." + observationNote,
+		InputSchema: object([]string{"query"},
+			`"query":{"type":"string","description":"words that must all appear"}`,
+			`"cursor":{"type":"string","description":"the cursor of the newest find view's next: more matches"}`),
+		ReadOnly: true,
+	}, {
+		Name: Wait,
+		Description: "Wait, without changing the page, until a condition holds on the active tab, then observe it: " +
+			"text (readable text of the page holds every word, case and accents ignored; values of form fields, hidden " +
+			"text and editable content never count), ref_gone (the control of that ref is removed or hidden), or " +
+			"network_idle (no request in flight for half a second). Exactly one condition; timeout_ms at most 30000. " +
+			"A condition that does not hold in time is the error timeout." + observationNote + tabsNote,
+		InputSchema: object([]string{"timeout_ms"},
+			`"text":{"type":"string","description":"words the page's readable text must hold"}`,
+			`"ref_gone":{"type":"string","description":"ref of a control in the newest observation that must go"}`,
+			`"network_idle":{"type":"boolean","description":"wait for the network to be idle"}`,
+			`"timeout_ms":{"type":"integer","minimum":1,"maximum":30000,"description":"how long to wait at most"}`),
+		ReadOnly: true,
+	}, {
+		Name: Screenshot,
+		Description: "Take a screenshot of the active tab without changing it: the viewport, one control (ref), or the " +
+			"full page (full_page, at most 16384 CSS pixels tall). The image is a JPEG of at most 256 KiB (quality, then " +
+			"size, lowered to fit). Form fields (inputs, text areas, selects, editable content) are painted over: no value " +
+			"is ever shown; the result says how many boxes were painted.",
+		InputSchema: object(nil,
+			`"ref":{"type":"string","description":"ref of a control in the newest observation: capture it alone"}`,
+			`"full_page":{"type":"boolean","description":"capture the whole page, not only the viewport"}`),
+		ReadOnly: true,
+	}, {
+		Name: Tabs,
+		Description: "List, select or close the session's tabs. A page that a page opens (a link to a new window, a popup) " +
+			"becomes a tab; every observation says which tab is active, how many there are, and which opened since the last " +
+			"one (at most 8 tabs: a page opened past that is closed, and one opened to an origin outside the task's grant is " +
+			"refused and closed). select makes a tab active and observes it; the refs of the tab left are no longer valid. " +
+			"close runs the page's leave-page check: a page with unsaved changes stays open (navigation_cancelled)." + observationNote + tabsNote,
+		InputSchema: object([]string{"action"},
+			`"action":{"type":"string","enum":["list","select","close"]}`,
+			`"tab":{"type":"string","description":"select and close: a tab id from an observation's tabs"}`),
+	}}
+	for _, t := range added {
+		if v.Has(t.Name) {
+			all = append(all, t)
+		}
 	}
 	return all
 }

@@ -153,3 +153,29 @@ func TestFrameDescriptions(t *testing.T) {
 		}
 	}
 }
+
+// TestVersionHasItsListedTools: Has answers true for exactly the tools a
+// version lists, so the dispatchers that ask it and the lists that show
+// tools agree.
+func TestVersionHasItsListedTools(t *testing.T) {
+	all := []string{Navigate, Observe, Act, Upload, Find, Wait, Tabs, Screenshot}
+	for _, v := range Versions {
+		listed := map[string]bool{}
+		for _, tool := range Tools(v) {
+			listed[tool.Name] = true
+		}
+		for _, name := range all {
+			if v.Has(name) != listed[name] {
+				t.Errorf("%s: Has(%s) = %v, listed %v", v.Name, name, v.Has(name), listed[name])
+			}
+		}
+		if len(listed) > len(all) {
+			t.Errorf("%s lists %d tools, more than the %d known", v.Name, len(listed), len(all))
+		}
+		for _, name := range []string{"", "browser_", "browser_unknown", "Browser_observe", "browser_observe "} {
+			if v.Has(name) {
+				t.Errorf("%s has %q", v.Name, name)
+			}
+		}
+	}
+}

@@ -20,7 +20,8 @@ import (
 )
 
 // Script is the collector source, evaluated in WorldName on every new
-// document: one closure holding the bounds and the collector's files.
+// document: one closure holding the bounds, the codes and the collector's
+// files.
 var Script = assemble("")
 
 // sources are the collector's files, one per job.
@@ -37,8 +38,8 @@ var files = []string{
 	"text.js", "draft.js", "actions.js", "find.js", "screenshot.js", "observe.js",
 }
 
-// bound is one value the collector reads from B, by its Go name.
-type bound struct {
+// named is one value the collector reads from B or R, by its Go name.
+type named struct {
 	name  string
 	value any
 }
@@ -47,7 +48,7 @@ type bound struct {
 // versions and scopes it reports), named as the Go constants they come
 // from. The script holds no bound of its own: it reads them from B, so the
 // two sides cannot drift.
-var bounds = []bound{
+var bounds = []named{
 	{"MaxControls", observation.MaxControls},
 	{"WindowSize", observation.WindowSize},
 	{"MaxOffset", observation.MaxOffset},
@@ -85,19 +86,55 @@ var bounds = []bound{
 	{"ReadingScope", observation.ReadingScope},
 }
 
-// prelude declares B, the frozen bounds, ahead of the files.
+// codes are every refusal the collector answers a call with and every
+// verdict of the draft check, named as the Go constants the decoders
+// accept. The script writes no code of its own: it reads them from R.
+var codes = []named{
+	{"DocumentChanged", DocumentChanged},
+	{"AnchorUnknown", AnchorUnknown},
+	{"AnchorDetached", AnchorDetached},
+	{"AnchorMoved", AnchorMoved},
+	{"Stale", Stale},
+	{"Detached", Detached},
+	{"Hidden", Hidden},
+	{"Disabled", Disabled},
+	{"NotEditable", NotEditable},
+	{"Covered", Covered},
+	{"Unfocusable", Unfocusable},
+	{"OutOfView", OutOfView},
+	{"NotSelect", NotSelect},
+	{"Multiple", Multiple},
+	{"NoOption", NoOption},
+	{"TooFar", TooFar},
+	{"DraftMatch", DraftMatch},
+	{"DraftChanged", DraftChanged},
+	{"DraftHidden", DraftHidden},
+	{"DraftCredential", DraftCredential},
+	{"DraftOversized", DraftOversized},
+	{"DraftGone", DraftGone},
+}
+
+// prelude declares B, the frozen bounds, and R, the frozen codes, ahead
+// of the files.
 func prelude() string {
 	var b strings.Builder
-	b.WriteString("// Generated from the Go constants of the same names.\nconst B = Object.freeze({\n")
-	for _, c := range bounds {
+	b.WriteString("// Generated from the Go constants of the same names.\n")
+	frozen(&b, "B", bounds)
+	frozen(&b, "R", codes)
+	return b.String()
+}
+
+// frozen writes the declaration of a frozen object holding values.
+func frozen(b *strings.Builder, name string, values []named) {
+	fmt.Fprintf(b, "const %s = Object.freeze({\n", name)
+	for _, c := range values {
 		v, err := json.Marshal(c.value)
 		if err != nil {
 			panic(err) // numbers and strings only
 		}
-		fmt.Fprintf(&b, "  %s: %s,\n", c.name, v)
+		fmt.Fprintf(b, "  %s: %s,\n", c.name, v)
 	}
 	b.WriteString("});\n")
-	return b.String()
 }
 
 // assemble wraps the prelude and the files, then tail, in one closure that

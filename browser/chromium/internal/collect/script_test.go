@@ -52,7 +52,23 @@ func TestScriptFilesSplitByJob(t *testing.T) {
 // that what remains is the code. The collector's regular expressions hold
 // no quote or comment mark, so they need no special case.
 func code(src string) string {
+	out, _ := scan(src)
+	return out
+}
+
+// literal is a string literal of the collector's source: where its
+// contents start and, unescaped as far as the collector writes escapes,
+// its value.
+type literal struct {
+	at    int
+	value string
+}
+
+// scan returns src with its comments and the contents of its string
+// literals blanked, and the literals.
+func scan(src string) (string, []literal) {
 	out := []byte(src)
+	var lits []literal
 	blank := func(i int) {
 		if out[i] != '\n' {
 			out[i] = ' '
@@ -72,16 +88,21 @@ func code(src string) string {
 			i--
 		case src[i] == '\'' || src[i] == '"' || src[i] == '`':
 			q := src[i]
+			lit := literal{at: i + 1}
+			var value strings.Builder
 			for i++; i < len(src) && src[i] != q; i++ {
 				if src[i] == '\\' {
 					blank(i)
 					i++
 				}
+				value.WriteByte(src[i])
 				blank(i)
 			}
+			lit.value = value.String()
+			lits = append(lits, lit)
 		}
 	}
-	return string(out)
+	return string(out), lits
 }
 
 // literalsAllowed are the decimal literals of 10 or more the collector's
@@ -152,33 +173,171 @@ func TestScriptHoldsNoBound(t *testing.T) {
 	}
 }
 
-// TestBoundsNameTheirConstants: each entry of bounds is named as the Go
-// constant its value comes from, so B.X in the script is X in Go.
+// codesAllowed are the string literals of the collector's code that spell
+// a code without being one, by file: names of the platform (an input's
+// type, an attribute, a CSS value), not answers to Go.
+var codesAllowed = map[string][]string{
+	"controls.js":   {"hidden"}, // the hidden input type
+	"dom.js":        {"hidden"}, // content-visibility: hidden
+	"screenshot.js": {"hidden"}, // the hidden input type
+	"text.js":       {"hidden"}, // content-visibility: hidden
+	"visibility.js": {"hidden"}, // the hidden attribute; overflow: hidden
+}
+
+// TestScriptHoldsNoCode: every refusal and draft verdict reaches the
+// script only through R. Each error the script answers with is R's or
+// passed on from a call that answered it (x.error); no string literal of
+// its code spells a code but the platform's names above; it reads only
+// names R has, and every name R has is read.
+func TestScriptHoldsNoCode(t *testing.T) {
+	values := map[string]bool{}
+	names := map[string]bool{}
+	for _, c := range codes {
+		values[fmt.Sprint(c.value)] = true
+		names[c.name] = true
+	}
+	errorKey := regexp.MustCompile(`\berror\s*:`)
+	errorValue := regexp.MustCompile(`^\s*(R\.[A-Za-z]+|[A-Za-z_$][\w$]*\.error)\b`)
+	read := regexp.MustCompile(`\bR\.([A-Za-z0-9_]+)`)
+	used := map[string]bool{}
+	for _, name := range files {
+		raw, err := sources.ReadFile("js/" + name)
+		if err != nil {
+			t.Fatal(err)
+		}
+		src, lits := scan(string(raw))
+		line := func(at int) int { return strings.Count(src[:at], "\n") + 1 }
+		for _, m := range errorKey.FindAllStringIndex(src, -1) {
+			if !errorValue.MatchString(src[m[1]:]) {
+				t.Errorf("%s:%d: an error that is neither R's nor passed on: %.40q", name, line(m[0]), raw[m[0]:])
+			}
+		}
+		for _, lit := range lits {
+			if values[lit.value] && !slices.Contains(codesAllowed[name], lit.value) {
+				t.Errorf("%s:%d: literal %q: a code belongs in R (or, a platform name, in codesAllowed)", name, line(lit.at), lit.value)
+			}
+		}
+		for _, m := range read.FindAllStringSubmatch(src, -1) {
+			if !names[m[1]] {
+				t.Errorf("%s reads R.%s, which R does not have", name, m[1])
+			}
+			used[m[1]] = true
+		}
+	}
+	for _, c := range codes {
+		if !used[c.name] {
+			t.Errorf("R.%s is read by no file", c.name)
+		}
+	}
+}
+
+// TestCodesAreTheDecodersCodes: R holds exactly the refusals some call's
+// decoder accepts and the verdicts of the draft check.
+func TestCodesAreTheDecodersCodes(t *testing.T) {
+	accepted := map[string]bool{}
+	for _, list := range [][]Refusal{observeRefusals, inspectRefusals, prepareRefusals, armRefusals, selectRefusals,
+		ownerRefusals, shotRefusals, findRefusals} {
+		for _, r := range list {
+			accepted["refusal "+string(r)] = true
+		}
+	}
+	for _, v := range draftVerdicts {
+		if v != DraftNone {
+			accepted["verdict "+string(v)] = true
+		}
+	}
+	inR := map[string]bool{}
+	for _, c := range codes {
+		switch v := c.value.(type) {
+		case Refusal:
+			inR["refusal "+string(v)] = true
+		case DraftVerdict:
+			inR["verdict "+string(v)] = true
+		default:
+			t.Errorf("R.%s is a %T, neither a refusal nor a draft verdict", c.name, c.value)
+		}
+	}
+	for code := range accepted {
+		if !inR[code] {
+			t.Errorf("the %s is accepted by a decoder but not in R", code)
+		}
+	}
+	for code := range inR {
+		if !accepted[code] {
+			t.Errorf("the %s is in R but no decoder accepts it", code)
+		}
+	}
+}
+
+// TestTopLevelFunctionsAreUnique: the files share one closure, where a
+// second declaration of a function would silently replace the first for
+// every caller. A top-level function is declared at the start of a line.
+func TestTopLevelFunctionsAreUnique(t *testing.T) {
+	declaration := regexp.MustCompile(`(?m)^(?:async\s+)?function\s*\*?\s*([A-Za-z_$][\w$]*)`)
+	first := map[string]string{}
+	for _, name := range files {
+		raw, err := sources.ReadFile("js/" + name)
+		if err != nil {
+			t.Fatal(err)
+		}
+		src := code(string(raw))
+		for _, m := range declaration.FindAllStringSubmatchIndex(src, -1) {
+			fn, at := src[m[2]:m[3]], fmt.Sprintf("%s:%d", name, strings.Count(src[:m[0]], "\n")+1)
+			if prev, ok := first[fn]; ok {
+				t.Errorf("%s declares function %s, already declared at %s", at, fn, prev)
+				continue
+			}
+			first[fn] = at
+		}
+	}
+	if len(first) < len(files) {
+		t.Fatalf("found %d top-level functions in %d files: the declaration pattern no longer matches the files", len(first), len(files))
+	}
+}
+
+// TestBoundsNameTheirConstants: each entry of bounds and of codes is named
+// as the Go constant its value comes from, so B.X and R.X in the script
+// are X in Go.
 func TestBoundsNameTheirConstants(t *testing.T) {
 	f, err := parser.ParseFile(token.NewFileSet(), "collect.go", nil, parser.SkipObjectResolution)
 	if err != nil {
 		t.Fatal(err)
 	}
-	entries := 0
+	entries := map[string]int{}
 	ast.Inspect(f, func(n ast.Node) bool {
 		spec, ok := n.(*ast.ValueSpec)
-		if !ok || spec.Names[0].Name != "bounds" {
+		if !ok || spec.Names[0].Name != "bounds" && spec.Names[0].Name != "codes" {
 			return true
 		}
+		table := spec.Names[0].Name
 		for _, e := range spec.Values[0].(*ast.CompositeLit).Elts {
 			pair := e.(*ast.CompositeLit).Elts
 			name, _ := strconv.Unquote(pair[0].(*ast.BasicLit).Value)
-			sel, ok := pair[1].(*ast.SelectorExpr)
-			if !ok || sel.Sel.Name != name {
-				t.Errorf("bound %q takes its value from %s", name, exprString(pair[1]))
+			if constantName(pair[1]) != name {
+				t.Errorf("%s: %q takes its value from %s", table, name, exprString(pair[1]))
 			}
-			entries++
+			entries[table]++
 		}
 		return false
 	})
-	if entries != len(bounds) {
-		t.Fatalf("found %d entries of bounds in collect.go, want %d", entries, len(bounds))
+	if entries["bounds"] != len(bounds) {
+		t.Fatalf("found %d entries of bounds in collect.go, want %d", entries["bounds"], len(bounds))
 	}
+	if entries["codes"] != len(codes) {
+		t.Fatalf("found %d entries of codes in collect.go, want %d", entries["codes"], len(codes))
+	}
+}
+
+// constantName is the name of the constant e refers to: pkg.Name or, in
+// this package, Name.
+func constantName(e ast.Expr) string {
+	switch e := e.(type) {
+	case *ast.SelectorExpr:
+		return e.Sel.Name
+	case *ast.Ident:
+		return e.Name
+	}
+	return ""
 }
 
 func exprString(e ast.Expr) string {
@@ -250,7 +409,7 @@ func openPage(t *testing.T, setup string) context.Context {
 
 // testTail exposes, after the collector's files, what the tests compare
 // with Go.
-const testTail = "globalThis.__collectTest = {B, cut, partCost, cutCost};\n"
+const testTail = "globalThis.__collectTest = {B, R, cut, partCost, cutCost};\n"
 
 func evaluate(t *testing.T, ctx context.Context, expr string, v any) {
 	t.Helper()
@@ -286,6 +445,20 @@ func TestPreludeInPage(t *testing.T) {
 	evaluate(t, ctx, "Object.isFrozen(globalThis.__collectTest.B)", &frozen)
 	if !frozen {
 		t.Error("B can be changed")
+	}
+	var gotCodes map[string]string
+	evaluate(t, ctx, "globalThis.__collectTest.R", &gotCodes)
+	if len(gotCodes) != len(codes) {
+		t.Errorf("R has %d entries, want %d", len(gotCodes), len(codes))
+	}
+	for _, c := range codes {
+		if want := fmt.Sprint(c.value); gotCodes[c.name] != want {
+			t.Errorf("R.%s = %q, want %q", c.name, gotCodes[c.name], want)
+		}
+	}
+	evaluate(t, ctx, "Object.isFrozen(globalThis.__collectTest.R)", &frozen)
+	if !frozen {
+		t.Error("R can be changed")
 	}
 
 	ctx = openPage(t, Script)

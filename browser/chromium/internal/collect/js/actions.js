@@ -21,10 +21,10 @@ function submitsForm(el) {
 // the page (no scroll, no focus, no event): authorization comes first.
 // It never reads a value.
 function inspect(p) {
-  if (p.doc && p.doc !== docId) return {error: 'document_changed'};
+  if (p.doc && p.doc !== docId) return {error: R.DocumentChanged};
   const el = retainedNode(p);
-  if (!el) return {error: 'stale'};
-  if (!el.isConnected) return {error: 'detached'};
+  if (!el) return {error: R.Stale};
+  if (!el.isConnected) return {error: R.Detached};
   const role = controlRole(el) || '';
   let name, nameCut, form, formLabel;
   nameCap = B.MaxFactName;
@@ -43,10 +43,10 @@ function inspect(p) {
   // A wheel's scroller is measured whatever the refusal: a scroll reads
   // it again once its control may have scrolled out of view.
   const measured = (r) => (p.scroller ? Object.assign(r, scrollerOf(el)) : r);
-  if (!visibilityChecker()(el)) return measured({error: 'hidden', facts});
-  if (st.disabled) return measured({error: 'disabled', facts});
+  if (!visibilityChecker()(el)) return measured({error: R.Hidden, facts});
+  if (st.disabled) return measured({error: R.Disabled, facts});
   if (p.editable && !(el.isContentEditable || ((el.localName === 'input' || el.localName === 'textarea') && !el.readOnly))) {
-    return measured({error: 'not_editable', facts});
+    return measured({error: R.NotEditable, facts});
   }
   return measured({facts});
 }
@@ -79,7 +79,7 @@ function prepare(p) {
     const at = p.reveal === 'nearest' ? 'nearest' : 'center';
     el.scrollIntoView({block: at, inline: at, behavior: 'instant'});
   }
-  if (!visibilityChecker()(el)) return {error: 'hidden', facts};
+  if (!visibilityChecker()(el)) return {error: R.Hidden, facts};
   const rect = el.getClientRects()[0] || el.getBoundingClientRect();
   let x = rect.left + rect.width / 2;
   let y = rect.top + rect.height / 2;
@@ -90,13 +90,13 @@ function prepare(p) {
     const right = Math.min(rect.right, window.innerWidth);
     const top = Math.max(rect.top, 0);
     const bottom = Math.min(rect.bottom, window.innerHeight);
-    if (left >= right || top >= bottom) return {error: 'out_of_view', facts};
+    if (left >= right || top >= bottom) return {error: R.OutOfView, facts};
     x = (left + right) / 2;
     y = (top + bottom) / 2;
   }
   if (p.pointer || p.scroller) {
     const hit = hitTarget(x, y);
-    if (!hit || !within(hit, el)) return {error: 'covered', facts};
+    if (!hit || !within(hit, el)) return {error: R.Covered, facts};
   }
   if (p.focus) {
     // keep_selection: a control that holds the focus and took the last
@@ -107,7 +107,7 @@ function prepare(p) {
     if (!had && (el.localName === 'input' || el.localName === 'textarea') && typeof el.setSelectionRange === 'function') {
       try { el.setSelectionRange(el.value.length, el.value.length); } catch (e) { /* types without a caret */ }
     }
-    if (!within(deepActiveElement(), el)) return {error: 'unfocusable', facts};
+    if (!within(deepActiveElement(), el)) return {error: R.Unfocusable, facts};
   }
   return p.scroller ? Object.assign({facts, x, y}, scrollerOf(el)) : {facts, x, y};
 }
@@ -157,12 +157,12 @@ for (const kind of Object.keys(GUARDED)) {
 // the caret's claim to be the keys' (lastKeyed).
 function arm(p) {
   const el = retainedNode(p);
-  if (!el || !el.isConnected) return {error: 'detached'};
+  if (!el || !el.isConnected) return {error: R.Detached};
   if (p.kind !== 'keyboard') {
     const hit = hitTarget(p.x, p.y);
-    if (!hit || !within(hit, el)) return {error: 'covered'};
+    if (!hit || !within(hit, el)) return {error: R.Covered};
   } else if (!within(deepActiveElement(), el)) {
-    return {error: 'unfocusable'};
+    return {error: R.Unfocusable};
   }
   if (p.kind === 'pointer' || p.kind === 'press') lastKeyed = null;
   Object.assign(guard, {node: el, kind: p.kind, hits: 0, confirmed: 0, blocked: 0});
@@ -184,17 +184,17 @@ function disarm() {
 // choice from script. Multiple-choice lists are refused.
 function selectPlan(p) {
   const el = retainedNode(p);
-  if (!el || !el.isConnected) return {error: 'detached'};
-  if (el.localName !== 'select') return {error: 'not_select'};
-  if (el.multiple) return {error: 'multiple'};
+  if (!el || !el.isConnected) return {error: R.Detached};
+  if (el.localName !== 'select') return {error: R.NotSelect};
+  if (el.multiple) return {error: R.Multiple};
   const opts = el.options;
   const n = Math.min(opts.length, B.MaxSelectOptions);
   const labelOf = (o) => clean(o.label || o.textContent || '');
   const enabled = (o) => !o.disabled && !(o.parentElement && o.parentElement.localName === 'optgroup' && o.parentElement.disabled);
   let target = -1;
   for (let i = 0; i < n && target < 0; i++) if (labelOf(opts[i]) === p.label) target = i;
-  if (target < 0) return {error: 'no_option'};
-  if (!enabled(opts[target])) return {error: 'disabled'};
+  if (target < 0) return {error: R.NoOption};
+  if (!enabled(opts[target])) return {error: R.Disabled};
   let before = 0; // enabled options before the target
   let after = 0; // and after it
   for (let i = 0; i < n; i++) {
@@ -216,7 +216,7 @@ function selectPlan(p) {
     if (enabled(opts[i]) && labelOf(opts[i]).toLowerCase().startsWith(prefix)) matches++;
   }
   if (matches === 1 && p.label.length <= B.MaxTypeAheadUnits) return {type: p.label};
-  return {error: 'too_far'};
+  return {error: R.TooFar};
 }
 
 // selectedIs reports whether the select's choice is now label.

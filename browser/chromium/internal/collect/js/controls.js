@@ -115,24 +115,24 @@ function collectControls(p, revision, visible) {
   let origin = null; // the retained point the walk resumes after; null: the document's start
   if (p.after) {
     const entry = retained.get(p.after.revision);
-    if (!entry) return {error: 'anchor_unknown'};
+    if (!entry) return {error: R.AnchorUnknown};
     anchor = entry.nodes[p.after.index];
-    if (!anchor) return {error: 'anchor_unknown'};
-    if (!anchor.isConnected) return {error: 'anchor_detached'};
-    if (flatParent(anchor) !== entry.parents[p.after.index]) return {error: 'anchor_moved'};
+    if (!anchor) return {error: R.AnchorUnknown};
+    if (!anchor.isConnected) return {error: R.AnchorDetached};
+    if (flatParent(anchor) !== entry.parents[p.after.index]) return {error: R.AnchorMoved};
     origin = entry.origin;
     start = -1;
   } else if (p.after_frame) {
     // After a frame's owner (tool version 1.7.0): the frame's content was
     // shown, or continues inside it; the scan goes on past it.
     anchor = ownerByKey(p.after_frame);
-    if (!anchor) return {error: 'anchor_unknown'};
-    if (!anchor.isConnected) return {error: 'anchor_detached'};
+    if (!anchor) return {error: R.AnchorUnknown};
+    if (!anchor.isConnected) return {error: R.AnchorDetached};
     start = -1;
   } else if (p.resume) {
     const entry = retained.get(p.resume.revision);
     origin = entry && (p.resume.from === 'stop' ? entry.stop : entry.origin);
-    if (!origin) return {error: 'anchor_unknown'};
+    if (!origin) return {error: R.AnchorUnknown};
     start = Math.max(start, origin.position);
   }
   const terminal = {controls: [], nodes: [], parents: [], coverage: {offset: start, scanned: 0, more: true, limit: 'offset'}};
@@ -162,7 +162,7 @@ function collectControls(p, revision, visible) {
     position++;
     return acquired.length > windowSize ? STOP : undefined;
   });
-  if (start < 0) return {error: 'anchor_moved'};
+  if (start < 0) return {error: R.AnchorMoved};
   terminal.coverage.offset = start;
   if (start > maxOffset) return terminal;
 

@@ -103,21 +103,21 @@ function resumeBefore(point) {
 // ancestors hold: each level's pending sibling, outermost first.
 function ancestorStack(point) {
   const n = point.node;
-  if (!n.isConnected) return {error: 'anchor_detached'};
-  if (walkParent(n) !== point.parent) return {error: 'anchor_moved'};
+  if (!n.isConnected) return {error: R.AnchorDetached};
+  if (walkParent(n) !== point.parent) return {error: R.AnchorMoved};
   const root = document.documentElement;
   const levels = [];
   for (let c = n; c !== root;) {
     const p = c.parentNode;
-    if (!p || levels.length >= B.ScanNodes) return {error: 'anchor_moved'};
+    if (!p || levels.length >= B.ScanNodes) return {error: R.AnchorMoved};
     if (p.nodeType === 9) {
       // A sibling of the root element: the walk reaches only those after it.
-      if (!root || !(root.compareDocumentPosition(c) & Node.DOCUMENT_POSITION_FOLLOWING)) return {error: 'anchor_moved'};
+      if (!root || !(root.compareDocumentPosition(c) & Node.DOCUMENT_POSITION_FOLLOWING)) return {error: R.AnchorMoved};
       break;
     }
     if (p.nodeType === 11) {
       const host = p.host;
-      if (!host || host.shadowRoot !== p) return {error: 'anchor_moved'}; // a closed root
+      if (!host || host.shadowRoot !== p) return {error: R.AnchorMoved}; // a closed root
       levels.push([host.nextSibling, host.firstChild]);
       c = host;
     } else {
@@ -191,14 +191,14 @@ function inFlatTree(n, up) {
 function resumeTextWalk(point, max) {
   const n = point.node;
   const parent = point.parent;
-  if (!n.isConnected || (parent && !parent.isConnected)) return {error: 'anchor_detached'};
+  if (!n.isConnected || (parent && !parent.isConnected)) return {error: R.AnchorDetached};
   // A scan point is a light child of the slot's host, assigned or not.
   const placed = point.scan ? n.parentNode === parent.getRootNode().host : !!parent && inFlatTree(n, parent);
-  if (!placed) return {error: 'anchor_moved'};
+  if (!placed) return {error: R.AnchorMoved};
   const chain = [];
   for (let a = parent; a; a = flatParent(a)) {
     const up = flatParent(a);
-    if (chain.length >= max || (up ? !inFlatTree(a, up) : a !== document.documentElement)) return {error: 'anchor_moved'};
+    if (chain.length >= max || (up ? !inFlatTree(a, up) : a !== document.documentElement)) return {error: R.AnchorMoved};
     chain.push(a);
   }
   const stack = [];

@@ -19,11 +19,11 @@ function bindDraft(p) {
 // oversized.
 function checkDraft(p, visible) {
   const el = draftEditor && draftEditor.deref();
-  if (!el || !el.isConnected) return 'gone';
-  if (!visible(el)) return 'hidden';
+  if (!el || !el.isConnected) return R.DraftGone;
+  if (!visible(el)) return R.DraftHidden;
   const type = (el.getAttribute('type') || '').toLowerCase();
   const ac = (el.getAttribute('autocomplete') || '').toLowerCase();
-  if (type === 'password' || ac.includes('password') || ac.includes('one-time-code') || ac.startsWith('cc-')) return 'credential';
+  if (type === 'password' || ac.includes('password') || ac.includes('one-time-code') || ac.startsWith('cc-')) return R.DraftCredential;
   let units = 0;
   let text = '';
   const read = walk(el.firstChild, {max: B.DraftEditorNodes}, (n) => {
@@ -37,6 +37,6 @@ function checkDraft(p, visible) {
       return SKIP;
     }
   });
-  if (read.bound || read.stopped) return 'oversized';
-  return clean(text) === clean(p.value) ? 'match' : 'changed';
+  if (read.bound || read.stopped) return R.DraftOversized;
+  return clean(text) === clean(p.value) ? R.DraftMatch : R.DraftChanged;
 }

@@ -31,16 +31,16 @@ const ENDED = {};
 // as text.starts, each matching part's start then the text walk's stop: an
 // observation's text stream continues at match i as at part i.
 function find(p) {
-  if (p.doc && p.doc !== docId) return {error: 'document_changed', doc: docId};
+  if (p.doc && p.doc !== docId) return {error: R.DocumentChanged, doc: docId};
   const words = queryWords(String(p.query || ''));
   let fromControls = FROM_START;
   let fromText = FROM_START;
   if (p.from) {
     const entry = retained.get(p.from.revision);
-    if (!entry || !entry.find) return {error: 'anchor_unknown', doc: docId};
+    if (!entry || !entry.find) return {error: R.AnchorUnknown, doc: docId};
     fromControls = continuation(entry.find.controls, p.from.controls);
     fromText = continuation(entry.find.text, p.from.text);
-    if (!fromControls || !fromText) return {error: 'anchor_unknown', doc: docId};
+    if (!fromControls || !fromText) return {error: R.AnchorUnknown, doc: docId};
   }
   if (!words.length) fromControls = fromText = ENDED; // nothing to look for
   const visible = visibilityChecker();

@@ -61,15 +61,15 @@ function throughOwner(p) {
   const st = getComputedStyle(el);
   const x = r.left + el.clientLeft + parseFloat(st.paddingLeft) + p.x;
   const y = r.top + el.clientTop + parseFloat(st.paddingTop) + p.y;
-  if (!(x >= 0 && y >= 0 && x < innerWidth && y < innerHeight)) return {error: 'hidden'};
-  if (hitTarget(x, y) !== el) return {error: 'covered'};
+  if (!(x >= 0 && y >= 0 && x < innerWidth && y < innerHeight)) return {error: R.Hidden};
+  if (hitTarget(x, y) !== el) return {error: R.Covered};
   return {x, y};
 }
 
 function ownerFor(p) {
-  if (p.doc && p.doc !== docId) return {error: 'document_changed'};
+  if (p.doc && p.doc !== docId) return {error: R.DocumentChanged};
   const el = ownerByKey(p.frame);
-  if (!el) return {error: 'stale'};
-  if (!el.isConnected) return {error: 'detached'};
+  if (!el) return {error: R.Stale};
+  if (!el.isConnected) return {error: R.Detached};
   return el;
 }

@@ -7,7 +7,7 @@
 // nodes. One visibility checker serves all collectors: nothing moves the
 // layout between them, and its caches are shared.
 function observe(p) {
-  if (p.doc && p.doc !== docId) return {error: 'document_changed', doc: docId};
+  if (p.doc && p.doc !== docId) return {error: R.DocumentChanged, doc: docId};
   const visible = visibilityChecker();
   const c = p.controls_ended ? endedControls() : collectControls(p, p.revision, visible);
   if (c.error) return {error: c.error, doc: docId};
@@ -86,14 +86,14 @@ function readText(p, visible) {
     // Right after a frame (tool version 1.7.0): its text was read, or
     // continues inside it; the walk goes on past its element.
     const point = entry && entry.text && entry.text.frames && entry.text.frames[p.text.frame];
-    if (!point) return {error: 'anchor_unknown'};
+    if (!point) return {error: R.AnchorUnknown};
     const text = read({from: point, afterFrame: true});
     if (!text.error) text.points = Object.assign({[p.text.frame]: point}, text.points);
     return text;
   }
   const starts = entry && entry.text && entry.text.starts;
   const from = starts && p.text.index >= 0 && starts[p.text.index];
-  if (!from) return {error: 'anchor_unknown'};
+  if (!from) return {error: R.AnchorUnknown};
   // A part the previous view showed the start of is resumed without it.
   // When the new first part is that rest, its start keeps the units
   // skipped, so that this revision's part 0 is the rest, as Go sees it.

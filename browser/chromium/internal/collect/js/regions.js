@@ -164,7 +164,7 @@ function readRegions(p, visibleEl) {
     const entry = retained.get(p.regions.revision);
     const r = entry && entry.regions;
     const i = p.regions.index;
-    if (!r || !(i >= 0 && i <= r.matches.length) || (i === r.matches.length && !r.stop)) return {error: 'anchor_unknown'};
+    if (!r || !(i >= 0 && i <= r.matches.length) || (i === r.matches.length && !r.stop)) return {error: R.AnchorUnknown};
     coverage.resumed = true;
     if (i < r.matches.length) {
       matches = r.matches.slice(i).filter((m) => m.el.isConnected && visibleEl(m.el));

@@ -136,14 +136,14 @@ function viewOf() {
 // observed, retained, connected, visible), scrolls it into view and
 // returns its box in the viewport.
 function shotTarget(p) {
-  if (p.doc !== docId) return {error: 'document_changed'};
+  if (p.doc !== docId) return {error: R.DocumentChanged};
   const el = retainedNode(p);
-  if (!el) return {error: 'stale'};
-  if (!el.isConnected) return {error: 'detached'};
-  if (!visibilityChecker()(el)) return {error: 'hidden'};
+  if (!el) return {error: R.Stale};
+  if (!el.isConnected) return {error: R.Detached};
+  if (!visibilityChecker()(el)) return {error: R.Hidden};
   el.scrollIntoView({block: 'center', inline: 'center', behavior: 'instant'});
   const b = boxOf(el.getBoundingClientRect());
-  if (!(b.r > b.l && b.b > b.t) || !inView(b)) return {error: 'hidden'};
+  if (!(b.r > b.l && b.b > b.t) || !inView(b)) return {error: R.Hidden};
   return {box: b};
 }
 
@@ -168,7 +168,7 @@ function shotRead(boxes, held, max) {
 function shot(p) {
   if (p.doc && p.doc !== docId) {
     shotHeld = [];
-    return {error: 'document_changed'};
+    return {error: R.DocumentChanged};
   }
   if (p.step === 'scroll') scrollTo(p.x, p.y);
   if (p.step === 'scroll' || p.step === 'view') return viewOf();
