@@ -51,6 +51,10 @@ type SessionOptions struct {
 	// MaxTabs), history steps, waits, and the hover, scroll and drag
 	// actions and key chords (docs/interactions.md).
 	Interactions bool
+	// RealPages works as tool version 1.9.0 does (docs/realpages.md):
+	// pointer targets, scroll containers, inputs that take the typed
+	// value, multiple choice, field values on request.
+	RealPages bool
 }
 
 // MaxTabs bounds the tabs of one session. A popup past it is closed as it

@@ -36,6 +36,11 @@ type Version struct {
 	// in browser_navigate, browser_wait, and the hover, scroll and drag
 	// actions and key chords (docs/interactions.md).
 	Interactions bool
+	// RealPages (1.9.0+): the everyday web (docs/realpages.md): pointer
+	// targets without an ARIA role, content in scroll containers, inputs
+	// that really take the typed value, multiple choice, field values on
+	// request, double click, context click and text selection.
+	RealPages bool
 }
 
 // Versions in release order. 1.4.0 belongs to a record this product does not
@@ -49,6 +54,7 @@ var Versions = []Version{
 	{Name: "1.6.0", Continuation: true, Regions: true, TextCoverage: true, Reading: true},
 	{Name: "1.7.0", Continuation: true, Regions: true, TextCoverage: true, Reading: true, Frames: true},
 	{Name: "1.8.0", Continuation: true, Regions: true, TextCoverage: true, Reading: true, Frames: true, Interactions: true},
+	{Name: "1.9.0", Continuation: true, Regions: true, TextCoverage: true, Reading: true, Frames: true, Interactions: true, RealPages: true},
 }
 
 // Newest is the version new sessions get.
