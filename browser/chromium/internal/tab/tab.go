@@ -3,7 +3,8 @@
 // navigations, frames, network traffic), navigation and its guard, the
 // renderer and popup guards, and the page steps that run on it (Begin,
 // Evaluate). The browser session above works through the methods of Tab
-// alone: every field is the listener's, read and written under Tab.mu.
+// alone: every field is unexported, and what changes after creation is
+// guarded by Tab.mu. Durations come from the tab's Timings (timings.go).
 //
 // The listener runs on chromedp's reader goroutine and never issues a CDP
 // command (that would deadlock the reader); work that needs one runs in a
