@@ -52,8 +52,10 @@ type Options struct {
 	Isolated bool
 	Logger   *slog.Logger // internal detail; nil discards
 	Output   io.Writer    // Launch: the browser's own stdout/stderr; nil discards
-	// Timings are the page layer's durations (Timings); nil runs with
-	// DefaultTimings. Tests shorten them.
+	// Timings are the page layer's durations; nil runs with
+	// DefaultTimings. A table given is used whole: start from
+	// DefaultTimings and change what needs changing (tests shorten the
+	// guard's bounds).
 	Timings *Timings
 }
 

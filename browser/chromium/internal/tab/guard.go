@@ -64,7 +64,11 @@ func (t *Tab) answers(step context.Context) bool {
 	if t.excusedSilence() {
 		return true
 	}
-	ctx, cancel := context.WithTimeout(step, t.timings.ProbeWait(t.timings.LoadFactor()))
+	factor := 1.0
+	if t.timings.LoadFactor != nil {
+		factor = t.timings.LoadFactor()
+	}
+	ctx, cancel := context.WithTimeout(step, t.timings.ProbeWait(factor))
 	defer cancel()
 	_, err := cdp.Call(ctx, t.target, runtime.Evaluate, runtime.EvaluateParams{Expression: "0", Silent: ptr(true)})
 	return ctx.Err() == nil || err == nil || t.excusedSilence()

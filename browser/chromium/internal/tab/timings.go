@@ -32,9 +32,10 @@ type Timings struct {
 	// The renderer guard (guard.go): a step that has run HangAfter probes
 	// the renderer, which must answer within HangProbe, longer on a loaded
 	// machine in proportion to LoadFactor (runnable tasks per core), at
-	// most MaxLoadFactor times. NavigationExcuse is how long a pending
-	// main-frame navigation excuses a silent renderer; CrashWait bounds
-	// the wait for the crash a hung renderer was sent.
+	// most MaxLoadFactor times (a nil LoadFactor counts as 1).
+	// NavigationExcuse is how long a pending main-frame navigation
+	// excuses a silent renderer; CrashWait bounds the wait for the crash a
+	// hung renderer was sent.
 	HangAfter, HangProbe time.Duration
 	MaxLoadFactor        float64
 	LoadFactor           func() float64
