@@ -89,7 +89,7 @@ func find(t *testing.T, obs *observation.Observation, name string) observation.C
 
 func evalMain(t *testing.T, s *Session, expr string) string {
 	t.Helper()
-	res, err := cdp.Call(browsertest.Context(t, time.Minute), s.tab.target, runtime.Evaluate, runtime.EvaluateParams{Expression: expr, ReturnByValue: ptr(true)})
+	res, err := cdp.Call(browsertest.Context(t, time.Minute), s.tab.Target(), runtime.Evaluate, runtime.EvaluateParams{Expression: expr, ReturnByValue: ptr(true)})
 	if err != nil || res.ExceptionDetails != nil {
 		t.Fatalf("evaluating %s: %v %v", expr, err, res.ExceptionDetails)
 	}

@@ -47,7 +47,7 @@ func BenchmarkCDPFloor(b *testing.B) {
 	s, _ := openPage(b, "<p>x</p>")
 	ctx := context.Background()
 	for b.Loop() {
-		if _, err := s.tab.evaluate(ctx, "1"); err != nil {
+		if _, err := s.tab.Evaluate(ctx, "1"); err != nil {
 			b.Fatal(err)
 		}
 	}

@@ -21,7 +21,7 @@ import (
 // mainWorld runs script in the page's own world, as the site would.
 func mainWorld(t testing.TB, s *Session, script string) {
 	t.Helper()
-	res, err := cdp.Call(browsertest.Context(t, time.Minute), s.tab.target, runtime.Evaluate, runtime.EvaluateParams{Expression: script})
+	res, err := cdp.Call(browsertest.Context(t, time.Minute), s.tab.Target(), runtime.Evaluate, runtime.EvaluateParams{Expression: script})
 	if err != nil || res.ExceptionDetails != nil {
 		t.Fatalf("page script: %v %v", err, res.ExceptionDetails)
 	}
@@ -75,7 +75,7 @@ func TestNavigationEndsContinuation(t *testing.T) {
 	t.Parallel()
 	ctx := browsertest.Context(t, time.Minute)
 	s, obs := openPage(t, buttons(300, ""))
-	if _, err := s.tab.navigate(ctx, browsertest.Serve(t, buttons(300, ""))); err != nil {
+	if _, err := s.tab.Navigate(ctx, browsertest.Serve(t, buttons(300, ""))); err != nil {
 		t.Fatal(err)
 	}
 	_, err := s.Observe(ctx, observation.Request{After: obs.Controls[0].Ref})
@@ -132,10 +132,10 @@ func TestHandlesAreReleasedAcrossExpansions(t *testing.T) {
 	ctx := browsertest.Context(t, 3*time.Minute)
 	s, obs := openPage(t, buttons(2000, ""))
 	usedHeap := func() float64 {
-		if _, err := cdp.Call(ctx, s.tab.target, heapprofiler.CollectGarbage, cdp.Empty{}); err != nil {
+		if _, err := cdp.Call(ctx, s.tab.Target(), heapprofiler.CollectGarbage, cdp.Empty{}); err != nil {
 			t.Fatal(err)
 		}
-		h, err := cdp.Call(ctx, s.tab.target, runtime.GetHeapUsage, cdp.Empty{})
+		h, err := cdp.Call(ctx, s.tab.Target(), runtime.GetHeapUsage, cdp.Empty{})
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -161,7 +161,7 @@ func TestHandlesAreReleasedAcrossExpansions(t *testing.T) {
 	expand(200)
 	after := usedHeap()
 	// Only the newest revisions' nodes are retained: at most two windows.
-	raw, err := s.tab.evaluate(ctx, collect.RetainedNodes())
+	raw, err := s.tab.Evaluate(ctx, collect.RetainedNodes())
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -153,7 +153,7 @@ func TestDensePageAcquiresAtMostOneLookahead(t *testing.T) {
 // rawCollect runs the collector directly, to see what never leaves Go.
 func rawCollect(t *testing.T, s *Session, p collect.Params) *collect.Result {
 	t.Helper()
-	raw, err := s.tab.evaluate(browsertest.Context(t, time.Minute), collect.Expression(p))
+	raw, err := s.tab.Evaluate(browsertest.Context(t, time.Minute), collect.Expression(p))
 	if err != nil {
 		t.Fatal(err)
 	}

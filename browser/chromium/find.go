@@ -41,10 +41,10 @@ func (s *Session) Find(ctx context.Context, req browser.FindRequest) (*observati
 		fr.From = &collect.FindFrom{Revision: s.revisionToken(rev), Controls: from.Controls, Text: from.Text}
 		fr.Doc = s.doc
 	}
-	if s.tab.pendingDialog() != nil {
+	if s.tab.Dialog() != nil {
 		return nil, errcode.New(errcode.NotActionable, "a JavaScript dialog is open; answer it before searching the page")
 	}
-	res, err := collectIn(ctx, s.tab.evaluate, collect.Find(fr), collect.DecodeFind, "the page could not be searched")
+	res, err := collectIn(ctx, s.tab.Evaluate, collect.Find(fr), collect.DecodeFind, "the page could not be searched")
 	if err != nil {
 		return nil, err
 	}

@@ -16,7 +16,7 @@ import (
 // rawFind runs the collector's find directly in the session's page.
 func rawFind(t *testing.T, s *Session, r collect.FindRequest) *collect.FindResult {
 	t.Helper()
-	raw, err := s.tab.evaluate(browsertest.Context(t, time.Minute), collect.Find(r))
+	raw, err := s.tab.Evaluate(browsertest.Context(t, time.Minute), collect.Find(r))
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -92,7 +92,7 @@ func TestFindControlNearTheEndOfALargePage(t *testing.T) {
 		t.Fatalf("text matches %q", findSnippets(res))
 	}
 	// The match is retained as the find revision's control: actions reach it.
-	raw, err := s.tab.evaluate(browsertest.Context(t, time.Minute), collect.Inspect(collect.GuardRequest{
+	raw, err := s.tab.Evaluate(browsertest.Context(t, time.Minute), collect.Inspect(collect.GuardRequest{
 		Target: collect.Target{Revision: "f1", Index: 0, Doc: res.Doc}}))
 	if err != nil {
 		t.Fatal(err)
@@ -245,7 +245,7 @@ func TestFindContinuationRefusesMovedPoints(t *testing.T) {
 	if len(first.Controls) != 1 || len(first.Matches) != 3 {
 		t.Fatalf("controls %q, text %q", findControlNames(first), findSnippets(first))
 	}
-	if _, err := s.tab.evaluate(browsertest.Context(t, time.Minute),
+	if _, err := s.tab.Evaluate(browsertest.Context(t, time.Minute),
 		"document.querySelector('#b').prepend(document.querySelector('button')); document.querySelector('p').remove(); true"); err != nil {
 		t.Fatal(err)
 	}

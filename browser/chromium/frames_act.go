@@ -7,6 +7,7 @@ import (
 	"github.com/chromedp/chromedp"
 
 	"github.com/veetbot/veetbrowser/browser/chromium/internal/collect"
+	"github.com/veetbot/veetbrowser/browser/chromium/internal/framemerge"
 	"github.com/veetbot/veetbrowser/errcode"
 )
 
@@ -26,7 +27,7 @@ type inFrame struct {
 	// owners are the documents from the top down that hold the frames
 	// leading to the control, frames[i] being the frame whose owner
 	// owners[i]'s document holds.
-	owners place
+	owners framemerge.Place
 	frames []cdp.FrameID
 }
 
@@ -40,20 +41,20 @@ func (s *Session) frameControl(rev, index uint64) (collect.Target, error) {
 	}
 	at := s.places[index]
 	last := at[len(at)-1]
-	ct := collect.Target{Revision: s.revisionToken(rev), Index: uint64(last.index), Doc: last.doc}
+	ct := collect.Target{Revision: s.revisionToken(rev), Index: uint64(last.Index), Doc: last.Doc}
 	if len(at) == 1 {
 		return ct, nil
 	}
-	f, ok := s.tab.frameByID(last.frame)
-	if !ok || f.world == "" || f.target == nil {
+	f, ok := s.tab.Frame(last.Frame)
+	if !ok || f.World == "" || f.Target == nil {
 		return collect.Target{}, errcode.New(errcode.StaleReference, "the control's frame is gone or loading another document; observe again")
 	}
-	if f.crashed {
+	if f.Crashed {
 		return collect.Target{}, errcode.New(errcode.PageCrashed, "the control's frame crashed; observe again")
 	}
-	act := &inFrame{target: f.target, world: f.world, owners: at[:len(at)-1]}
+	act := &inFrame{target: f.Target, world: f.World, owners: at[:len(at)-1]}
 	for _, l := range at[1:] {
-		act.frames = append(act.frames, l.frame)
+		act.frames = append(act.frames, l.Frame)
 	}
 	s.act = act
 	return ct, nil
@@ -66,9 +67,9 @@ func (s *Session) leaveFrame() { s.act = nil }
 // or the top document's.
 func (s *Session) eval(ctx context.Context, expr string) ([]byte, error) {
 	if s.act == nil {
-		return s.tab.evaluate(ctx, expr)
+		return s.tab.Evaluate(ctx, expr)
 	}
-	raw, err := s.tab.evaluateIn(ctx, s.act.target, s.act.world, expr)
+	raw, err := s.tab.EvaluateIn(ctx, s.act.target, s.act.world, expr)
 	if err != nil && errcode.Of(err) == errcode.CaptureFailed {
 		// The frame's world is gone: it navigated or was removed.
 		return nil, errcode.Wrap(errcode.StaleReference, err, "the control's frame is gone or loading another document; observe again")
@@ -77,15 +78,15 @@ func (s *Session) eval(ctx context.Context, expr string) ([]byte, error) {
 }
 
 // evalOwner runs an owner call in the document of o (the top document's
-// when o.frame is "") and maps its refusal to a public error.
-func (s *Session) evalOwner(ctx context.Context, o link, expr string) (*collect.PointResult, error) {
-	var eval evaluator = s.tab.evaluate
-	if o.frame != "" {
-		f, ok := s.tab.frameByID(o.frame)
-		if !ok || f.world == "" || f.target == nil {
+// when o.Frame is "") and maps its refusal to a public error.
+func (s *Session) evalOwner(ctx context.Context, o framemerge.Link, expr string) (*collect.PointResult, error) {
+	var eval evaluator = s.tab.Evaluate
+	if o.Frame != "" {
+		f, ok := s.tab.Frame(o.Frame)
+		if !ok || f.World == "" || f.Target == nil {
 			return nil, errcode.New(errcode.StaleReference, "a frame holding the control is gone; observe again")
 		}
-		eval = s.tab.evaluatorIn(f.target, f.world)
+		eval = s.tab.EvaluatorIn(f.Target, f.World)
 	}
 	return collectOr(ctx, eval, expr, collect.DecodeOwner, "a frame holding the control could not be checked", func(r collect.Refusal) error {
 		w, ok := refusalWords[r]
@@ -105,7 +106,7 @@ func (s *Session) revealOwners(ctx context.Context) error {
 		return nil
 	}
 	for i, o := range s.act.owners {
-		req := collect.OwnerRequest{Frame: string(s.act.frames[i]), Doc: o.doc}
+		req := collect.OwnerRequest{Frame: string(s.act.frames[i]), Doc: o.Doc}
 		if _, err := s.evalOwner(ctx, o, collect.RevealOwner(req)); err != nil {
 			return err
 		}
@@ -121,7 +122,7 @@ func (s *Session) throughOwners(ctx context.Context, at point) (point, error) {
 	}
 	for i := len(s.act.owners) - 1; i >= 0; i-- {
 		o := s.act.owners[i]
-		req := collect.OwnerRequest{Frame: string(s.act.frames[i]), Doc: o.doc, X: at.x, Y: at.y}
+		req := collect.OwnerRequest{Frame: string(s.act.frames[i]), Doc: o.Doc, X: at.x, Y: at.y}
 		r, err := s.evalOwner(ctx, o, collect.ThroughOwner(req))
 		if err != nil {
 			return point{}, err

@@ -498,7 +498,7 @@ func TestFrameLazyScrolledIn(t *testing.T) {
 		t.Fatalf("before scrolling: frames %+v; controls %q", obs.Frames, names(obs))
 	}
 	ctx := browsertest.Context(t, time.Minute)
-	if _, err := s.tab.evaluate(ctx, "(window.scrollTo(0, document.body.scrollHeight), true)"); err != nil {
+	if _, err := s.tab.Evaluate(ctx, "(window.scrollTo(0, document.body.scrollHeight), true)"); err != nil {
 		t.Fatal(err)
 	}
 	want := []string{"top", "lazy far", "bottom"}

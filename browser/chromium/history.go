@@ -7,6 +7,7 @@ import (
 	"github.com/chromedp/cdproto/page"
 
 	"github.com/veetbot/veetbrowser/browser"
+	"github.com/veetbot/veetbrowser/browser/chromium/internal/tab"
 	"github.com/veetbot/veetbrowser/errcode"
 	"github.com/veetbot/veetbrowser/observation"
 )
@@ -33,11 +34,11 @@ func (s *Session) History(ctx context.Context, step browser.HistoryStep) (*obser
 		return nil, err
 	}
 	defer s.lock.Release(1)
-	var nav navigated
+	var nav tab.Navigated
 	var err error
 	if delta == 0 {
-		nav, err = s.tab.traverse(ctx, "", func(ctx context.Context) error {
-			_, err := cdp.Call(ctx, s.tab.target, page.Reload, page.ReloadParams{})
+		nav, err = s.tab.Traverse(ctx, "", func(ctx context.Context) error {
+			_, err := cdp.Call(ctx, s.tab.Target(), page.Reload, page.ReloadParams{})
 			return err
 		})
 	} else {
@@ -50,28 +51,28 @@ func (s *Session) History(ctx context.Context, step browser.HistoryStep) (*obser
 }
 
 // historyStep moves delta entries in the tab's history.
-func (s *Session) historyStep(ctx context.Context, step browser.HistoryStep, delta int) (navigated, error) {
-	h, err := cdp.Call(ctx, s.tab.target, page.GetNavigationHistory, cdp.Empty{})
+func (s *Session) historyStep(ctx context.Context, step browser.HistoryStep, delta int) (tab.Navigated, error) {
+	h, err := cdp.Call(ctx, s.tab.Target(), page.GetNavigationHistory, cdp.Empty{})
 	if err != nil {
-		return navigated{}, classify(ctx, err, errcode.NavigationFailed, "the page's history could not be read")
+		return tab.Navigated{}, tab.Classify(ctx, err, errcode.NavigationFailed, "the page's history could not be read")
 	}
 	i := int(h.CurrentIndex) + delta
 	// The tab's first entry is the blank page it opened with: not a page
 	// of the session to go back to.
 	if i < 0 || i >= len(h.Entries) || (i == 0 && h.Entries[0].URL == "about:blank") {
 		if step == browser.HistoryBack {
-			return navigated{}, errcode.New(errcode.NotActionable, "no page to go back to")
+			return tab.Navigated{}, errcode.New(errcode.NotActionable, "no page to go back to")
 		}
-		return navigated{}, errcode.New(errcode.NotActionable, "no page to go forward to")
+		return tab.Navigated{}, errcode.New(errcode.NotActionable, "no page to go forward to")
 	}
 	entry := h.Entries[i]
 	// A page the back-forward cache restores makes no request for the
 	// navigation guard to pause: the entry is checked here first.
-	if err := s.tab.checkNavigation(ctx, entry.URL); err != nil {
-		return navigated{}, err
+	if err := s.tab.CheckNavigation(ctx, entry.URL); err != nil {
+		return tab.Navigated{}, err
 	}
-	return s.tab.traverse(ctx, entry.URL, func(ctx context.Context) error {
-		_, err := cdp.Call(ctx, s.tab.target, page.NavigateToHistoryEntry, page.NavigateToHistoryEntryParams{EntryID: entry.ID})
+	return s.tab.Traverse(ctx, entry.URL, func(ctx context.Context) error {
+		_, err := cdp.Call(ctx, s.tab.Target(), page.NavigateToHistoryEntry, page.NavigateToHistoryEntryParams{EntryID: entry.ID})
 		return err
 	})
 }

@@ -11,7 +11,6 @@ import (
 
 	"github.com/chromedp/cdproto/cdp"
 	cdptarget "github.com/chromedp/cdproto/target"
-	"github.com/chromedp/chromedp"
 
 	"github.com/veetbot/veetbrowser/browser"
 	"github.com/veetbot/veetbrowser/errcode"
@@ -19,12 +18,39 @@ import (
 	"github.com/veetbot/veetbrowser/observation"
 )
 
+// hostileTimings shorten the renderer guard's bounds, so that a hung page is
+// stopped in seconds rather than in the runtime's tens of seconds, and fix
+// the load factor, so that the bounds do not follow the machine's load.
+var hostileTimings = func() Timings {
+	tm := DefaultTimings()
+	tm.HangAfter, tm.HangProbe = 3*time.Second, 3*time.Second
+	tm.FrameStep = tm.HangBound()
+	tm.NavigationExcuse = 5 * time.Second
+	tm.LoadFactor = func() float64 { return 1 }
+	return tm
+}()
+
 // hostileCall bounds one call on a hostile page. A hung renderer is stopped
-// within hangBound, or maxHangBound on a loaded machine; without the guard
+// within HangBound, or MaxHangBound on a loaded machine; without the guard
 // these calls wait for minutes.
 // A page that hangs while it loads is excused for the navigation's
 // time first.
-const hostileCall = navigationExcuse + maxLoadFactor*hangProbe + crashWait + 10*time.Second
+var hostileCall = hostileTimings.NavigationExcuse + time.Duration(hostileTimings.MaxLoadFactor)*hostileTimings.HangProbe +
+	hostileTimings.CrashWait + 10*time.Second
+
+// A hung renderer is stopped before a hostile call's bound, the runtime's
+// timings as the tests'.
+func TestHostileCallOutlastsTheGuard(t *testing.T) {
+	for _, tm := range []Timings{hostileTimings, DefaultTimings()} {
+		call := tm.NavigationExcuse + time.Duration(tm.MaxLoadFactor)*tm.HangProbe + tm.CrashWait + 10*time.Second
+		if tm.MaxHangBound()+tm.NavigationExcuse >= call {
+			t.Errorf("a hung renderer is stopped within %v, after the %v a hostile call may take", tm.MaxHangBound()+tm.NavigationExcuse, call)
+		}
+	}
+	if f := hostileTimings.LoadFactor(); f != 1 {
+		t.Errorf("the hostile tests' load factor is %v", f)
+	}
+}
 
 // hostile is one hostile page and what a session must do with it.
 type hostile struct {
@@ -81,7 +107,7 @@ func TestHostilePages(t *testing.T) {
 		t.Skip("hung renderers take seconds each")
 	}
 	before := tempDirs(t)
-	p, err := Launch(context.Background(), Options{})
+	p, err := Launch(context.Background(), Options{Timings: &hostileTimings})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -163,7 +189,7 @@ func wantAlertLoop(t *testing.T, s *Session, url string) {
 		obs = res.Observation
 	}
 	// Waiting on an open alert is not a hung renderer.
-	time.Sleep(hangBound + time.Second)
+	time.Sleep(hostileTimings.HangBound() + time.Second)
 	if obs, err = s.Observe(ctx, observation.Request{}); err != nil || obs.Dialog == nil {
 		t.Fatalf("after a wait on the alert: %v %+v", err, obs)
 	}
@@ -182,7 +208,7 @@ func wantPopupsClosed(t *testing.T, s *Session, url string) {
 			t.Fatal(err)
 		}
 	}
-	b := chromedp.FromContext(s.tab.ctx).Browser
+	b := s.tab.Browser()
 	for {
 		res, err := cdp.Call(ctx, b, cdptarget.GetTargets, cdptarget.GetTargetsParams{})
 		if err != nil {
@@ -190,7 +216,7 @@ func wantPopupsClosed(t *testing.T, s *Session, url string) {
 		}
 		open := 0
 		for _, info := range res.TargetInfos {
-			if info.Type == "page" && info.OpenerID == s.tab.target.TargetID {
+			if info.Type == "page" && info.OpenerID == s.tab.TargetID() {
 				open++
 			}
 		}

@@ -1,6 +1,14 @@
 // Package chromium provides browser sessions over the Chrome DevTools
 // Protocol: Launch starts a private headless Chromium, Attach connects to an
 // existing browser's ws:// DevTools endpoint. Both give the same Sessions.
+//
+// This package is the session side: the provider and its browsers, the
+// Session with its operation lock, observation, actions (act_*.go, one
+// file per kind), tabs, history, waits, find, screenshots and profiles.
+// The page a session works on is a tab.Tab (internal/tab: one CDP target,
+// its event state, navigation and the guards), reached only through its
+// methods; the key tables are internal/keys, the frame merge
+// internal/framemerge, the in-page collector internal/collect.
 package chromium
 
 import (
@@ -22,6 +30,7 @@ import (
 	"github.com/chromedp/chromedp/remote"
 
 	"github.com/veetbot/veetbrowser/browser"
+	"github.com/veetbot/veetbrowser/browser/chromium/internal/tab"
 	"github.com/veetbot/veetbrowser/errcode"
 	"github.com/veetbot/veetbrowser/internal/chromeflags"
 	"github.com/veetbot/veetbrowser/internal/closeonce"
@@ -43,7 +52,21 @@ type Options struct {
 	Isolated bool
 	Logger   *slog.Logger // internal detail; nil discards
 	Output   io.Writer    // Launch: the browser's own stdout/stderr; nil discards
+	// Timings are the page layer's durations; nil runs with
+	// DefaultTimings. A table given is used whole: start from
+	// DefaultTimings and change what needs changing (tests shorten the
+	// guard's bounds).
+	Timings *Timings
 }
+
+// Timings are every duration the page layer waits for: navigation, the
+// renderer guard, settling after input, frames, tabs, dialogs, scrolls and
+// waits. DefaultTimings documents each default.
+type Timings = tab.Timings
+
+// DefaultTimings are the timings a provider runs with unless Options say
+// otherwise.
+func DefaultTimings() Timings { return tab.DefaultTimings() }
 
 // Provider owns one browser and the sessions opened in it. A launched
 // browser that dies is noticed: the sessions opened in it report
@@ -54,12 +77,14 @@ type Provider struct {
 	// fixed at creation
 	launch   func(ctx context.Context) (*instance, error) // starts a fresh browser; nil for an attached one
 	log      *slog.Logger
-	isolated bool // each session in a browser context of its own
+	isolated bool        // each session in a browser context of its own
+	timings  tab.Timings // handed to every tab and session
 
 	starting sync.Mutex     // held while a browser is (re)started, so only one starts
 	watchers sync.WaitGroup // one per browser, until its end is handled
 
-	mu       sync.Mutex
+	mu sync.Mutex
+	// guarded by mu
 	current  *instance              // the live browser; nil once it is gone, until the next NewSession
 	sessions map[*Session]*instance // open sessions and the browser each runs in
 	closed   bool
@@ -106,8 +131,7 @@ func Launch(ctx context.Context, opts Options) (*Provider, error) {
 	if err != nil {
 		return nil, err
 	}
-	p := newProvider(opts.Logger)
-	p.isolated = opts.Isolated
+	p := newProvider(opts)
 	for _, dir := range tempdir.Sweep(tempPrefix) {
 		p.log.Info("removed the temp dir of a process that is gone", "dir", dir)
 	}
@@ -238,8 +262,7 @@ func Attach(ctx context.Context, wsURL string, opts Options) (*Provider, error) 
 		return nil, errcode.Wrap(errcode.BrowserUnavailable, err, "could not attach to the browser's DevTools endpoint")
 	}
 	var once sync.Once
-	p := newProvider(opts.Logger)
-	p.isolated = opts.Isolated
+	p := newProvider(opts)
 	p.adopt(&instance{
 		ctx:  browserCtx,
 		lost: chromedp.FromContext(browserCtx).Browser.LostConnection,
@@ -251,11 +274,16 @@ func Attach(ctx context.Context, wsURL string, opts Options) (*Provider, error) 
 	return p, nil
 }
 
-func newProvider(logger *slog.Logger) *Provider {
+func newProvider(opts Options) *Provider {
+	logger := opts.Logger
 	if logger == nil {
 		logger = slog.New(slog.DiscardHandler)
 	}
-	return &Provider{log: logger, sessions: make(map[*Session]*instance)}
+	timings := tab.DefaultTimings()
+	if opts.Timings != nil {
+		timings = *opts.Timings
+	}
+	return &Provider{log: logger, isolated: opts.Isolated, timings: timings, sessions: make(map[*Session]*instance)}
 }
 
 // adopt makes inst the provider's browser and watches for its end. It
@@ -303,9 +331,7 @@ func (p *Provider) watch(inst *instance) {
 	p.log.Warn("the browser is gone; its pages report browser_unavailable and the next session starts a fresh browser",
 		"pid", inst.pid, "pages", len(orphans))
 	for _, s := range orphans {
-		s.tab.mu.Lock()
-		s.tab.interruptLocked(errBrowserGone)
-		s.tab.mu.Unlock()
+		s.tab.Interrupt(errBrowserGone)
 	}
 	if err := inst.stop(true); err != nil {
 		errcode.Log(context.Background(), p.log, "cleaning up after the browser", err)

@@ -31,7 +31,7 @@ func observeIn(t *testing.T, s *Session, p collect.Params) *collect.Result {
 // which shares it).
 func inPage(t *testing.T, s *Session, script string) {
 	t.Helper()
-	if _, err := s.tab.evaluate(browsertest.Context(t, time.Minute), script); err != nil {
+	if _, err := s.tab.Evaluate(browsertest.Context(t, time.Minute), script); err != nil {
 		t.Fatal(err)
 	}
 }

@@ -144,7 +144,7 @@ func TestLaunchRemovesTempDirsOfGoneOwners(t *testing.T) {
 func TestCrashIsReportedAndTheSessionRecovers(t *testing.T) {
 	ctx := browsertest.Context(t, time.Minute)
 	s, _ := openPage(t, "<button>before</button>")
-	go s.tab.navigate(ctx, "chrome://crash")
+	go s.tab.Navigate(ctx, "chrome://crash")
 	// Observations succeed until the crash and then report it; the test's
 	// context bounds the wait, so a hang fails the test.
 	_, err := s.Observe(ctx, observation.Request{})

@@ -15,6 +15,7 @@ import (
 
 	"github.com/veetbot/veetbrowser/browser"
 	"github.com/veetbot/veetbrowser/browser/chromium/internal/collect"
+	"github.com/veetbot/veetbrowser/browser/chromium/internal/tab"
 	"github.com/veetbot/veetbrowser/errcode"
 	"github.com/veetbot/veetbrowser/internal/imagecap"
 )
@@ -73,7 +74,7 @@ func (s *Session) Screenshot(ctx context.Context, req ScreenshotRequest) (*Scree
 		return nil, err
 	}
 	defer s.lock.Release(1)
-	if s.tab.pendingDialog() != nil {
+	if s.tab.Dialog() != nil {
 		return nil, errcode.New(errcode.NotActionable, "a JavaScript dialog is open; answer it before a screenshot")
 	}
 	var target *collect.Target
@@ -88,7 +89,7 @@ func (s *Session) Screenshot(ctx context.Context, req ScreenshotRequest) (*Scree
 		}
 		target = &ct
 	}
-	shot, err := s.screenshotLocked(ctx, req, target)
+	shot, err := s.screenshot(ctx, req, target)
 	if err != nil && s.Gone() {
 		return nil, errBrowserGone
 	}
@@ -100,7 +101,7 @@ func (s *Session) Screenshot(ctx context.Context, req ScreenshotRequest) (*Scree
 
 // shotStep runs one step of a capture in the top document.
 func (s *Session) shotStep(ctx context.Context, r collect.ShotRequest) (*collect.ShotResult, error) {
-	return collectOr(ctx, s.tab.evaluate, collect.Shot(r), collect.DecodeShot, "the page could not be captured", func(refusal collect.Refusal) error {
+	return collectOr(ctx, s.tab.Evaluate, collect.Shot(r), collect.DecodeShot, "the page could not be captured", func(refusal collect.Refusal) error {
 		if refusal == collect.DocumentChanged {
 			return errcode.New(errcode.DocumentChanged, "the page loaded a new document during the screenshot; observe again")
 		}
@@ -109,7 +110,7 @@ func (s *Session) shotStep(ctx context.Context, r collect.ShotRequest) (*collect
 	})
 }
 
-func (s *Session) screenshotLocked(ctx context.Context, req ScreenshotRequest, target *collect.Target) (*Screenshot, error) {
+func (s *Session) screenshot(ctx context.Context, req ScreenshotRequest, target *collect.Target) (*Screenshot, error) {
 	out := &Screenshot{MediaType: "image/jpeg"}
 	if req.FullPage {
 		view, err := s.shotStep(ctx, collect.ShotRequest{Step: collect.ShotView})
@@ -217,14 +218,14 @@ func maskBoxes(before, after *collect.ShotResult) ([]collect.MaskBox, bool) {
 
 // capture takes the viewport as a PNG and decodes it.
 func (s *Session) capture(ctx context.Context) (*image.RGBA, error) {
-	octx, end, err := s.tab.begin(ctx)
+	octx, end, err := s.tab.Begin(ctx)
 	if err != nil {
 		return nil, err
 	}
 	defer end()
-	res, err := cdp.Call(octx, s.tab.target, page.CaptureScreenshot, page.CaptureScreenshotParams{Format: page.CaptureScreenshotFormatPng})
+	res, err := cdp.Call(octx, s.tab.Target(), page.CaptureScreenshot, page.CaptureScreenshotParams{Format: page.CaptureScreenshotFormatPng})
 	if err != nil {
-		return nil, classify(octx, err, errcode.CaptureFailed, "the page could not be captured")
+		return nil, tab.Classify(octx, err, errcode.CaptureFailed, "the page could not be captured")
 	}
 	img, err := png.Decode(bytes.NewReader(res.Data))
 	if err != nil {
@@ -236,15 +237,15 @@ func (s *Session) capture(ctx context.Context) (*image.RGBA, error) {
 // showWhole makes the viewport height CSS pixels tall, as wide as it is,
 // and returns what puts it back where it was.
 func (s *Session) showWhole(ctx context.Context, view *collect.ShotResult, height int64) (func(), error) {
-	octx, end, err := s.tab.begin(ctx)
+	octx, end, err := s.tab.Begin(ctx)
 	if err != nil {
 		return nil, err
 	}
-	_, err = cdp.Call(octx, s.tab.target, emulation.SetDeviceMetricsOverride, emulation.SetDeviceMetricsOverrideParams{
+	_, err = cdp.Call(octx, s.tab.Target(), emulation.SetDeviceMetricsOverride, emulation.SetDeviceMetricsOverrideParams{
 		Width: int64(math.Round(view.Width)), Height: height,
 	})
 	if err != nil {
-		err = classify(octx, err, errcode.CaptureFailed, "the page could not be captured")
+		err = tab.Classify(octx, err, errcode.CaptureFailed, "the page could not be captured")
 	}
 	end()
 	if err != nil {
@@ -252,8 +253,8 @@ func (s *Session) showWhole(ctx context.Context, view *collect.ShotResult, heigh
 	}
 	return func() {
 		rctx := context.WithoutCancel(ctx)
-		if octx, end, err := s.tab.begin(rctx); err == nil {
-			cdp.Call(octx, s.tab.target, emulation.ClearDeviceMetricsOverride, cdp.Empty{})
+		if octx, end, err := s.tab.Begin(rctx); err == nil {
+			cdp.Call(octx, s.tab.Target(), emulation.ClearDeviceMetricsOverride, cdp.Empty{})
 			end()
 		}
 		s.shotStep(rctx, collect.ShotRequest{Step: collect.ShotScroll, Doc: view.Doc, X: view.ScrollX, Y: view.ScrollY})

@@ -63,7 +63,7 @@ type cssBox struct{ L, T, R, B float64 }
 // whose value maps names to elements) gives, independently of the capture.
 func boxesOf(t *testing.T, s *Session, expr string) map[string]cssBox {
 	t.Helper()
-	raw, err := s.tab.evaluate(browsertest.Context(t, time.Minute), `(() => { const out = {};
+	raw, err := s.tab.Evaluate(browsertest.Context(t, time.Minute), `(() => { const out = {};
 		for (const [k, el] of Object.entries(`+expr+`)) { const r = el.getBoundingClientRect(); out[k] = {L: r.left, T: r.top, R: r.right, B: r.bottom}; }
 		return out; })()`)
 	if err != nil {
@@ -239,7 +239,7 @@ func TestScreenshotFullPage(t *testing.T) {
 	s, _ := openShot(t, `<div style="height: 3000px"></div>`+fieldsPage+`<div style="height: 500px"></div>`)
 	boxes := boxesOf(t, s, byIDs(append(fieldIDs, "btn")...)) // in the document: not scrolled yet
 	// Scrolled down, the full page still starts at the document's start.
-	if _, err := s.tab.evaluate(browsertest.Context(t, time.Minute), `scrollTo(0, 1200)`); err != nil {
+	if _, err := s.tab.Evaluate(browsertest.Context(t, time.Minute), `scrollTo(0, 1200)`); err != nil {
 		t.Fatal(err)
 	}
 	viewBefore := boxesOf(t, s, `{html: document.documentElement}`)["html"]
@@ -276,7 +276,7 @@ func TestScreenshotFullPageCut(t *testing.T) {
 	s, _ := openShot(t, `<div style="height: 16300px"></div>`+fieldsPage)
 	boxes := boxesOf(t, s, byIDs("text")) // in the document: not scrolled yet
 	// Scrolled down, the cut page still starts at the document's start.
-	if _, err := s.tab.evaluate(browsertest.Context(t, time.Minute), `scrollTo(0, 2000)`); err != nil {
+	if _, err := s.tab.Evaluate(browsertest.Context(t, time.Minute), `scrollTo(0, 2000)`); err != nil {
 		t.Fatal(err)
 	}
 	shot := shotOf(t, s, ScreenshotRequest{FullPage: true, MaxBytes: 8 << 20})
@@ -332,7 +332,7 @@ root.getElementById('shadowed').value = 'WWWWWWWW';
 	// The frames load in their own time.
 	ctx := browsertest.Context(t, time.Minute)
 	for {
-		raw, err := s.tab.evaluate(ctx, `!!(document.getElementById('same').contentDocument.getElementById('inner')) && document.getElementById('cross').contentWindow.length === 0`)
+		raw, err := s.tab.Evaluate(ctx, `!!(document.getElementById('same').contentDocument.getElementById('inner')) && document.getElementById('cross').contentWindow.length === 0`)
 		if err == nil && string(raw) == "true" {
 			break
 		}
@@ -379,7 +379,7 @@ func TestScreenshotDevicePixelRatio(t *testing.T) {
 	t.Parallel()
 	s, _ := openShot(t, fieldsPage)
 	ctx := browsertest.Context(t, time.Minute)
-	if _, err := cdp.Call(ctx, s.tab.target, emulation.SetDeviceMetricsOverride, emulation.SetDeviceMetricsOverrideParams{
+	if _, err := cdp.Call(ctx, s.tab.Target(), emulation.SetDeviceMetricsOverride, emulation.SetDeviceMetricsOverrideParams{
 		Width: 1000, Height: 700, DeviceScaleFactor: 2,
 	}); err != nil {
 		t.Fatal(err)

@@ -5,27 +5,29 @@ import (
 	"fmt"
 	"net/url"
 	"sync/atomic"
-	"time"
 
 	"github.com/chromedp/cdproto/page"
 	"golang.org/x/sync/semaphore"
 
 	"github.com/veetbot/veetbrowser/browser"
 	"github.com/veetbot/veetbrowser/browser/chromium/internal/collect"
+	"github.com/veetbot/veetbrowser/browser/chromium/internal/framemerge"
+	"github.com/veetbot/veetbrowser/browser/chromium/internal/tab"
 	"github.com/veetbot/veetbrowser/errcode"
 	"github.com/veetbot/veetbrowser/observation"
 )
 
-// closeTimeout bounds the cleanup of a session whose caller has gone.
-const closeTimeout = 5 * time.Second
-
 // Session is one page of a Provider. Its operation lock serializes startup,
 // every page operation, result validation and close, so no two
 // operations ever share page state such as a beforeunload cancellation.
+// Every page operation takes the lock, and the unexported methods it calls
+// run under it; the Locked suffix marks only what needs a mutex held
+// (tabSet.mu). The page itself is reached only through the methods of its
+// tab.Tab.
 type Session struct {
 	// fixed at creation
 	provider *Provider
-	tab      *tab
+	timings  tab.Timings         // the provider's
 	refKeys  *observation.Keys   // signs and checks this session's refs and cursors
 	lock     *semaphore.Weighted // the operation lock: a mutex whose acquire a context can cancel
 	// validate is admission (observation.Validate); a test can make it
@@ -40,10 +42,13 @@ type Session struct {
 	// interactions: tool version 1.8.0's tabs, history, waits, hover,
 	// scroll, drag and key chords (browser.SessionOptions.Interactions).
 	interactions bool
+	// realPages: tool version 1.9.0's everyday web (docs/realpages.md;
+	// browser.SessionOptions.RealPages).
+	realPages bool
 	// first is the tab the session opened with; browserCtx the browser's
 	// context, which tabs are adopted under; checkNav the session's
 	// navigation check (browser.SessionOptions.CheckNavigation).
-	first      *tab
+	first      *tab.Tab
 	browserCtx context.Context
 	checkNav   func(context.Context, *url.URL) error
 	stopTabs   context.CancelFunc
@@ -51,15 +56,18 @@ type Session struct {
 	closed atomic.Bool // set by Close, even when an operation is stuck
 
 	// guarded by lock
+	// tab is the active tab: the first, or one tabs.go adopted. Provider.watch
+	// reads it without the lock, only to interrupt the step in flight.
+	tab      *tab.Tab
 	revision uint64         // newest published revision; 0 before the first
 	doc      string         // collector document id of the newest revision
 	origin   string         // origin of the newest revision's main document
 	cursor   *uint64        // the newest revision's control cursor index (cursorIndex); nil: none
 	draft    *collect.Draft // the agent's own submitted rich-text draft, weakly bound in the page
 	// places of the newest frames-mode revision's controls; nil otherwise
-	places     []place
-	textPlaces []place  // and of its text parts, one more: where the text continues
-	act        *inFrame // the running action's frame, if its control is in one
+	places     []framemerge.Place
+	textPlaces []framemerge.Place // and of its text parts, one more: where the text continues
+	act        *inFrame           // the running action's frame, if its control is in one
 	// tool version 1.8.0's tabs (tabs.go): nil for earlier versions;
 	// active is the entry of tab; listTabs asks the observation for the
 	// list of tabs
@@ -71,20 +79,17 @@ type Session struct {
 var _ browser.Session = (*Session)(nil)
 
 func newSession(ctx context.Context, p *Provider, browserCtx context.Context, opts browser.SessionOptions) (*Session, error) {
-	s := &Session{provider: p, refKeys: observation.NewKeys(), lock: semaphore.NewWeighted(1), validate: observation.Validate,
+	s := &Session{provider: p, timings: p.timings, refKeys: observation.NewKeys(), lock: semaphore.NewWeighted(1), validate: observation.Validate,
 		reading: opts.Reading, window: opts.ReadingBytes, frames: opts.Frames && opts.Reading, frameAllowed: opts.FrameAllowed,
-		interactions: opts.Interactions}
-	t, err := openTab(ctx, browserCtx, opts.CheckNavigation, p.isolated)
+		interactions: opts.Interactions, realPages: opts.RealPages}
+	t, err := tab.Open(ctx, browserCtx, tab.Options{Check: opts.CheckNavigation, Isolated: p.isolated, Frames: s.frames, Timings: s.timings})
 	if err != nil {
 		return nil, err
 	}
-	t.mu.Lock()
-	t.withFrames = s.frames
-	t.mu.Unlock()
 	s.tab, s.first, s.browserCtx, s.checkNav = t, t, browserCtx, opts.CheckNavigation
 	s.stopTabs = func() {}
 	if s.interactions {
-		ctx, stop := context.WithCancel(t.ctx)
+		ctx, stop := context.WithCancel(t.Context())
 		s.stopTabs = stop
 		s.startTabs(ctx, t)
 	}
@@ -93,7 +98,7 @@ func newSession(ctx context.Context, p *Provider, browserCtx context.Context, op
 
 func (s *Session) acquire(ctx context.Context) error {
 	if err := s.lock.Acquire(ctx, 1); err != nil {
-		return classify(ctx, err, errcode.Cancelled, "the operation was cancelled")
+		return tab.Classify(ctx, err, errcode.Cancelled, "the operation was cancelled")
 	}
 	if s.closed.Load() {
 		s.lock.Release(1)
@@ -114,7 +119,7 @@ func (s *Session) Observe(ctx context.Context, req observation.Request) (*observ
 		return nil, err
 	}
 	defer s.lock.Release(1)
-	return s.observeLocked(ctx, req)
+	return s.observe(ctx, req)
 }
 
 // Navigate loads rawURL and observes the page it leads to.
@@ -127,7 +132,7 @@ func (s *Session) Navigate(ctx context.Context, rawURL string) (*observation.Obs
 		return nil, err
 	}
 	defer s.lock.Release(1)
-	nav, err := s.tab.navigate(ctx, u.String())
+	nav, err := s.tab.Navigate(ctx, u.String())
 	if err != nil {
 		return nil, err
 	}
@@ -136,12 +141,12 @@ func (s *Session) Navigate(ctx context.Context, rawURL string) (*observation.Obs
 
 // observeLoaded observes the page a navigation led to, saying whether it
 // was still loading when the navigation's bound ran out.
-func (s *Session) observeLoaded(ctx context.Context, nav navigated) (*observation.Observation, error) {
-	obs, err := s.observeLocked(ctx, observation.Request{})
+func (s *Session) observeLoaded(ctx context.Context, nav tab.Navigated) (*observation.Observation, error) {
+	obs, err := s.observe(ctx, observation.Request{})
 	if err != nil {
 		return nil, err
 	}
-	obs.Loading = nav.loading
+	obs.Loading = nav.Loading
 	return obs, nil
 }
 
@@ -149,7 +154,7 @@ func (s *Session) revisionToken(n uint64) string {
 	return s.refKeys.Mint(observation.KindRevision, n, 0)
 }
 
-func (s *Session) observeLocked(ctx context.Context, req observation.Request) (*observation.Observation, error) {
+func (s *Session) observe(ctx context.Context, req observation.Request) (*observation.Observation, error) {
 	params := collect.Params{
 		MaxVisible: observation.MaxControls,
 		Window:     observation.WindowSize,
@@ -162,8 +167,8 @@ func (s *Session) observeLocked(ctx context.Context, req observation.Request) (*
 	if err := req.Check(); err != nil {
 		return nil, err
 	}
-	s.syncActive()      // the active tab may have closed during the call
-	var rs *frameResume // where streams that stopped in frames resume
+	s.syncActive()            // the active tab may have closed during the call
+	var rs *framemerge.Resume // where streams that stopped in frames resume
 	switch {
 	case req.Cursor != "" && observation.Kind(req.Cursor[0]) == observation.KindNext:
 		if err := s.readOn(&params, &rs, req.Cursor); err != nil {
@@ -189,7 +194,7 @@ func (s *Session) observeLocked(ctx context.Context, req observation.Request) (*
 		params.Doc = s.doc
 	}
 	next := s.revision + 1
-	if d := s.tab.pendingDialog(); d != nil {
+	if d := s.tab.Dialog(); d != nil {
 		if params.Doc != "" {
 			return nil, errcode.New(errcode.NotActionable, "a JavaScript dialog is open; answer it before continuing")
 		}
@@ -206,16 +211,16 @@ func (s *Session) observeLocked(ctx context.Context, req observation.Request) (*
 	params.Draft = s.draft
 	params.Frames = s.frames
 	if s.frames {
-		s.tab.nameMainFrames(ctx)
+		s.tab.NameMainFrames(ctx, observation.MaxFrameRecords*4)
 	}
-	res, err := collectIn(ctx, s.tab.evaluate, collect.Expression(params), collect.Decode, "the page could not be observed")
+	res, err := collectIn(ctx, s.tab.Evaluate, collect.Expression(params), collect.Decode, "the page could not be observed")
 	if err != nil {
 		return nil, err
 	}
 	if res.Error != "" {
 		return nil, continuationError(res.Error, params.Resume != nil || params.Regions != nil || params.Text != nil)
 	}
-	var fm *framesOut
+	var fm *framemerge.Out
 	if s.frames {
 		res, fm = s.withFrames(ctx, params, res, rs)
 	}
@@ -225,7 +230,7 @@ func (s *Session) observeLocked(ctx context.Context, req observation.Request) (*
 		return nil, errcode.Wrap(errcode.CaptureFailed, fmt.Errorf("text bound %d, asked %d", res.TextCoverage.ByteBound, params.TextBytes), "the page could not be observed")
 	}
 	obs := s.build(next, res)
-	fm.apply(obs)
+	fm.Apply(obs)
 	dropDraft := false
 	if s.draft != nil {
 		obs.Draft = &observation.Draft{State: string(res.Draft)}
@@ -249,7 +254,7 @@ func (s *Session) observeLocked(ctx context.Context, req observation.Request) (*
 	s.revision, s.doc, s.origin, s.cursor = next, res.Doc, res.Origin, nextWindow(res.ControlCoverage)
 	s.places, s.textPlaces = nil, nil
 	if fm != nil {
-		s.places, s.textPlaces = fm.places, fm.textPlaces
+		s.places, s.textPlaces = fm.Places, fm.TextPlaces
 	}
 	if s.reading {
 		nk := s.refKeys.NextKey(next)
@@ -274,7 +279,7 @@ func (s *Session) resumeControls(params *collect.Params, rev, index uint64) erro
 
 // readOn sets params to continue every stream where a reading continuation
 // of the newest revision says (tool version 1.6.0).
-func (s *Session) readOn(params *collect.Params, rs **frameResume, cursor string) error {
+func (s *Session) readOn(params *collect.Params, rs **framemerge.Resume, cursor string) error {
 	if !s.reading {
 		return errcode.New(errcode.InvalidArgument, "a reading continuation needs tool version 1.6.0 or later")
 	}
@@ -316,7 +321,7 @@ func (s *Session) readOn(params *collect.Params, rs **frameResume, cursor string
 }
 
 // evaluator runs an expression in one world and returns its JSON value: a
-// tab's (tab.evaluate), a frame's (tab.evaluatorIn) or the running
+// tab's (Tab.Evaluate), a frame's (Tab.EvaluatorIn) or the running
 // action's (Session.eval).
 type evaluator func(ctx context.Context, expr string) ([]byte, error)
 
@@ -500,7 +505,7 @@ func (s *Session) dialogObservation(rev uint64, d *page.EventJavascriptDialogOpe
 // Close closes the page. It waits for the running operation, whatever the
 // caller's context, because cleanup must run.
 func (s *Session) Close(ctx context.Context) error {
-	cctx, cancel := context.WithTimeout(context.WithoutCancel(ctx), closeTimeout)
+	cctx, cancel := context.WithTimeout(context.WithoutCancel(ctx), s.timings.CloseWait)
 	defer cancel()
 	if s.closed.Swap(true) {
 		return nil

@@ -15,7 +15,21 @@ var shared = browsertest.Shared[*Provider]{Launch: func() (*Provider, error) {
 	return Launch(context.Background(), Options{})
 }}
 
-func TestMain(m *testing.M) { browsertest.Main(m, &shared) }
+// boundedTimings shorten the navigation bounds, for the tests that wait for
+// them to run out.
+var boundedTimings = func() Timings {
+	tm := DefaultTimings()
+	tm.NavigateBound, tm.LoadGrace = 4*time.Second, time.Second
+	return tm
+}()
+
+// bounded is a browser shared by the tests that run into the navigation
+// bounds, with boundedTimings.
+var bounded = browsertest.Shared[*Provider]{Launch: func() (*Provider, error) {
+	return Launch(context.Background(), Options{Timings: &boundedTimings})
+}}
+
+func TestMain(m *testing.M) { browsertest.Main(m, &shared, &bounded) }
 
 func openSession(t testing.TB) *Session {
 	t.Helper()
@@ -115,3 +129,5 @@ func TestReferencesAreBoundToSessionAndRevision(t *testing.T) {
 	_, err = s1.Observe(ctx, observation.Request{After: ref})
 	wantCode(t, err, errcode.StaleReference)
 }
+
+func ptr[T any](v T) *T { return &v }

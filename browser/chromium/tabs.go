@@ -5,15 +5,14 @@ import (
 	"net/url"
 	"slices"
 	"sync"
-	"time"
 
 	"github.com/chromedp/cdproto/cdp"
-	"github.com/chromedp/cdproto/page"
 	cdptarget "github.com/chromedp/cdproto/target"
 	"github.com/chromedp/chromedp"
 
 	"github.com/veetbot/veetbrowser/browser"
 	"github.com/veetbot/veetbrowser/browser/chromium/internal/collect"
+	"github.com/veetbot/veetbrowser/browser/chromium/internal/tab"
 	"github.com/veetbot/veetbrowser/errcode"
 	"github.com/veetbot/veetbrowser/observation"
 )
@@ -27,14 +26,18 @@ import (
 // as are the pages a closed page opened. The session works on one tab,
 // the active one (Session.tab); the agent selects another by its id.
 //
-// The registry is told of pages by the tabs' event listeners (pageHooks),
-// so it never issues CDP; a worker goroutine adopts and closes pages.
-
-// tabTimeout bounds adopting a page, and closing one.
-const tabTimeout = 10 * time.Second
+// The registry is told of pages by the tabs' event listeners (tab.Hooks),
+// so it never issues CDP; a worker goroutine adopts and closes pages, each
+// within Timings.TabOpen.
 
 type tabSet struct {
-	mu       sync.Mutex
+	// fixed at creation
+	work  *tab.WorkQueue // adopts and closes pages
+	hooks *tab.Hooks
+	s     *Session
+
+	mu sync.Mutex
+	// guarded by mu
 	entries  []*tabEntry // open tabs, in the order they opened
 	byTarget map[cdptarget.ID]*tabEntry
 	closing  map[cdptarget.ID]bool // closed or refused pages: what they open is closed too
@@ -42,9 +45,6 @@ type tabSet struct {
 	opened   []*tabEntry // opened since the last observation
 	closed   int         // pages closed at the bound since the last observation
 	refused  int         // popups refused since the last observation
-	work     *workQueue  // adopts and closes pages
-	hooks    *pageHooks
-	s        *Session
 }
 
 type tabEntry struct {
@@ -52,7 +52,7 @@ type tabEntry struct {
 	target cdptarget.ID
 	opener cdptarget.ID
 	// guarded by tabSet.mu
-	tab    *tab          // nil until adopted
+	tab    *tab.Tab      // nil until adopted
 	ready  chan struct{} // closed when adoption ended, with tab or not
 	gone   bool
 	passed int // navigation hops of the page the check allowed
@@ -62,24 +62,22 @@ type tabEntry struct {
 }
 
 // startTabs makes s keep the pages its tabs open, first being its tab.
-func (s *Session) startTabs(ctx context.Context, first *tab) {
-	ts := &tabSet{byTarget: map[cdptarget.ID]*tabEntry{}, closing: map[cdptarget.ID]bool{}, work: newWorkQueue(), s: s}
-	ts.hooks = &pageHooks{opened: ts.notePage, gone: ts.noteGone}
-	e := &tabEntry{target: first.target.TargetID, tab: first, ready: make(chan struct{})}
+func (s *Session) startTabs(ctx context.Context, first *tab.Tab) {
+	ts := &tabSet{byTarget: map[cdptarget.ID]*tabEntry{}, closing: map[cdptarget.ID]bool{}, work: tab.NewWorkQueue(), s: s}
+	ts.hooks = &tab.Hooks{Opened: ts.notePage, Gone: ts.noteGone}
+	e := &tabEntry{target: first.TargetID(), tab: first, ready: make(chan struct{})}
 	close(e.ready)
 	ts.entries, ts.byTarget[e.target] = []*tabEntry{e}, e
 	s.tabs, s.active = ts, e
-	first.mu.Lock()
-	first.hooks = ts.hooks
-	first.mu.Unlock()
-	go ts.work.run(ctx)
+	first.SetHooks(ts.hooks)
+	go ts.work.Run(ctx)
 }
 
 // closeTargetLocked closes a page that is not a tab.
 func (ts *tabSet) closeTargetLocked(id cdptarget.ID) {
 	ts.closing[id] = true
-	ts.work.push(func(ctx context.Context) {
-		cctx, cancel := context.WithTimeout(ctx, tabTimeout)
+	ts.work.Push(func(ctx context.Context) {
+		cctx, cancel := context.WithTimeout(ctx, ts.s.timings.TabOpen)
 		defer cancel()
 		cdp.Call(cctx, ts.s.browser(), cdptarget.CloseTarget, cdptarget.CloseTargetParams{TargetID: id})
 	})
@@ -112,7 +110,7 @@ func (ts *tabSet) notePage(info *cdptarget.Info) {
 		ts.entries = append(ts.entries, e)
 		ts.byTarget[id] = e
 		ts.opened = append(ts.opened, e)
-		ts.work.push(ts.adoptJob(e))
+		ts.work.Push(ts.adoptJob(e))
 	}
 }
 
@@ -138,10 +136,10 @@ func (ts *tabSet) dropLocked(e *tabEntry) {
 	ts.opened = slices.DeleteFunc(ts.opened, func(o *tabEntry) bool { return o == e })
 	if t := e.tab; t != nil {
 		// Not here: a listener holds a tab's lock, then this one.
-		ts.work.push(func(context.Context) {
-			t.markGone()
+		ts.work.Push(func(context.Context) {
+			t.MarkGone()
 			if e.serial != 0 {
-				t.close()
+				t.Close()
 			}
 		})
 	}
@@ -152,7 +150,7 @@ func (ts *tabSet) dropLocked(e *tabEntry) {
 func (ts *tabSet) adoptJob(e *tabEntry) func(ctx context.Context) {
 	return func(ctx context.Context) {
 		s := ts.s
-		actx, cancel := context.WithTimeout(ctx, tabTimeout)
+		actx, cancel := context.WithTimeout(ctx, s.timings.TabOpen)
 		defer cancel()
 		check := func(cctx context.Context, u *url.URL) error {
 			var err error
@@ -168,7 +166,7 @@ func (ts *tabSet) adoptJob(e *tabEntry) func(ctx context.Context) {
 			}
 			return err
 		}
-		t, err := adoptTab(actx, s.browserCtx, e.target, check, ts.hooks)
+		t, err := tab.Adopt(actx, s.browserCtx, e.target, tab.Options{Check: check, Frames: s.frames, Hooks: ts.hooks, Timings: s.timings})
 		ts.mu.Lock()
 		defer ts.mu.Unlock()
 		defer close(e.ready)
@@ -178,14 +176,11 @@ func (ts *tabSet) adoptJob(e *tabEntry) func(ctx context.Context) {
 		}
 		e.tab = t
 		if e.gone || ctx.Err() != nil {
-			go t.close()
+			go t.Close()
 			return
 		}
-		t.mu.Lock()
-		t.withFrames = s.frames
-		t.mu.Unlock()
 		// A page that loaded before the guard was on is judged by its URL.
-		ts.work.push(func(ctx context.Context) { ts.judgeLoaded(ctx, e) })
+		ts.work.Push(func(ctx context.Context) { ts.judgeLoaded(ctx, e) })
 	}
 }
 
@@ -193,7 +188,7 @@ func (ts *tabSet) adoptJob(e *tabEntry) func(ctx context.Context) {
 // origin the check refuses (it loaded before the guard attached).
 func (ts *tabSet) judgeLoaded(ctx context.Context, e *tabEntry) {
 	s := ts.s
-	cctx, cancel := context.WithTimeout(ctx, tabTimeout)
+	cctx, cancel := context.WithTimeout(ctx, s.timings.TabOpen)
 	defer cancel()
 	info, err := cdp.Call(cctx, s.browser(), cdptarget.GetTargetInfo, cdptarget.GetTargetInfoParams{TargetID: e.target})
 	if err != nil {
@@ -267,7 +262,7 @@ func (s *Session) switchTo(e *tabEntry) {
 
 // browser is the CDP session of the session's browser.
 func (s *Session) browser() *chromedp.Browser {
-	return chromedp.FromContext(s.first.ctx).Browser
+	return s.first.Browser()
 }
 
 // stampTabs puts the tabs record on obs; list adds every tab (every
@@ -356,7 +351,7 @@ func (s *Session) Tabs(ctx context.Context, req browser.TabsRequest) (*observati
 func (s *Session) observeTabs(ctx context.Context, list bool) (*observation.Observation, error) {
 	s.listTabs = list
 	defer func() { s.listTabs = false }()
-	return s.observeLocked(ctx, observation.Request{})
+	return s.observe(ctx, observation.Request{})
 }
 
 // lookupTab resolves a tab id of the session to an open, adopted tab.
@@ -379,12 +374,12 @@ func (s *Session) lookupTab(ctx context.Context, id string) (*tabEntry, error) {
 	if e == nil {
 		return nil, errcode.New(errcode.StaleReference, "the tab was closed; list the tabs")
 	}
-	wctx, cancel := context.WithTimeout(ctx, tabTimeout)
+	wctx, cancel := context.WithTimeout(ctx, s.timings.TabOpen)
 	defer cancel()
 	select {
 	case <-e.ready:
 	case <-wctx.Done():
-		return nil, classify(wctx, wctx.Err(), errcode.Timeout, "the tab is still opening")
+		return nil, tab.Classify(wctx, wctx.Err(), errcode.Timeout, "the tab is still opening")
 	}
 	s.tabs.mu.Lock()
 	defer s.tabs.mu.Unlock()
@@ -404,31 +399,14 @@ func (s *Session) closeTab(ctx context.Context, e *tabEntry) error {
 	if last {
 		return errcode.New(errcode.InvalidArgument, "the session's last tab cannot be closed")
 	}
-	t := e.tab
-	t.mu.Lock()
-	t.dismissed = false // a dismissal from before is not this close's
-	t.mu.Unlock()
-	done := t.leave("")
-	defer done()
-	octx, end, err := t.begin(ctx)
+	dismissed, err := e.tab.ClosePage(ctx, s.timings.TabOpen)
 	if err != nil {
 		return err
 	}
-	_, err = cdp.Call(octx, t.target, page.Close, cdp.Empty{})
-	end()
-	if err != nil && !t.isGone() {
-		return classify(octx, err, errcode.ActionUncertain, "the tab may or may not have closed; list the tabs")
-	}
-	wctx, cancel := context.WithTimeout(ctx, tabTimeout)
-	defer cancel()
-	t.waitFor(wctx, func() bool { return t.dismissed })
 	s.tabs.mu.Lock()
 	gone := e.gone
 	s.tabs.mu.Unlock()
-	t.mu.Lock()
-	cancelled := t.dismissed && !gone
-	t.mu.Unlock()
-	if cancelled {
+	if dismissed && !gone {
 		return errcode.New(errcode.NavigationCancelled, "the page asked to keep unsaved changes; the tab stays open")
 	}
 	if !gone {
@@ -441,11 +419,11 @@ func (s *Session) closeTab(ctx context.Context, e *tabEntry) error {
 // closeTabs closes every tab, the first last, for Close.
 func (s *Session) closeTabs() {
 	if s.tabs == nil {
-		s.tab.close()
+		s.tab.Close()
 		return
 	}
 	s.tabs.mu.Lock()
-	var tabs []*tab
+	var tabs []*tab.Tab
 	for _, e := range s.tabs.entries {
 		if e.tab != nil && e.serial != 0 {
 			tabs = append(tabs, e.tab)
@@ -453,7 +431,7 @@ func (s *Session) closeTabs() {
 	}
 	s.tabs.mu.Unlock()
 	for _, t := range tabs {
-		t.close()
+		t.Close()
 	}
-	s.first.close()
+	s.first.Close()
 }

@@ -83,7 +83,7 @@ func TestUnrenderedContentIsHidden(t *testing.T) {
 // not ignore.
 func axExposed(t *testing.T, s *Session) string {
 	t.Helper()
-	tree, err := cdp.Call(browsertest.Context(t, time.Minute), s.tab.target, accessibility.GetFullAXTree, accessibility.GetFullAXTreeParams{})
+	tree, err := cdp.Call(browsertest.Context(t, time.Minute), s.tab.Target(), accessibility.GetFullAXTree, accessibility.GetFullAXTreeParams{})
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -7,19 +7,17 @@ import (
 
 	"github.com/veetbot/veetbrowser/browser"
 	"github.com/veetbot/veetbrowser/browser/chromium/internal/collect"
+	"github.com/veetbot/veetbrowser/browser/chromium/internal/tab"
 	"github.com/veetbot/veetbrowser/errcode"
 	"github.com/veetbot/veetbrowser/observation"
 )
-
-// waitPoll is how often a wait checks its condition: each check is one
-// cheap call into the page (or none, for the network).
-const waitPoll = 120 * time.Millisecond
 
 // errDialogDuringWait ends a wait that a JavaScript dialog interrupted: the
 // page cannot be read until the agent answers it.
 var errDialogDuringWait = errcode.New(errcode.NotActionable, "a JavaScript dialog opened during the wait; observe the page and answer it")
 
-// Wait checks one condition on the page every waitPoll, holding the
+// Wait checks one condition on the page every Timings.WaitPoll (each check
+// is one cheap call into the page, or none for the network), holding the
 // operation lock (a wait is bounded by MaxWait), until it holds, then
 // observes the page; at req.Timeout it is timeout and the page's newest
 // observation stays as it was. A crash or a dialog ends it with its own
@@ -41,7 +39,7 @@ func (s *Session) Wait(ctx context.Context, req browser.WaitRequest) (*observati
 		return nil, err
 	}
 	defer s.lock.Release(1)
-	if s.tab.pendingDialog() != nil {
+	if s.tab.Dialog() != nil {
 		return nil, errcode.New(errcode.NotActionable, "a JavaScript dialog is open; answer it before waiting")
 	}
 	var holds func(context.Context) (bool, error)
@@ -49,7 +47,7 @@ func (s *Session) Wait(ctx context.Context, req browser.WaitRequest) (*observati
 	case req.Text != "":
 		expr := collect.HoldsText(collect.HoldsTextRequest{Text: req.Text})
 		holds = func(ctx context.Context) (bool, error) {
-			return collectIn(ctx, s.tab.evaluate, expr, collect.DecodeHoldsText, "the page could not be read")
+			return collectIn(ctx, s.tab.Evaluate, expr, collect.DecodeHoldsText, "the page could not be read")
 		}
 	case req.RefGone != "":
 		ct, err := s.control(req.RefGone)
@@ -59,22 +57,18 @@ func (s *Session) Wait(ctx context.Context, req browser.WaitRequest) (*observati
 		defer s.leaveFrame()
 		holds = func(ctx context.Context) (bool, error) { return s.controlGone(ctx, ct) }
 	default:
-		holds = func(context.Context) (bool, error) {
-			s.tab.mu.Lock()
-			defer s.tab.mu.Unlock()
-			return s.tab.idleLocked(browser.NetworkIdleQuiet), nil
-		}
+		holds = func(context.Context) (bool, error) { return s.tab.NetworkIdle(browser.NetworkIdleQuiet), nil }
 	}
 	if err := s.waitUntil(ctx, req.Timeout, holds); err != nil {
 		return nil, err
 	}
-	return s.observeLocked(ctx, observation.Request{})
+	return s.observe(ctx, observation.Request{})
 }
 
-// waitUntil checks holds every waitPoll until it holds or timeout passes.
+// waitUntil checks holds every WaitPoll until it holds or timeout passes.
 // A check that finds the document changing under it found nothing yet.
 func (s *Session) waitUntil(ctx context.Context, timeout time.Duration, holds func(context.Context) (bool, error)) error {
-	octx, end, err := s.tab.begin(ctx) // a crash or a dialog interrupts it
+	octx, end, err := s.tab.Begin(ctx) // a crash or a dialog interrupts it
 	if err != nil {
 		return err
 	}
@@ -84,7 +78,7 @@ func (s *Session) waitUntil(ctx context.Context, timeout time.Duration, holds fu
 		cctx, cancel := context.WithDeadline(octx, deadline)
 		ok, err := holds(cctx)
 		cancel()
-		if octx.Err() != nil || errors.Is(err, errDialog) {
+		if octx.Err() != nil || errors.Is(err, tab.ErrDialog) {
 			return waitInterrupted(octx, err)
 		}
 		if ok {
@@ -98,7 +92,7 @@ func (s *Session) waitUntil(ctx context.Context, timeout time.Duration, holds fu
 			return errcode.New(errcode.Timeout, "the condition did not hold within %d ms", timeout.Milliseconds())
 		}
 		select {
-		case <-time.After(min(waitPoll, left)):
+		case <-time.After(min(s.timings.WaitPoll, left)):
 		case <-octx.Done():
 			return waitInterrupted(octx, octx.Err())
 		}
@@ -107,13 +101,13 @@ func (s *Session) waitUntil(ctx context.Context, timeout time.Duration, holds fu
 
 // waitInterrupted is the error of a wait its operation context ended.
 func waitInterrupted(ctx context.Context, err error) error {
-	if errors.Is(context.Cause(ctx), errDialog) || errors.Is(err, errDialog) {
+	if errors.Is(context.Cause(ctx), tab.ErrDialog) || errors.Is(err, tab.ErrDialog) {
 		return errDialogDuringWait
 	}
 	if err == nil {
 		err = ctx.Err()
 	}
-	return classify(ctx, err, errcode.CaptureFailed, "the wait was interrupted")
+	return tab.Classify(ctx, err, errcode.CaptureFailed, "the wait was interrupted")
 }
 
 // controlGone reports whether the control of ct has left the page, or is

@@ -11,6 +11,7 @@ import (
 	"time"
 
 	"github.com/veetbot/veetbrowser/browser"
+	"github.com/veetbot/veetbrowser/browser/chromium/internal/tab"
 	"github.com/veetbot/veetbrowser/errcode"
 	"github.com/veetbot/veetbrowser/internal/browsertest"
 	"github.com/veetbot/veetbrowser/observation"
@@ -157,7 +158,7 @@ func TestWaitNetworkIdle(t *testing.T) {
 // the test releases it.
 func TestWaitNetworkIdleAtTheBound(t *testing.T) {
 	t.Parallel()
-	for _, n := range []int{maxTracked, maxTracked + 1} {
+	for _, n := range []int{tab.MaxTracked, tab.MaxTracked + 1} {
 		t.Run(strconv.Itoa(n), func(t *testing.T) {
 			t.Parallel()
 			ctx := browsertest.Context(t, 3*time.Minute)

@@ -1,9 +1,8 @@
-package chromium
+package tab
 
 import (
 	"context"
 	"net/url"
-	"time"
 
 	"github.com/chromedp/cdproto/cdp"
 	"github.com/chromedp/cdproto/fetch"
@@ -20,10 +19,7 @@ import (
 // caused the hop reports the refusal. Nothing in the page can race this: the
 // request does not exist for the network until it is continued.
 
-// decideTimeout bounds one decision, a host lookup included.
-const decideTimeout = 5 * time.Second
-
-func (t *tab) enableNavGuard(ctx context.Context) error {
+func (t *Tab) enableNavGuard(ctx context.Context) error {
 	_, err := cdp.Call(ctx, t.target, fetch.Enable, fetch.EnableParams{
 		Patterns: []*fetch.RequestPattern{{URLPattern: "*", ResourceType: network.ResourceTypeDocument, RequestStage: fetch.RequestStageRequest}},
 	})
@@ -32,8 +28,8 @@ func (t *tab) enableNavGuard(ctx context.Context) error {
 
 // decide answers one paused document request. It runs in its own goroutine:
 // the event listener must not issue CDP commands.
-func (t *tab) decide(ev *fetch.EventRequestPaused) {
-	ctx, cancel := context.WithTimeout(t.ctx, decideTimeout)
+func (t *Tab) decide(ev *fetch.EventRequestPaused) {
+	ctx, cancel := context.WithTimeout(t.ctx, t.timings.NavigationDecision)
 	defer cancel()
 	t.mu.Lock()
 	topLevel := ev.FrameID == t.mainFrame
@@ -45,7 +41,7 @@ func (t *tab) decide(ev *fetch.EventRequestPaused) {
 		return
 	}
 	if topLevel {
-		refusal = t.checkNavigation(ctx, ev.Request.URL)
+		refusal = t.CheckNavigation(ctx, ev.Request.URL)
 	}
 	if refusal == nil {
 		cdp.Call(ctx, t.target, fetch.ContinueRequest, fetch.ContinueRequestParams{RequestID: ev.RequestID})
@@ -59,9 +55,9 @@ func (t *tab) decide(ev *fetch.EventRequestPaused) {
 	t.wake()
 }
 
-// checkNavigation applies the scheme rule and the session's check to one
+// CheckNavigation applies the scheme rule and the session's check to one
 // top-level hop.
-func (t *tab) checkNavigation(ctx context.Context, raw string) error {
+func (t *Tab) CheckNavigation(ctx context.Context, raw string) error {
 	u, err := url.Parse(raw)
 	if err != nil || (u.Scheme != "http" && u.Scheme != "https") || u.Host == "" {
 		return errcode.New(errcode.ForeignOrigin, "the page tried to navigate to a URL that is not http or https; it was stopped and the page kept")
@@ -73,14 +69,15 @@ func (t *tab) checkNavigation(ctx context.Context, raw string) error {
 }
 
 // refusalSinceLocked returns the newest refusal after the count seen, or nil.
-func (t *tab) refusalSinceLocked(seen uint64) error {
+func (t *Tab) refusalSinceLocked(seen uint64) error {
 	if t.refusals == seen {
 		return nil
 	}
 	return t.refused
 }
 
-func (t *tab) refusalCount() uint64 {
+// Refusals counts the top-level hops the navigation guard refused.
+func (t *Tab) Refusals() uint64 {
 	t.mu.Lock()
 	defer t.mu.Unlock()
 	return t.refusals

@@ -1,4 +1,8 @@
-package chromium
+// Package keys holds the key tables of trusted keyboard input: the named
+// keys press accepts, the modifiers of a key chord (tool version 1.8.0),
+// and the CDP key events that make a press or a chord. It issues no
+// command itself: each step it returns sends one event when called.
+package keys
 
 import (
 	"context"
@@ -34,8 +38,14 @@ var namedKeys = map[string]namedKey{
 	" ":          {"Space", 32, " "},
 }
 
-// keySteps returns the keyDown and keyUp of one key.
-func keySteps(ctx context.Context, tgt cdp.Session, name string) []func() error {
+// Named reports whether name is one of the named keys press accepts.
+func Named(name string) bool {
+	_, ok := namedKeys[name]
+	return ok
+}
+
+// Steps returns the keyDown and keyUp of one key.
+func Steps(ctx context.Context, tgt cdp.Session, name string) []func() error {
 	k, ok := namedKeys[name]
 	if !ok {
 		k = namedKey{text: name}
@@ -80,17 +90,20 @@ var modifiers = []modifier{
 	{"Shift", 8, "ShiftLeft", 16},
 }
 
-// chord is a parsed key chord: its modifiers in the order given, their
+// Chord is a parsed key chord: its modifiers in the order given, their
 // mask, and the main key.
-type chord struct {
+type Chord struct {
 	mods []modifier
 	mask int64
 	key  string
 }
 
-// parseChord parses a press key of a 1.8.0 session: a plain key (no
+// Key is the chord's main key.
+func (c Chord) Key() string { return c.key }
+
+// ParseChord parses a press key of a 1.8.0 session: a plain key (no
 // modifier) or a chord. ok is false for an unknown modifier or key.
-func parseChord(s string) (c chord, ok bool) {
+func ParseChord(s string) (c Chord, ok bool) {
 	rest := s
 outer:
 	for {
@@ -98,7 +111,7 @@ outer:
 			after, found := strings.CutPrefix(rest, m.name+"+")
 			if found && after != "" {
 				if c.mask&m.bit != 0 {
-					return chord{}, false
+					return Chord{}, false
 				}
 				c.mods, c.mask, rest = append(c.mods, m), c.mask|m.bit, after
 				continue outer
@@ -107,7 +120,7 @@ outer:
 		break
 	}
 	if _, named := namedKeys[rest]; !named && utf8.RuneCountInString(rest) != 1 {
-		return chord{}, false
+		return Chord{}, false
 	}
 	c.key = rest
 	return c, true
@@ -116,19 +129,19 @@ outer:
 // selectAll reports whether the chord selects everything: Control+A, or
 // Meta+A as on a Mac. Headless Chromium has no platform key bindings, so
 // the editing command goes with the key.
-func (c chord) selectAll() bool {
+func (c Chord) selectAll() bool {
 	return (c.mask == 2 || c.mask == 4) && strings.EqualFold(c.key, "a")
 }
 
-// chordSteps returns the key events of a chord, split where the keyboard
+// ChordSteps returns the key events of a chord, split where the keyboard
 // guard ends: press holds each modifier's keyDown in order and the main
 // key's keyDown with every modifier held; release, the main key's keyUp
 // and the modifiers' keyUps in reverse. A key that moves the focus (Tab)
 // has its keyUps land where the focus went, as on a keyboard. A chord
 // without modifiers is a plain key press.
-func chordSteps(ctx context.Context, tgt cdp.Session, c chord) (press, release []func() error) {
+func ChordSteps(ctx context.Context, tgt cdp.Session, c Chord) (press, release []func() error) {
 	if len(c.mods) == 0 {
-		steps := keySteps(ctx, tgt, c.key)
+		steps := Steps(ctx, tgt, c.key)
 		return steps[:1], steps[1:]
 	}
 	var downs, ups []input.DispatchKeyEventParams

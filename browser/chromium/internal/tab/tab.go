@@ -1,11 +1,21 @@
-package chromium
+// Package tab owns one Chromium page target over CDP: the event listener
+// that keeps its state (collector world, lifecycle, crash, dialogs,
+// navigations, frames, network traffic), navigation and its guard, the
+// renderer and popup guards, and the page steps that run on it (Begin,
+// Evaluate). The browser session above works through the methods of Tab
+// alone: every field is unexported, and what changes after creation is
+// guarded by Tab.mu. Durations come from the tab's Timings (timings.go).
+//
+// The listener runs on chromedp's reader goroutine and never issues a CDP
+// command (that would deadlock the reader); work that needs one runs in a
+// goroutine of its own, or through a WorkQueue.
+package tab
 
 import (
 	"context"
 	"encoding/json"
 	"errors"
 	"net/url"
-	"strings"
 	"sync"
 	"time"
 
@@ -22,25 +32,18 @@ import (
 	"github.com/veetbot/veetbrowser/errcode"
 )
 
-var (
-	errCrashed = errcode.New(errcode.PageCrashed, "the page crashed; navigate to load it again")
-	errDialog  = errcode.New(errcode.CaptureFailed, "a JavaScript dialog is open on the page")
-	// errTabClosed: the page closed itself (window.close) during a call.
-	errTabClosed = errcode.New(errcode.NotActionable, "the tab was closed; observe to see the active tab")
-)
-
-// tab is one Chromium page target. Its state is kept current by an event
-// listener that never issues a CDP command (that would deadlock chromedp's
-// reader); work that needs a command runs in its own goroutine.
-type tab struct {
+// Tab is one Chromium page target.
+type Tab struct {
 	// fixed at creation
 	ctx     context.Context // the target's chromedp context
 	cancel  context.CancelFunc
 	target  *chromedp.Target
 	dialogs chan *page.EventJavascriptDialogOpening
 	check   func(context.Context, *url.URL) error // the session's navigation check; nil allows http(s)
+	timings Timings
 
-	mu        sync.Mutex
+	mu sync.Mutex
+	// guarded by mu
 	changed   chan struct{} // closed and replaced on every state change
 	mainFrame cdp.FrameID
 	world     string // unique id of the collector world of the main document; "" between documents
@@ -64,7 +67,8 @@ type tab struct {
 	refused   error  // the newest refusal
 
 	// withFrames: the session observes frames (tool version 1.7.0), so
-	// out-of-process frames are attached to as they appear.
+	// out-of-process frames are attached to as they appear; set once the
+	// tab is open.
 	withFrames bool
 	// Child frames (frames.go): by frame id, and the sessions of
 	// out-of-process ones by target id; session is the tab's own.
@@ -73,44 +77,60 @@ type tab struct {
 	frameSessions map[cdptarget.ID]*frameSession
 
 	popups      map[cdptarget.ID]bool // pages the tab or its popups opened, until they are gone
-	popupCloser *workQueue            // closes them, for the tab's life
+	popupCloser *WorkQueue            // closes them, for the tab's life
 
 	// hooks: the session keeps the pages the tab opens as tabs (tool
-	// version 1.8.0) instead of closing them; nil closes them. Fixed
-	// before the first event.
-	hooks   *pageHooks
+	// version 1.8.0) instead of closing them; nil closes them.
+	hooks   *Hooks
 	opened  uint64  // pages this tab opened
 	gone    bool    // the page was closed (by itself, or by the session)
 	traffic traffic // requests in flight, for browser_wait (netidle.go)
 }
 
-// openTab opens a page in the browser of parent, in a browser context of
-// its own if isolated (disposed of when the tab's context ends); the
-// caller's ctx bounds the opening, not the page's life.
-func openTab(ctx, parent context.Context, check func(context.Context, *url.URL) error, isolated bool) (*tab, error) {
-	var opts []chromedp.ContextOption
-	if isolated {
-		opts = append(opts, chromedp.WithNewBrowserContext())
+// Options are what a tab is opened with.
+type Options struct {
+	// Check is the session's navigation check of every top-level hop; nil
+	// allows every http(s) URL.
+	Check func(context.Context, *url.URL) error
+	// Isolated opens the page in a browser context of its own, disposed of
+	// when the tab's context ends.
+	Isolated bool
+	// Frames: the session observes frames (tool version 1.7.0), so
+	// out-of-process frames are attached to as they appear.
+	Frames bool
+	// Hooks, if set, make the tab report the pages it opens instead of
+	// closing them (SetHooks).
+	Hooks   *Hooks
+	Timings Timings
+}
+
+// Open opens a page in the browser of parent; the caller's ctx bounds the
+// opening, not the page's life.
+func Open(ctx, parent context.Context, opts Options) (*Tab, error) {
+	var copts []chromedp.ContextOption
+	if opts.Isolated {
+		copts = append(copts, chromedp.WithNewBrowserContext())
 	}
-	return startTab(ctx, parent, check, nil, opts...)
+	return start(ctx, parent, opts, copts...)
 }
 
-// adoptTab makes a tab of page target id, which a page of the session
-// opened (tool version 1.8.0); hooks are set before its first event.
-// Ending the tab's context closes the page.
-func adoptTab(ctx, parent context.Context, id cdptarget.ID, check func(context.Context, *url.URL) error, hooks *pageHooks) (*tab, error) {
-	return startTab(ctx, parent, check, hooks, chromedp.WithTargetID(id))
+// Adopt makes a tab of page target id, which a page of the session opened
+// (tool version 1.8.0); opts.Hooks are set before its first event. Ending
+// the tab's context closes the page.
+func Adopt(ctx, parent context.Context, id cdptarget.ID, opts Options) (*Tab, error) {
+	return start(ctx, parent, opts, chromedp.WithTargetID(id))
 }
 
-// pageHooks tell a session of the pages its tabs open and of the pages
-// that close (tabs.go). They run in the event listener: no CDP in them.
-type pageHooks struct {
-	opened func(*cdptarget.Info)
-	gone   func(cdptarget.ID)
+// Hooks tell a session of the pages its tabs open and of the pages that
+// close. They run in the event listener: no CDP in them, and no lock that
+// a caller of a Tab method may hold.
+type Hooks struct {
+	Opened func(*cdptarget.Info)
+	Gone   func(cdptarget.ID)
 }
 
-func startTab(ctx, parent context.Context, check func(context.Context, *url.URL) error, hooks *pageHooks, opts ...chromedp.ContextOption) (*tab, error) {
-	tabCtx, cancel := chromedp.NewContext(parent, opts...)
+func start(ctx, parent context.Context, opts Options, copts ...chromedp.ContextOption) (*Tab, error) {
+	tabCtx, cancel := chromedp.NewContext(parent, copts...)
 	// Opening runs on the tab's own context, which ends if ctx does first.
 	opening, opened := context.WithCancel(tabCtx)
 	defer opened()
@@ -126,18 +146,19 @@ func startTab(ctx, parent context.Context, check func(context.Context, *url.URL)
 	case <-ctx.Done():
 		cancel()
 		<-created
-		return nil, classify(ctx, ctx.Err(), errcode.BrowserUnavailable, "could not open a browser page")
+		return nil, Classify(ctx, ctx.Err(), errcode.BrowserUnavailable, "could not open a browser page")
 	}
 	if err != nil {
 		cancel()
 		return nil, errcode.Wrap(errcode.BrowserUnavailable, err, "could not open a browser page")
 	}
-	t := &tab{
+	t := &Tab{
 		ctx:           tabCtx,
 		cancel:        cancel,
 		target:        chromedp.FromContext(tabCtx).Target,
 		dialogs:       make(chan *page.EventJavascriptDialogOpening, 4),
-		check:         check,
+		check:         opts.Check,
+		timings:       opts.Timings,
 		changed:       make(chan struct{}),
 		lifecycle:     make(map[cdp.LoaderID]string),
 		startedAt:     make(map[cdp.LoaderID]uint64),
@@ -146,8 +167,8 @@ func startTab(ctx, parent context.Context, check func(context.Context, *url.URL)
 		popups:        make(map[cdptarget.ID]bool),
 		frames:        make(map[cdp.FrameID]*frame),
 		frameSessions: make(map[cdptarget.ID]*frameSession),
-		popupCloser:   newWorkQueue(),
-		hooks:         hooks,
+		popupCloser:   NewWorkQueue(),
+		hooks:         opts.Hooks,
 	}
 	t.session = &frameSession{target: t.target, cancel: func() {}}
 	if err := chromedp.Listen(tabCtx, t.onEvent); err != nil {
@@ -155,18 +176,21 @@ func startTab(ctx, parent context.Context, check func(context.Context, *url.URL)
 		return nil, errcode.Wrap(errcode.BrowserUnavailable, err, "could not open a browser page")
 	}
 	go t.handleDialogs()
-	go t.popupCloser.run(tabCtx)
+	go t.popupCloser.Run(tabCtx)
 	if err := t.installCollector(opening); err != nil {
 		cancel()
-		return nil, classify(opening, err, errcode.BrowserUnavailable, "could not prepare the browser page")
+		return nil, Classify(opening, err, errcode.BrowserUnavailable, "could not prepare the browser page")
 	}
+	t.mu.Lock()
+	t.withFrames = opts.Frames
+	t.mu.Unlock()
 	return t, nil
 }
 
 // installCollector registers the collector for every new document of the
 // tab before any site is loaded, then creates the world for the blank
 // document the tab starts with.
-func (t *tab) installCollector(ctx context.Context) error {
+func (t *Tab) installCollector(ctx context.Context) error {
 	tree, err := cdp.Call(ctx, t.target, page.GetFrameTree, cdp.Empty{})
 	if err != nil {
 		return err
@@ -197,15 +221,13 @@ func (t *tab) installCollector(ctx context.Context) error {
 	if res.ExceptionDetails != nil {
 		return errors.New("collector: " + res.ExceptionDetails.Text)
 	}
-	wctx, cancel := context.WithTimeout(ctx, 10*time.Second)
+	wctx, cancel := context.WithTimeout(ctx, t.timings.CollectorReady)
 	defer cancel()
 	return t.waitFor(wctx, func() bool { return t.world != "" })
 }
 
-func ptr[T any](v T) *T { return &v }
-
 // onEvent runs on chromedp's reader goroutine: state changes only.
-func (t *tab) onEvent(ev any) {
+func (t *Tab) onEvent(ev any) {
 	if ev, ok := ev.(*fetch.EventRequestPaused); ok {
 		go t.decide(ev)
 		return
@@ -213,8 +235,7 @@ func (t *tab) onEvent(ev any) {
 	t.mu.Lock()
 	defer t.mu.Unlock()
 	if t.onFrameEventLocked(t.session, ev) {
-		close(t.changed)
-		t.changed = make(chan struct{})
+		t.changedLocked()
 	}
 	t.noteTrafficLocked(ev)
 	switch ev := ev.(type) {
@@ -289,13 +310,13 @@ func (t *tab) onEvent(ev any) {
 		if ev.TargetInfo.Type == "page" && ev.TargetInfo.OpenerID == t.target.TargetID {
 			t.opened++
 		}
-		t.hooks.opened(ev.TargetInfo)
+		t.hooks.Opened(ev.TargetInfo)
 	case *cdptarget.EventTargetDestroyed:
 		delete(t.popups, ev.TargetID)
 		if t.hooks == nil {
 			return
 		}
-		t.hooks.gone(ev.TargetID)
+		t.hooks.Gone(ev.TargetID)
 		if ev.TargetID != t.target.TargetID || t.gone {
 			return
 		}
@@ -308,7 +329,7 @@ func (t *tab) onEvent(ev any) {
 		default:
 		}
 		if ev.Type != page.DialogTypeBeforeunload && !t.leaving {
-			t.interruptLocked(errDialog)
+			t.interruptLocked(ErrDialog)
 		}
 	case *page.EventFrameNavigated:
 		if ev.Frame.ParentID == "" {
@@ -320,11 +341,10 @@ func (t *tab) onEvent(ev any) {
 	default:
 		return
 	}
-	close(t.changed)
-	t.changed = make(chan struct{})
+	t.changedLocked()
 }
 
-func (t *tab) interruptLocked(cause error) {
+func (t *Tab) interruptLocked(cause error) {
 	for _, cancel := range t.inflight {
 		cancel(cause)
 	}
@@ -335,7 +355,7 @@ func (t *tab) interruptLocked(cause error) {
 // from (an alert loop must not hold the agent's navigation). It never
 // accepts one: a page that asks to keep its draft keeps it, and a confirm
 // of a page being left gets the safe answer.
-func (t *tab) handleDialogs() {
+func (t *Tab) handleDialogs() {
 	for {
 		select {
 		case <-t.ctx.Done():
@@ -347,7 +367,7 @@ func (t *tab) handleDialogs() {
 			if !beforeunload && !leaving {
 				continue
 			}
-			ctx, cancel := context.WithTimeout(t.ctx, 5*time.Second)
+			ctx, cancel := context.WithTimeout(t.ctx, t.timings.DialogAnswer)
 			_, err := cdp.Call(ctx, t.target, page.HandleJavaScriptDialog, page.HandleJavaScriptDialogParams{Accept: false})
 			cancel()
 			if err == nil && beforeunload {
@@ -367,7 +387,7 @@ func (t *tab) handleDialogs() {
 // the dialog and may only open the next one as it is answered (an alert
 // loop), which no navigation could get past. Call it before the
 // navigation's page step begins, which then starts a new renderer.
-func (t *tab) leave(url string) func() {
+func (t *Tab) leave(url string) func() {
 	t.mu.Lock()
 	t.leaving, t.leavingTo = true, url
 	held := t.dialog != nil && t.dialog.Type != page.DialogTypeBeforeunload && !t.crashed
@@ -391,7 +411,7 @@ func (t *tab) leave(url string) func() {
 // can start a navigation right before the runtime's, or while it is on its
 // way; the first is not counted as the runtime's, the second is stopped
 // (see competingRequest).
-func (t *tab) claim(loader cdp.LoaderID, guess uint64) uint64 {
+func (t *Tab) claim(loader cdp.LoaderID, guess uint64) uint64 {
 	t.mu.Lock()
 	defer t.mu.Unlock()
 	if _, committed := t.lifecycle[loader]; !committed {
@@ -409,7 +429,7 @@ func (t *tab) claim(loader cdp.LoaderID, guess uint64) uint64 {
 // page navigation that started while the runtime's was on its way; such a
 // request is failed so that the runtime's navigation wins. (A navigation's
 // network request id is its loader id.)
-func (t *tab) competingRequest(id network.RequestID) bool {
+func (t *Tab) competingRequest(id network.RequestID) bool {
 	t.mu.Lock()
 	defer t.mu.Unlock()
 	if !t.competing[cdp.LoaderID(id)] {
@@ -420,7 +440,7 @@ func (t *tab) competingRequest(id network.RequestID) bool {
 }
 
 // waitFor blocks until cond, evaluated under t.mu, holds.
-func (t *tab) waitFor(ctx context.Context, cond func() bool) error {
+func (t *Tab) waitFor(ctx context.Context, cond func() bool) error {
 	for {
 		t.mu.Lock()
 		if cond() {
@@ -430,7 +450,7 @@ func (t *tab) waitFor(ctx context.Context, cond func() bool) error {
 		crashed, gone, ch := t.crashed, t.gone, t.changed
 		t.mu.Unlock()
 		if crashed {
-			return errCrashed
+			return ErrCrashed
 		}
 		if gone {
 			return errTabClosed
@@ -443,239 +463,115 @@ func (t *tab) waitFor(ctx context.Context, cond func() bool) error {
 	}
 }
 
-// stepTimeout bounds one page step whose caller set no deadline: a page
-// that blocks its main thread must not hold the session forever. (An
-// action's approval, which may wait for a person, is not a page step.)
-const stepTimeout = 90 * time.Second
-
-// begin derives a context for one page operation that a crash or a dialog
-// interrupts. The returned func must be called when the operation ends.
-func (t *tab) begin(ctx context.Context) (context.Context, func(), error) {
-	stop := func() {}
-	if _, ok := ctx.Deadline(); !ok {
-		ctx, stop = context.WithTimeout(ctx, stepTimeout)
-	}
-	octx, cancel := context.WithCancelCause(ctx)
-	key := new(int)
-	t.mu.Lock()
-	if t.crashed || t.gone {
-		err := errCrashed
-		if t.gone {
-			err = errTabClosed
-		}
-		t.mu.Unlock()
-		cancel(nil)
-		stop()
-		return nil, nil, err
-	}
-	t.inflight[key] = cancel
-	t.mu.Unlock()
-	// A step within a step (an evaluate during an action's dispatch) is
-	// already watched: one hang probe per renderer is enough.
-	if ctx.Value(stepKey{}) == nil {
-		octx = context.WithValue(octx, stepKey{}, true)
-		go t.watch(octx)
-	}
-	return octx, func() {
-		t.mu.Lock()
-		delete(t.inflight, key)
-		t.mu.Unlock()
-		cancel(nil)
-		stop()
-	}, nil
-}
-
-// stepKey marks the context of a page step that begin watches.
-type stepKey struct{}
-
-// cause returns the interruption of an operation, or err.
-func cause(ctx context.Context, err error) error {
-	if c := context.Cause(ctx); c != nil && !errors.Is(c, context.Canceled) && !errors.Is(c, context.DeadlineExceeded) {
-		return c
-	}
-	return err
-}
-
-// evaluate runs expr in the collector world of the current document and
-// returns its JSON value. A document change during the call is
-// document_changed; nothing partial is returned.
-func (t *tab) evaluate(ctx context.Context, expr string) ([]byte, error) {
-	octx, end, err := t.begin(ctx)
-	if err != nil {
-		return nil, err
-	}
-	defer end()
-	if t.pendingDialog() != nil {
-		return nil, errDialog
-	}
-	var world string
-	if err := t.waitFor(octx, func() bool { world = t.world; return world != "" }); err != nil {
-		return nil, classify(octx, err, errcode.CaptureFailed, "the page has no document to observe")
-	}
-	res, err := cdp.Call(octx, t.target, runtime.Evaluate, runtime.EvaluateParams{
-		Expression:      expr,
-		UniqueContextID: world,
-		ReturnByValue:   ptr(true),
-		Silent:          ptr(true),
-	})
-	if err != nil {
-		if octx.Err() != nil {
-			// Cancelled, timed out, or interrupted by a crash or a dialog.
-			return nil, classify(octx, err, errcode.CaptureFailed, "the page could not be observed")
-		}
-		t.mu.Lock()
-		moved := t.world != world
-		t.mu.Unlock()
-		msg := err.Error()
-		if moved || strings.Contains(msg, "Cannot find context") || strings.Contains(msg, "context was destroyed") {
-			return nil, errcode.Wrap(errcode.DocumentChanged, err, "the document changed during the observation; observe again")
-		}
-		return nil, classify(octx, err, errcode.CaptureFailed, "the page could not be observed")
-	}
-	if res.ExceptionDetails != nil {
-		msg := res.ExceptionDetails.Text
-		if res.ExceptionDetails.Exception != nil {
-			msg += " " + res.ExceptionDetails.Exception.Description
-		}
-		return nil, errcode.Wrap(errcode.CaptureFailed, errors.New(msg), "the page could not be observed")
-	}
-	return res.Result.Value, nil
-}
-
-// classify maps an operation failure to a public error: an interruption
-// keeps its own code, a context error its own, anything else gets code.
-func classify(ctx context.Context, err error, code errcode.Code, msg string) error {
-	err = cause(ctx, err)
-	var e *errcode.Error
-	if errors.As(err, &e) {
-		return err
-	}
-	if errors.Is(err, context.DeadlineExceeded) {
-		return errcode.Wrap(errcode.Timeout, err, "the page did not answer in time")
-	}
-	if errors.Is(err, context.Canceled) {
-		return errcode.Wrap(errcode.Cancelled, err, "the operation was cancelled")
-	}
-	return errcode.Wrap(code, err, "%s", msg)
-}
-
-// markGone notes that the page closed, which ends the calls on it.
-func (t *tab) markGone() {
+// MarkGone notes that the page closed, which ends the calls on it.
+func (t *Tab) MarkGone() {
 	t.mu.Lock()
 	defer t.mu.Unlock()
 	if !t.gone {
 		t.gone = true
 		t.interruptLocked(errTabClosed)
-		close(t.changed)
-		t.changed = make(chan struct{})
+		t.changedLocked()
 	}
 }
 
-func (t *tab) isGone() bool {
+// Gone reports whether the page was closed.
+func (t *Tab) Gone() bool {
 	t.mu.Lock()
 	defer t.mu.Unlock()
 	return t.gone
 }
 
-func (t *tab) currentWorld() string {
+// World is the unique id of the main document's collector world, "" between
+// documents.
+func (t *Tab) World() string {
 	t.mu.Lock()
 	defer t.mu.Unlock()
 	return t.world
 }
 
-func (t *tab) pendingDialog() *page.EventJavascriptDialogOpening {
+// Dialog is the pending JavaScript dialog, nil if none.
+func (t *Tab) Dialog() *page.EventJavascriptDialogOpening {
 	t.mu.Lock()
 	defer t.mu.Unlock()
 	return t.dialog
 }
 
-// wake makes every waitFor re-check its condition.
-func (t *tab) wake() {
-	t.mu.Lock()
+// WaitDialogClosed waits until d is no longer the pending dialog (another
+// may open right after it).
+func (t *Tab) WaitDialogClosed(ctx context.Context, d *page.EventJavascriptDialogOpening) {
+	t.waitFor(ctx, func() bool { return t.dialog != d })
+}
+
+// changedLocked makes every waitFor re-check its condition.
+func (t *Tab) changedLocked() {
 	close(t.changed)
 	t.changed = make(chan struct{})
+}
+
+// wake makes every waitFor re-check its condition.
+func (t *Tab) wake() {
+	t.mu.Lock()
+	t.changedLocked()
 	t.mu.Unlock()
 }
 
-// navMark is what settle compares against: taken before a dispatch.
-type navMark struct {
-	seq      uint64
-	loader   cdp.LoaderID
-	refusals uint64
-	opened   uint64
+// SetHooks makes the tab report the pages it opens and the pages that
+// close to h (tool version 1.8.0's tabs) instead of closing its popups.
+func (t *Tab) SetHooks(h *Hooks) {
+	t.mu.Lock()
+	t.hooks = h
+	t.mu.Unlock()
 }
 
-func (t *tab) mark() navMark {
+// Interrupt ends every page step in flight with cause (the browser is
+// gone, say).
+func (t *Tab) Interrupt(cause error) {
+	t.mu.Lock()
+	t.interruptLocked(cause)
+	t.mu.Unlock()
+}
+
+// TargetID is the page target's id.
+func (t *Tab) TargetID() cdptarget.ID { return t.target.TargetID }
+
+// Target is the page's CDP session, for the commands a session issues
+// itself (input, history, screenshots) inside a page step (Begin).
+func (t *Tab) Target() *chromedp.Target { return t.target }
+
+// Browser is the CDP session of the tab's browser.
+func (t *Tab) Browser() *chromedp.Browser { return chromedp.FromContext(t.ctx).Browser }
+
+// Context is the tab's context: it ends when the tab is closed.
+func (t *Tab) Context() context.Context { return t.ctx }
+
+// Close closes the page (and its browser context, if isolated).
+func (t *Tab) Close() {
+	t.cancel()
+}
+
+// ClosePage closes the page as a person would: its beforeunload handler
+// runs, and a page that asks to keep unsaved changes stays open, its
+// dialog dismissed, never accepted. It waits at most wait for the page to
+// go or the dismissal, and reports whether a beforeunload was dismissed.
+func (t *Tab) ClosePage(ctx context.Context, wait time.Duration) (dismissed bool, err error) {
+	t.mu.Lock()
+	t.dismissed = false // a dismissal from before is not this close's
+	t.mu.Unlock()
+	done := t.leave("")
+	defer done()
+	octx, end, err := t.Begin(ctx)
+	if err != nil {
+		return false, err
+	}
+	_, err = cdp.Call(octx, t.target, page.Close, cdp.Empty{})
+	end()
+	if err != nil && !t.Gone() {
+		return false, Classify(octx, err, errcode.ActionUncertain, "the tab may or may not have closed; list the tabs")
+	}
+	wctx, cancel := context.WithTimeout(ctx, wait)
+	defer cancel()
+	t.waitFor(wctx, func() bool { return t.dismissed })
 	t.mu.Lock()
 	defer t.mu.Unlock()
-	t.dismissed = false
-	return navMark{t.navSeq, t.loader, t.refusals, t.opened}
-}
-
-// settleWindow is how long an action may take to start a navigation or
-// open a dialog before the page is taken as settled.
-const settleWindow = 300 * time.Millisecond
-
-// settled is what an input event led to.
-type settled struct {
-	started, done bool  // a main-frame navigation started; its document loaded
-	cancelled     bool  // the runtime dismissed a beforeunload dialog, which cancelled it
-	dialog        bool  // a dialog the agent must answer is open
-	refused       error // the navigation guard stopped a navigation it started
-}
-
-// blockingDialogLocked: a pending dialog other than beforeunload, which the
-// runtime answers itself.
-func (t *tab) blockingDialogLocked() bool {
-	return t.dialog != nil && t.dialog.Type != page.DialogTypeBeforeunload
-}
-
-// settle waits briefly for the consequences of an input event: a main-frame
-// navigation (then waits for its document), a dialog, or a navigation the
-// guard refused.
-func (t *tab) settle(ctx context.Context, before navMark) settled {
-	wctx, cancel := context.WithTimeout(ctx, settleWindow)
-	t.waitFor(wctx, func() bool {
-		return t.navSeq != before.seq || t.blockingDialogLocked() || t.dismissed || t.refusals != before.refusals ||
-			t.opened != before.opened || t.gone
-	})
-	cancel()
-	t.mu.Lock()
-	out := settled{started: t.navSeq != before.seq, dialog: t.blockingDialogLocked(), cancelled: t.dismissed,
-		refused: t.refusalSinceLocked(before.refusals)}
-	t.mu.Unlock()
-	if !out.started || out.dialog || out.cancelled || out.refused != nil || t.isGone() {
-		return out
-	}
-	lctx, lcancel := context.WithTimeout(ctx, 15*time.Second)
-	defer lcancel()
-	// The new loader is known once the navigation commits.
-	var loader cdp.LoaderID
-	t.waitFor(lctx, func() bool {
-		loader = t.loader
-		_, seen := t.lifecycle[loader]
-		return t.blockingDialogLocked() || t.dismissed || t.refusals != before.refusals ||
-			(seen && loader != before.loader && t.lifecycle[loader] != "init" && t.world != "")
-	})
-	t.mu.Lock()
-	out.dialog, out.cancelled, out.refused = t.blockingDialogLocked(), t.dismissed, t.refusalSinceLocked(before.refusals)
-	committed := loader != before.loader && t.lifecycle[loader] != ""
-	t.mu.Unlock()
-	if out.dialog || out.cancelled || out.refused != nil || !committed {
-		return out
-	}
-	out.done = t.waitLoaded(lctx, loader) == nil
-	return out
-}
-
-// publicNetError keeps only the net error name, which is safe to show.
-func publicNetError(text string) string {
-	if i := strings.Index(text, "net::"); i >= 0 {
-		return strings.Fields(text[i:])[0]
-	}
-	return "network error"
-}
-
-func (t *tab) close() {
-	t.cancel()
+	return t.dismissed, nil
 }

@@ -1,4 +1,4 @@
-package chromium
+package tab
 
 import (
 	"time"
@@ -7,10 +7,10 @@ import (
 	"github.com/chromedp/cdproto/page"
 )
 
-// maxTracked bounds the request ids the traffic record keeps, in flight and
+// MaxTracked bounds the request ids the traffic record keeps, in flight and
 // long-lived each. Starts past it are only counted, so the record stays
 // small while a page that starts more without finishing them is busy.
-const maxTracked = 1024
+const MaxTracked = 1024
 
 // traffic is the network state of the tab's main target that browser_wait's
 // network_idle condition reads: the requests in flight and when the set
@@ -20,13 +20,13 @@ const maxTracked = 1024
 // does not report: within the document, and back-forward cache restores.
 type traffic struct {
 	inflight map[network.RequestID]bool
-	// untracked counts the starts past maxTracked not yet ended. Their ids
+	// untracked counts the starts past MaxTracked not yet ended. Their ids
 	// are not kept, so the end of any request the record does not know
 	// takes one off: the page stays busy until as many unknown ends came.
 	untracked int
 	// longLived holds the ids of the long-lived requests in flight, so that
 	// their end is not taken for the end of an untracked request. Past
-	// maxTracked a long-lived request counts as untracked instead: the page
+	// MaxTracked a long-lived request counts as untracked instead: the page
 	// is busy while it lasts, rather than idle early when it ends.
 	longLived map[network.RequestID]bool
 	changed   time.Time // last start or end of a request that is not long-lived
@@ -36,7 +36,7 @@ type traffic struct {
 
 // noteTrafficLocked records what ev changes in the tab's traffic. It runs in
 // the event listener, under t.mu, and issues no CDP command.
-func (t *tab) noteTrafficLocked(ev any) {
+func (t *Tab) noteTrafficLocked(ev any) {
 	tr := &t.traffic
 	switch ev := ev.(type) {
 	case *network.EventRequestWillBeSent:
@@ -48,8 +48,7 @@ func (t *tab) noteTrafficLocked(ev any) {
 	case *page.EventNavigatedWithinDocument:
 		if ev.FrameID == t.mainFrame {
 			tr.sameDocs++
-			close(t.changed) // History waits for it
-			t.changed = make(chan struct{})
+			t.changedLocked() // History waits for it
 		}
 	case *page.EventFrameNavigated:
 		if ev.Frame.ParentID == "" && ev.Type == page.NavigationTypeBackForwardCacheRestore {
@@ -78,13 +77,13 @@ func (tr *traffic) start(ev *network.EventRequestWillBeSent) {
 	}
 	longLived := ev.Type == network.ResourceTypeEventSource || ev.Type == network.ResourceTypeWebSocket
 	switch {
-	case longLived && len(tr.longLived) < maxTracked:
+	case longLived && len(tr.longLived) < MaxTracked:
 		if tr.longLived == nil {
 			tr.longLived = make(map[network.RequestID]bool)
 		}
 		tr.longLived[id] = true
 		return
-	case !longLived && len(tr.inflight) < maxTracked:
+	case !longLived && len(tr.inflight) < MaxTracked:
 		if tr.inflight == nil {
 			tr.inflight = make(map[network.RequestID]bool)
 		}
@@ -108,9 +107,11 @@ func (tr *traffic) finish(id network.RequestID) {
 	}
 }
 
-// idleLocked reports whether no request is in flight, tracked or counted,
+// NetworkIdle reports whether no request is in flight, tracked or counted,
 // and none started or ended for quiet.
-func (t *tab) idleLocked(quiet time.Duration) bool {
+func (t *Tab) NetworkIdle(quiet time.Duration) bool {
+	t.mu.Lock()
+	defer t.mu.Unlock()
 	tr := &t.traffic
 	return len(tr.inflight) == 0 && tr.untracked == 0 && time.Since(tr.changed) >= quiet
 }

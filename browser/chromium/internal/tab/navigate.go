@@ -1,4 +1,4 @@
-package chromium
+package tab
 
 import (
 	"context"
@@ -12,36 +12,31 @@ import (
 	"github.com/veetbot/veetbrowser/errcode"
 )
 
-// Navigation bounds. A navigation returns within about navigateBound even
-// when the page never finishes loading (a stalled script, image or CDN): the
-// page as it is then, marked as still loading. Client-side redirects (page
-// script or a meta refresh) that start while a document loads, or within
-// redirectWindow after its load event, are followed, at most
-// maxClientRedirects hops; every hop passes the navigation guard.
-const (
-	// loadGrace is how long a navigation waits for the load event once the
-	// document is parsed: a page whose subresources hang is still usable.
-	loadGrace          = 3 * time.Second
-	navigateBound      = 20 * time.Second
-	redirectWindow     = 300 * time.Millisecond
-	maxClientRedirects = 5
-)
+// Navigation. A navigation returns within about NavigateBound even when the
+// page never finishes loading (a stalled script, image or CDN): the page as
+// it is then, marked as still loading. Once the document is parsed it waits
+// LoadGrace for the load event: a page whose subresources hang is still
+// usable. Client-side redirects (page script or a meta refresh) that start
+// while a document loads, or within RedirectWindow after its load event,
+// are followed, at most MaxClientRedirects hops; every hop passes the
+// navigation guard.
+const MaxClientRedirects = 5
 
-// navigated is where a navigation ended.
-type navigated struct {
-	// loading: the page is returned before its load event, either at the
-	// bound or loadGrace after it was parsed (a stalled image or frame).
-	loading bool
+// Navigated is where a navigation ended.
+type Navigated struct {
+	// Loading: the page is returned before its load event, either at the
+	// bound or LoadGrace after it was parsed (a stalled image or frame).
+	Loading bool
 }
 
-// navigate loads url in the main frame and waits for the document it leads
+// Navigate loads url in the main frame and waits for the document it leads
 // to. A navigation that a beforeunload dialog stopped, after the runtime
 // itself dismissed it, is navigation_cancelled: the page and its draft stay.
 // A hop the navigation guard refused is its refusal: the page stays.
-func (t *tab) navigate(ctx context.Context, url string) (navigated, error) {
+func (t *Tab) Navigate(ctx context.Context, url string) (Navigated, error) {
 	start, done, err := t.beginNavigation(ctx, url)
 	if err != nil {
-		return navigated{}, err
+		return Navigated{}, err
 	}
 	defer done()
 	octx, seen, deadline := start.ctx, start.seen, start.deadline
@@ -55,29 +50,29 @@ func (t *tab) navigate(ctx context.Context, url string) (navigated, error) {
 		if octx.Err() == nil && errors.Is(err, context.DeadlineExceeded) {
 			// The server never answered: stop the request, keep the page.
 			cdp.Call(context.WithoutCancel(octx), t.target, page.StopLoading, cdp.Empty{})
-			return navigated{}, errcode.Wrap(errcode.Timeout, err, "the site did not answer within %s; the page stayed", navigateBound)
+			return Navigated{}, errcode.Wrap(errcode.Timeout, err, "the site did not answer within %s; the page stayed", t.timings.NavigateBound)
 		}
-		return navigated{}, classify(octx, err, errcode.NavigationFailed, "the navigation failed")
+		return Navigated{}, Classify(octx, err, errcode.NavigationFailed, "the navigation failed")
 	}
 	if err := t.refusalSince(seen); err != nil {
-		return navigated{}, err
+		return Navigated{}, err
 	}
 	if res.ErrorText != "" {
 		dismissed := false
 		if res.LoaderID == "" && strings.Contains(res.ErrorText, "ERR_ABORTED") {
 			// The answer to the dialog can arrive after the navigation's
 			// own answer: give the dismissal a moment to be recorded.
-			wctx, cancel := context.WithTimeout(octx, time.Second)
+			wctx, cancel := context.WithTimeout(octx, t.timings.DismissalWait)
 			dismissed = t.waitFor(wctx, func() bool { return t.dismissed }) == nil
 			cancel()
 		}
 		if dismissed {
-			return navigated{}, errcode.New(errcode.NavigationCancelled, "the page asked to keep unsaved changes; the navigation was cancelled and the page kept")
+			return Navigated{}, errcode.New(errcode.NavigationCancelled, "the page asked to keep unsaved changes; the navigation was cancelled and the page kept")
 		}
-		return navigated{}, errcode.Wrap(errcode.NavigationFailed, errors.New(res.ErrorText), "the navigation failed: %s", publicNetError(res.ErrorText))
+		return Navigated{}, errcode.Wrap(errcode.NavigationFailed, errors.New(res.ErrorText), "the navigation failed: %s", publicNetError(res.ErrorText))
 	}
 	if res.LoaderID == "" {
-		return navigated{}, nil // same-document navigation
+		return Navigated{}, nil // same-document navigation
 	}
 	seq = t.claim(res.LoaderID, seq)
 	return t.follow(octx, res.LoaderID, seen, seq, deadline)
@@ -85,8 +80,8 @@ func (t *tab) navigate(ctx context.Context, url string) (navigated, error) {
 
 // follow waits for the document of loader and follows the client-side
 // redirects it makes, until a document has loaded and stayed for
-// redirectWindow, or the deadline (then the page is returned as it is).
-func (t *tab) follow(ctx context.Context, loader cdp.LoaderID, seen, seq uint64, deadline time.Time) (navigated, error) {
+// RedirectWindow, or the deadline (then the page is returned as it is).
+func (t *Tab) follow(ctx context.Context, loader cdp.LoaderID, seen, seq uint64, deadline time.Time) (Navigated, error) {
 	dctx, cancel := context.WithDeadline(ctx, deadline)
 	defer cancel()
 	for hops := 0; ; {
@@ -96,29 +91,29 @@ func (t *tab) follow(ctx context.Context, loader cdp.LoaderID, seen, seq uint64,
 			return t.navSeq > seq || t.refusals != seen || t.loadedLocked(loader, &parsedAt)
 		})
 		if rerr := t.refusalSince(seen); rerr != nil {
-			return navigated{}, rerr
+			return Navigated{}, rerr
 		}
 		if err != nil {
 			return t.asItIs(ctx, err)
 		}
 		if !t.navigatedSince(seq) {
 			// Loaded: a redirect may still start right after the load event.
-			wctx, wcancel := context.WithTimeout(dctx, redirectWindow)
+			wctx, wcancel := context.WithTimeout(dctx, t.timings.RedirectWindow)
 			t.waitFor(wctx, func() bool { return t.navSeq > seq || t.refusals != seen })
 			wcancel()
 			if rerr := t.refusalSince(seen); rerr != nil {
-				return navigated{}, rerr
+				return Navigated{}, rerr
 			}
 			if !t.navigatedSince(seq) {
 				t.mu.Lock()
 				loaded := t.lifecycle[loader] == "load"
 				t.mu.Unlock()
-				return navigated{loading: !loaded}, nil
+				return Navigated{Loading: !loaded}, nil
 			}
 		}
 		// A client-side redirect started: follow it to its document.
-		if hops++; hops > maxClientRedirects {
-			return navigated{}, errcode.New(errcode.NavigationFailed, "the page redirected more than %d times", maxClientRedirects)
+		if hops++; hops > MaxClientRedirects {
+			return Navigated{}, errcode.New(errcode.NavigationFailed, "the page redirected more than %d times", MaxClientRedirects)
 		}
 		t.mu.Lock()
 		seq = t.navSeq
@@ -128,7 +123,7 @@ func (t *tab) follow(ctx context.Context, loader cdp.LoaderID, seen, seq uint64,
 			return t.navSeq > seq || t.refusals != seen || (t.loader != loader && committed)
 		})
 		if rerr := t.refusalSince(seen); rerr != nil {
-			return navigated{}, rerr
+			return Navigated{}, rerr
 		}
 		if err != nil {
 			return t.asItIs(ctx, err)
@@ -143,69 +138,63 @@ func (t *tab) follow(ctx context.Context, loader cdp.LoaderID, seen, seq uint64,
 
 // asItIs ends a wait that reached the navigation bound: the page is returned
 // as it is, still loading, if it has a document to observe.
-func (t *tab) asItIs(ctx context.Context, err error) (navigated, error) {
-	if errors.Is(context.Cause(ctx), errDialog) {
+func (t *Tab) asItIs(ctx context.Context, err error) (Navigated, error) {
+	if errors.Is(context.Cause(ctx), ErrDialog) {
 		// The document opened a dialog as it loaded: the page is as it
 		// is, held by the dialog, which its observation shows.
-		return navigated{loading: true}, nil
+		return Navigated{Loading: true}, nil
 	}
 	if ctx.Err() != nil {
-		return navigated{}, classify(ctx, err, errcode.NavigationFailed, "the page did not load")
+		return Navigated{}, Classify(ctx, err, errcode.NavigationFailed, "the page did not load")
 	}
-	if t.currentWorld() == "" {
-		return navigated{}, errcode.Wrap(errcode.Timeout, err, "the page had no document after %s", navigateBound)
+	if t.World() == "" {
+		return Navigated{}, errcode.Wrap(errcode.Timeout, err, "the page had no document after %s", t.timings.NavigateBound)
 	}
-	return navigated{loading: true}, nil
+	return Navigated{Loading: true}, nil
 }
 
 // navigatedSince reports whether a navigation after the seq-th started.
-func (t *tab) navigatedSince(seq uint64) bool {
+func (t *Tab) navigatedSince(seq uint64) bool {
 	t.mu.Lock()
 	defer t.mu.Unlock()
 	return t.navSeq > seq
 }
 
-func (t *tab) refusalSince(seen uint64) error {
+func (t *Tab) refusalSince(seen uint64) error {
 	t.mu.Lock()
 	defer t.mu.Unlock()
 	return t.refusalSinceLocked(seen)
 }
 
 // waitLoaded waits until the loader's document has loaded (or was parsed
-// loadGrace ago) and its collector world exists.
-func (t *tab) waitLoaded(ctx context.Context, loader cdp.LoaderID) error {
+// LoadGrace ago) and its collector world exists.
+func (t *Tab) waitLoaded(ctx context.Context, loader cdp.LoaderID) error {
 	var parsedAt time.Time
 	return t.waitFor(ctx, func() bool { return t.loadedLocked(loader, &parsedAt) })
 }
 
 // loadedLocked reports whether loader's document has loaded, or was parsed
-// loadGrace ago, and has its collector world; parsedAt keeps, across the
+// LoadGrace ago, and has its collector world; parsedAt keeps, across the
 // checks of one wait, when it was parsed.
-func (t *tab) loadedLocked(loader cdp.LoaderID, parsedAt *time.Time) bool {
+func (t *Tab) loadedLocked(loader cdp.LoaderID, parsedAt *time.Time) bool {
 	switch t.lifecycle[loader] {
 	case "load":
 		return t.world != ""
 	case "DOMContentLoaded":
 		if parsedAt.IsZero() {
 			*parsedAt = time.Now()
-			time.AfterFunc(loadGrace, t.wake)
+			time.AfterFunc(t.timings.LoadGrace, t.wake)
 		}
-		return t.world != "" && time.Since(*parsedAt) >= loadGrace
+		return t.world != "" && time.Since(*parsedAt) >= t.timings.LoadGrace
 	}
 	return false
 }
-
-// historyStart bounds how long a history step may take to show what it
-// does once the browser has taken it: start a new document, move within
-// the document, or be refused or cancelled. A step that shows none of these
-// (a history entry the browser skipped) leaves the page as it is.
-const historyStart = 5 * time.Second
 
 // navStart is the tab as a navigation found it when it began: what
 // happens after it is the navigation's doing, or the page's.
 type navStart struct {
 	ctx      context.Context // the navigation's page step
-	deadline time.Time       // navigateBound after it began
+	deadline time.Time       // NavigateBound after it began
 	seen     uint64          // refusals of the navigation guard so far
 	seq      uint64          // navigations started so far
 	sameDocs uint64          // navigations within the document so far
@@ -217,14 +206,14 @@ type navStart struct {
 // current one for url (tab.leave): a crashed renderer is replaced by a new
 // one when the tab navigates, so a crash does not stop it. A beforeunload
 // dismissed before it is forgotten. done ends the step.
-func (t *tab) beginNavigation(ctx context.Context, url string) (start navStart, done func(), err error) {
+func (t *Tab) beginNavigation(ctx context.Context, url string) (start navStart, done func(), err error) {
 	left := t.leave(url)
-	octx, end, err := t.begin(ctx)
-	if errors.Is(err, errCrashed) {
+	octx, end, err := t.Begin(ctx)
+	if errors.Is(err, ErrCrashed) {
 		t.mu.Lock()
 		t.crashed = false
 		t.mu.Unlock()
-		octx, end, err = t.begin(ctx)
+		octx, end, err = t.Begin(ctx)
 	}
 	if err != nil {
 		left()
@@ -233,27 +222,30 @@ func (t *tab) beginNavigation(ctx context.Context, url string) (start navStart, 
 	t.mu.Lock()
 	defer t.mu.Unlock()
 	t.dismissed = false
-	start = navStart{ctx: octx, deadline: time.Now().Add(navigateBound), seen: t.refusals, seq: t.navSeq,
+	start = navStart{ctx: octx, deadline: time.Now().Add(t.timings.NavigateBound), seen: t.refusals, seq: t.navSeq,
 		sameDocs: t.traffic.sameDocs, restores: t.traffic.restores, loader: t.loader}
 	return start, func() { end(); left() }, nil
 }
 
-// traverse takes a history step under the rules of navigate: the navigation
+// Traverse takes a history step under the rules of Navigate: the navigation
 // guard checks every hop, a beforeunload the runtime dismissed cancels it
 // (navigation_cancelled, the page and its draft stay), and it returns
-// within navigateBound with the page as it is. take issues the step; url is
-// where it leads, as far as known.
-func (t *tab) traverse(ctx context.Context, url string, take func(context.Context) error) (navigated, error) {
+// within NavigateBound with the page as it is. take issues the step; url is
+// where it leads, as far as known. A step that shows within HistoryStart
+// none of what it may do once the browser has taken it (start a new
+// document, move within the document, be refused or cancelled: a history
+// entry the browser skipped) leaves the page as it is.
+func (t *Tab) Traverse(ctx context.Context, url string, take func(context.Context) error) (Navigated, error) {
 	start, done, err := t.beginNavigation(ctx, url)
 	if err != nil {
-		return navigated{}, err
+		return Navigated{}, err
 	}
 	defer done()
 	octx, seen, seq := start.ctx, start.seen, start.seq
 	nctx, cancel := context.WithDeadline(octx, start.deadline)
 	defer cancel()
 	if err := take(nctx); err != nil {
-		return navigated{}, classify(octx, err, errcode.NavigationFailed, "the navigation failed")
+		return Navigated{}, Classify(octx, err, errcode.NavigationFailed, "the navigation failed")
 	}
 	// A document restored from the back-forward cache is whole at once,
 	// and the lifecycle does not report it: it is done when its world is.
@@ -264,7 +256,7 @@ func (t *tab) traverse(ctx context.Context, url string, take func(context.Contex
 	}
 	// A navigation reports its start before the page is asked to leave:
 	// a beforeunload may still cancel it, so a start alone ends nothing.
-	sctx, scancel := context.WithTimeout(nctx, historyStart)
+	sctx, scancel := context.WithTimeout(nctx, t.timings.HistoryStart)
 	t.waitFor(sctx, func() bool {
 		return t.navSeq != seq || t.dismissed || t.refusals != seen || t.traffic.sameDocs != start.sameDocs || committed()
 	})
@@ -274,7 +266,7 @@ func (t *tab) traverse(ctx context.Context, url string, take func(context.Contex
 	}
 	err = t.waitFor(nctx, func() bool { return t.dismissed || t.refusals != seen || committed() })
 	if _, rerr := t.traversed(seen); rerr != nil {
-		return navigated{}, rerr
+		return Navigated{}, rerr
 	}
 	if err != nil {
 		return t.asItIs(octx, err)
@@ -282,7 +274,7 @@ func (t *tab) traverse(ctx context.Context, url string, take func(context.Contex
 	t.mu.Lock()
 	if restored() {
 		t.mu.Unlock()
-		return navigated{}, nil
+		return Navigated{}, nil
 	}
 	loader := t.loader
 	started, ok := t.startedAt[loader]
@@ -296,15 +288,15 @@ func (t *tab) traverse(ctx context.Context, url string, take func(context.Contex
 // traversed is the outcome of a history step that loaded no new document:
 // the guard's refusal, a cancellation by a beforeunload the runtime
 // dismissed, or the page as it is.
-func (t *tab) traversed(seen uint64) (navigated, error) {
+func (t *Tab) traversed(seen uint64) (Navigated, error) {
 	t.mu.Lock()
 	refused, dismissed := t.refusalSinceLocked(seen), t.dismissed
 	t.mu.Unlock()
 	switch {
 	case refused != nil:
-		return navigated{}, refused
+		return Navigated{}, refused
 	case dismissed:
-		return navigated{}, errcode.New(errcode.NavigationCancelled, "the page asked to keep unsaved changes; the navigation was cancelled and the page kept")
+		return Navigated{}, errcode.New(errcode.NavigationCancelled, "the page asked to keep unsaved changes; the navigation was cancelled and the page kept")
 	}
-	return navigated{}, nil
+	return Navigated{}, nil
 }

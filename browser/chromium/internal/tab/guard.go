@@ -1,11 +1,7 @@
-package chromium
+package tab
 
 import (
 	"context"
-	"os"
-	goruntime "runtime"
-	"strconv"
-	"strings"
 	"time"
 
 	"github.com/chromedp/cdproto/cdp"
@@ -22,41 +18,28 @@ import (
 // timer, or a page whose style and layout never finish (tens of thousands of
 // nested shadow roots). The isolated world runs on that same thread, so the
 // collector and every input event wait with it. A page step therefore never
-// waits on a silent renderer for more than hangBound: the renderer is then
+// waits on a silent renderer for more than HangBound: the renderer is then
 // taken as hung, crashed on purpose, and the step reports page_crashed, the
 // code of a renderer that is gone, with the same remedy: the session's next
 // navigation loads the page in a new renderer.
 //
 // A renderer is silent when it leaves a trivial evaluation unanswered for
-// hangProbe after a step has run hangAfter: a step that keeps the renderer
-// busy for hangBound (one collector run of that long included) is hung. On
-// a loaded machine the probe waits longer (probeWait): a starved renderer
+// HangProbe after a step has run HangAfter: a step that keeps the renderer
+// busy for HangBound (one collector run of that long included) is hung. On
+// a loaded machine the probe waits longer (ProbeWait): a starved renderer
 // is slow in proportion to the load, and a heavy page that takes a second
 // or two of layout on an idle machine would otherwise be taken as hung. The
 // collector's own bounds keep a healthy observation of the largest page far
 // below that. A slow network is not a hung renderer: a navigation waiting on
-// a server is probed again every hangAfter and runs on to its own deadline.
-//
-// The numbers leave room for a loaded machine: a starved but healthy
-// renderer answers the probe late, and a false alarm would lose the page.
-const (
-	hangAfter = 10 * time.Second
-	hangProbe = 5 * time.Second
-	hangBound = hangAfter + hangProbe
-	// maxLoadFactor caps how much longer the probe waits on a loaded
-	// machine, so that a hung renderer is still stopped within
-	// hangAfter + maxLoadFactor*hangProbe.
-	maxLoadFactor = 2
-	maxHangBound  = hangAfter + maxLoadFactor*hangProbe
-	// crashWait bounds the wait for the crash a hung renderer was sent.
-	crashWait = 5 * time.Second
-)
+// a server is probed again every HangAfter and runs on to its own deadline.
+// The durations are the tab's Timings (HangAfter, HangProbe, LoadFactor,
+// MaxLoadFactor, NavigationExcuse, CrashWait).
 
 var errHung = errcode.New(errcode.PageCrashed, "the page stopped responding and was stopped; navigate to load it again")
 
 // watch guards one page step until step ends.
-func (t *tab) watch(step context.Context) {
-	timer := time.NewTimer(hangAfter)
+func (t *Tab) watch(step context.Context) {
+	timer := time.NewTimer(t.timings.HangAfter)
 	defer timer.Stop()
 	for {
 		select {
@@ -65,7 +48,7 @@ func (t *tab) watch(step context.Context) {
 		case <-timer.C:
 		}
 		if t.answers(step) || step.Err() != nil {
-			timer.Reset(hangAfter)
+			timer.Reset(t.timings.HangAfter)
 			continue
 		}
 		t.stopHung()
@@ -77,59 +60,41 @@ func (t *tab) watch(step context.Context) {
 // included, is a sign of life. A renderer that is gone, one held by a
 // JavaScript dialog (which waits for the agent, not forever), or one whose
 // page is navigating is not hung.
-func (t *tab) answers(step context.Context) bool {
+func (t *Tab) answers(step context.Context) bool {
 	if t.excusedSilence() {
 		return true
 	}
-	ctx, cancel := context.WithTimeout(step, probeWait(loadFactor()))
+	factor := 1.0
+	if t.timings.LoadFactor != nil {
+		factor = t.timings.LoadFactor()
+	}
+	ctx, cancel := context.WithTimeout(step, t.timings.ProbeWait(factor))
 	defer cancel()
 	_, err := cdp.Call(ctx, t.target, runtime.Evaluate, runtime.EvaluateParams{Expression: "0", Silent: ptr(true)})
 	return ctx.Err() == nil || err == nil || t.excusedSilence()
 }
 
-// probeWait is how long the probe waits for an answer when the machine runs
-// factor runnable tasks per core.
-func probeWait(factor float64) time.Duration {
-	return time.Duration(float64(hangProbe) * min(max(factor, 1), maxLoadFactor))
-}
-
-// loadFactor is the machine's one-minute load average per core, or 1 where
-// the system does not say.
-func loadFactor() float64 {
-	b, err := os.ReadFile("/proc/loadavg")
-	if err != nil {
-		return 1
-	}
-	first, _, _ := strings.Cut(string(b), " ")
-	load, err := strconv.ParseFloat(first, 64)
-	if err != nil {
-		return 1
-	}
-	return load / float64(goruntime.NumCPU())
-}
-
-// DevTools holds the commands for a renderer while a navigation of its
-// main frame is on its way, until the new document commits: silence then
-// is not a hang, for as long as a navigation may take.
-const navigationExcuse = 30 * time.Second
-
-func (t *tab) excusedSilence() bool {
+// excusedSilence: DevTools holds the commands for a renderer while a
+// navigation of its main frame is on its way, until the new document
+// commits: silence then is not a hang, for as long as a navigation may take
+// (NavigationExcuse).
+func (t *Tab) excusedSilence() bool {
 	t.mu.Lock()
 	defer t.mu.Unlock()
-	navigating := t.pending != "" && time.Since(t.pendingAt) < navigationExcuse
+	navigating := t.pending != "" && time.Since(t.pendingAt) < t.timings.NavigationExcuse
 	return t.crashed || t.dialog != nil || navigating
 }
 
 // stopHung crashes the hung renderer; the crash handling reports errHung to
 // the steps that wait on it.
-func (t *tab) stopHung() {
+func (t *Tab) stopHung() {
 	t.crashRenderer(true)
 }
 
 // crashRenderer crashes the tab's renderer and waits for the crash to be
 // seen, so that it interrupts the steps of this renderer and never the
 // navigation that follows, which starts a new one.
-func (t *tab) crashRenderer(hung bool) {
+func (t *Tab) crashRenderer(hung bool) {
 	t.mu.Lock()
 	if t.crashed || t.hung {
 		t.mu.Unlock()
@@ -137,7 +102,7 @@ func (t *tab) crashRenderer(hung bool) {
 	}
 	t.hung = hung
 	t.mu.Unlock()
-	ctx, cancel := context.WithTimeout(t.ctx, crashWait)
+	ctx, cancel := context.WithTimeout(t.ctx, t.timings.CrashWait)
 	defer cancel()
 	// The renderer never answers Page.crash: it is gone before it could.
 	go cdp.Call(ctx, t.target, page.Crash, cdp.Empty{})
@@ -154,10 +119,10 @@ func (t *tab) crashRenderer(hung bool) {
 
 // markCrashedLocked records that the renderer is gone and interrupts every
 // step that waits on it, with errHung if the guard stopped it.
-func (t *tab) markCrashedLocked() {
+func (t *Tab) markCrashedLocked() {
 	t.crashed = true
 	t.world = ""
-	cause := errCrashed
+	cause := ErrCrashed
 	if t.hung {
 		cause = errHung
 	}
@@ -174,7 +139,7 @@ func (t *tab) markCrashedLocked() {
 
 // notePopupLocked queues a new page target for closing when the tab, or a
 // popup of it, opened it. It runs in the event listener: no CDP here.
-func (t *tab) notePopupLocked(info *cdptarget.Info) {
+func (t *Tab) notePopupLocked(info *cdptarget.Info) {
 	if info.Type != "page" || info.OpenerID == "" {
 		return
 	}
@@ -187,8 +152,8 @@ func (t *tab) notePopupLocked(info *cdptarget.Info) {
 	t.popups[info.TargetID] = true
 	id := info.TargetID
 	// Each close waits for its page to go; none waits for another.
-	t.popupCloser.push(func(ctx context.Context) {
-		ctx, cancel := context.WithTimeout(ctx, 5*time.Second)
+	t.popupCloser.Push(func(ctx context.Context) {
+		ctx, cancel := context.WithTimeout(ctx, t.timings.PopupClose)
 		defer cancel()
 		cdp.Call(ctx, chromedp.FromContext(t.ctx).Browser, cdptarget.CloseTarget, cdptarget.CloseTargetParams{TargetID: id})
 	})

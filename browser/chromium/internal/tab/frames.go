@@ -1,4 +1,4 @@
-package chromium
+package tab
 
 import (
 	"context"
@@ -26,14 +26,15 @@ import (
 // its own and installs the collector there, as it does for the page. The
 // listeners only record state; attaching runs in its own goroutine.
 
-// frameSession is one CDP session frames live in.
+// frameSession is one CDP session frames live in; its fields are guarded
+// by Tab.mu.
 type frameSession struct {
 	target  *chromedp.Target // nil until attached
 	cancel  context.CancelFunc
 	crashed bool
 }
 
-// frame is one child frame and its collector world.
+// frame is one child frame and its collector world, guarded by Tab.mu.
 type frame struct {
 	id      cdp.FrameID
 	parent  cdp.FrameID
@@ -49,7 +50,7 @@ type frame struct {
 
 // onFrameEventLocked records what an event of session s says about child
 // frames; it reports whether the tab's state changed.
-func (t *tab) onFrameEventLocked(s *frameSession, ev any) bool {
+func (t *Tab) onFrameEventLocked(s *frameSession, ev any) bool {
 	switch ev := ev.(type) {
 	case *page.EventFrameAttached:
 		if ev.ParentFrameID == "" {
@@ -134,7 +135,7 @@ func (t *tab) onFrameEventLocked(s *frameSession, ev any) bool {
 }
 
 // frameLocked returns the frame of id, registering it if new.
-func (t *tab) frameLocked(id cdp.FrameID) *frame {
+func (t *Tab) frameLocked(id cdp.FrameID) *frame {
 	f, ok := t.frames[id]
 	if !ok {
 		f = &frame{id: id, session: t.session}
@@ -143,20 +144,15 @@ func (t *tab) frameLocked(id cdp.FrameID) *frame {
 	return f
 }
 
-// frameAttachTimeout bounds attaching to an out-of-process frame and
-// installing its collector.
-const frameAttachTimeout = 10 * time.Second
-
 // attachFrame attaches to an out-of-process frame's target and installs
 // the collector in it, for its documents to come and the one it has.
-func (t *tab) attachFrame(id cdptarget.ID) {
+func (t *Tab) attachFrame(id cdptarget.ID) {
 	s := &frameSession{}
 	listen := func(ev any) {
 		t.mu.Lock()
 		defer t.mu.Unlock()
 		if t.onFrameEventLocked(s, ev) {
-			close(t.changed)
-			t.changed = make(chan struct{})
+			t.changedLocked()
 		}
 	}
 	// Cancelling detaches: the frame belongs to the page, not to us.
@@ -172,7 +168,7 @@ func (t *tab) attachFrame(id cdptarget.ID) {
 	// fctx itself; its wait is bounded from outside.
 	attached := make(chan error, 1)
 	go func() { attached <- chromedp.Do(fctx) }()
-	timer := time.NewTimer(frameAttachTimeout)
+	timer := time.NewTimer(t.timings.FrameAttach)
 	defer timer.Stop()
 	var err error
 	select {
@@ -185,7 +181,7 @@ func (t *tab) attachFrame(id cdptarget.ID) {
 		t.dropFrameSession(id, s)
 		return
 	}
-	ctx, stop := context.WithTimeout(fctx, frameAttachTimeout)
+	ctx, stop := context.WithTimeout(fctx, t.timings.FrameAttach)
 	defer stop()
 	target := chromedp.FromContext(fctx).Target
 	t.mu.Lock()
@@ -226,7 +222,7 @@ func (t *tab) attachFrame(id cdptarget.ID) {
 	t.wake()
 }
 
-func (t *tab) dropFrameSession(id cdptarget.ID, s *frameSession) {
+func (t *Tab) dropFrameSession(id cdptarget.ID, s *frameSession) {
 	t.mu.Lock()
 	if t.frameSessions[id] == s {
 		delete(t.frameSessions, id)
@@ -255,25 +251,25 @@ func createWorld(ctx context.Context, target *chromedp.Target, frame cdp.FrameID
 	return nil
 }
 
-// frameView is a child frame as one observation sees it: a copy taken
+// FrameView is a child frame as one observation sees it: a copy taken
 // under the lock.
-type frameView struct {
-	id      cdp.FrameID
-	parent  cdp.FrameID
-	target  *chromedp.Target
-	world   string
-	worldID runtime.ExecutionContextID
-	url     string
-	origin  string
-	crashed bool
+type FrameView struct {
+	ID      cdp.FrameID
+	Parent  cdp.FrameID
+	Target  *chromedp.Target // the session its document lives in; nil until attached
+	World   string           // unique id of its collector world; "" between documents
+	WorldID runtime.ExecutionContextID
+	URL     string
+	Origin  string
+	Crashed bool
 	named   string
 }
 
 // childFrames returns the known child frames of parent.
-func (t *tab) childFrames(parent cdp.FrameID) []frameView {
+func (t *Tab) childFrames(parent cdp.FrameID) []FrameView {
 	t.mu.Lock()
 	defer t.mu.Unlock()
-	var out []frameView
+	var out []FrameView
 	for _, f := range t.frames {
 		if f.parent != parent {
 			continue
@@ -283,32 +279,29 @@ func (t *tab) childFrames(parent cdp.FrameID) []frameView {
 	return out
 }
 
-func (t *tab) viewLocked(f *frame) frameView {
-	return frameView{id: f.id, parent: f.parent, target: f.session.target, world: f.world, worldID: f.worldID,
-		url: f.url, origin: f.origin, crashed: f.session.crashed, named: f.named}
+func (t *Tab) viewLocked(f *frame) FrameView {
+	return FrameView{ID: f.id, Parent: f.parent, Target: f.session.target, World: f.world, WorldID: f.worldID,
+		URL: f.url, Origin: f.origin, Crashed: f.session.crashed, named: f.named}
 }
 
-// frameByID returns the frame of id as it is now.
-func (t *tab) frameByID(id cdp.FrameID) (frameView, bool) {
+// Frame returns the frame of id as it is now.
+func (t *Tab) Frame(id cdp.FrameID) (FrameView, bool) {
 	t.mu.Lock()
 	defer t.mu.Unlock()
 	f, ok := t.frames[id]
 	if !ok {
-		return frameView{}, false
+		return FrameView{}, false
 	}
 	return t.viewLocked(f), true
 }
 
-// frameWorldWait bounds the wait for a frame's collector world: a frame
-// that is loading gets that long to have one.
-const frameWorldWait = 2 * time.Second
-
-// waitFrameWorld waits for frame id to have a collector world in an
-// attached session.
-func (t *tab) waitFrameWorld(ctx context.Context, id cdp.FrameID) (frameView, bool) {
-	wctx, cancel := context.WithTimeout(ctx, frameWorldWait)
+// WaitFrameWorld waits for frame id to have a collector world in an
+// attached session: a frame that is loading gets FrameWorldWait to have
+// one.
+func (t *Tab) WaitFrameWorld(ctx context.Context, id cdp.FrameID) (FrameView, bool) {
+	wctx, cancel := context.WithTimeout(ctx, t.timings.FrameWorldWait)
 	defer cancel()
-	var v frameView
+	var v FrameView
 	found := false
 	t.waitFor(wctx, func() bool {
 		f, ok := t.frames[id]
@@ -318,16 +311,16 @@ func (t *tab) waitFrameWorld(ctx context.Context, id cdp.FrameID) (frameView, bo
 		}
 		found = true
 		v = t.viewLocked(f)
-		return v.crashed || (v.world != "" && v.target != nil)
+		return v.Crashed || (v.World != "" && v.Target != nil)
 	})
-	return v, found && v.world != "" && v.target != nil && !v.crashed
+	return v, found && v.World != "" && v.Target != nil && !v.Crashed
 }
 
-// nameFrames names the elements of parent's child frames in the parent's
+// NameFrames names the elements of parent's child frames in the parent's
 // world (parentWorld, on target) with their frame ids, so that its
 // collector can say which frame stands where. Each is named once per parent
 // document; at most limit are named per call.
-func (t *tab) nameFrames(ctx context.Context, target *chromedp.Target, parent cdp.FrameID, parentWorld string, worldID runtime.ExecutionContextID, limit int) {
+func (t *Tab) NameFrames(ctx context.Context, target *chromedp.Target, parent cdp.FrameID, parentWorld string, worldID runtime.ExecutionContextID, limit int) {
 	for _, c := range t.childFrames(parent) {
 		if c.named == parentWorld {
 			continue
@@ -335,9 +328,9 @@ func (t *tab) nameFrames(ctx context.Context, target *chromedp.Target, parent cd
 		if limit--; limit < 0 {
 			return
 		}
-		if t.nameFrame(ctx, target, c.id, worldID) {
+		if t.nameFrame(ctx, target, c.ID, worldID) {
 			t.mu.Lock()
-			if f, ok := t.frames[c.id]; ok {
+			if f, ok := t.frames[c.ID]; ok {
 				f.named = parentWorld
 			}
 			t.mu.Unlock()
@@ -347,7 +340,7 @@ func (t *tab) nameFrames(ctx context.Context, target *chromedp.Target, parent cd
 
 const nameFrameGroup = "veetbrowser-frames"
 
-func (t *tab) nameFrame(ctx context.Context, target *chromedp.Target, id cdp.FrameID, worldID runtime.ExecutionContextID) bool {
+func (t *Tab) nameFrame(ctx context.Context, target *chromedp.Target, id cdp.FrameID, worldID runtime.ExecutionContextID) bool {
 	owner, err := cdp.Call(ctx, target, dom.GetFrameOwner, dom.GetFrameOwnerParams{FrameID: id})
 	if err != nil {
 		return false
@@ -366,4 +359,14 @@ func (t *tab) nameFrame(ctx context.Context, target *chromedp.Target, id cdp.Fra
 		Silent:              ptr(true),
 	})
 	return err == nil
+}
+
+// NameMainFrames names the top document's frame owners (NameFrames).
+func (t *Tab) NameMainFrames(ctx context.Context, limit int) {
+	t.mu.Lock()
+	main, world, worldID := t.mainFrame, t.world, t.worldID
+	t.mu.Unlock()
+	if world != "" {
+		t.NameFrames(ctx, t.target, main, world, worldID, limit)
+	}
 }

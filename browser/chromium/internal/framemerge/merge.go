@@ -1,0 +1,341 @@
+// Package framemerge owns the frame merge of an observation with frames
+// (tool version 1.7.0, docs/frames.md): the content of each frame, as its
+// own collector gave it, put in its owner's place within the observation's
+// bounds, the frame records, and the places (the chain of frames down to a
+// control or text part) that continuations and actions resolve. It reads
+// the page only through a Source, so its rules are tested on canned
+// collector results.
+package framemerge
+
+import (
+	"context"
+
+	"github.com/chromedp/cdproto/cdp"
+
+	"github.com/veetbot/veetbrowser/browser/chromium/internal/collect"
+	"github.com/veetbot/veetbrowser/browser/chromium/internal/tab"
+	"github.com/veetbot/veetbrowser/observation"
+)
+
+// The frame merge (tool version 1.7.0, docs/frames.md). The top document is
+// collected first; each frame owner its scan meets stands for the frame's
+// content, which is collected in the frame's own world, with what the
+// content before it left of the observation's bounds, and put in the
+// owner's place, depth first. A frame's collector enforces those bounds in
+// the frame; content of a document after one of its frames may have been
+// collected within the document's own bounds and is then cut here, so at
+// most MaxFrames+1 collectors' bounded answers ever cross.
+
+// Source is what the merge needs of the page: the frames the tab knows,
+// and one collector run in a frame.
+type Source interface {
+	// Frame returns the frame of id as it is now.
+	Frame(id cdp.FrameID) (tab.FrameView, bool)
+	// Collect runs the collector with p in frame id; an error of code
+	// page_crashed records the frame as crashed, any other as detached.
+	Collect(ctx context.Context, id cdp.FrameID, p collect.Params) (*collect.Result, error)
+}
+
+// Link is one step of a control's or text part's place: a frame (""
+// for the top document) and an index in what that frame's collector
+// retained for the revision.
+type Link struct {
+	Frame cdp.FrameID
+	Index int
+	Doc   string // the collector's id of the frame's document
+}
+
+// Place is where a control of a frames-mode revision lives: the owners
+// from the top document down, then the control itself.
+type Place []Link
+
+type framedControl struct {
+	c      collect.Control
+	record int // frame record index; 0: top
+	at     Place
+}
+
+type framedText struct {
+	text   string
+	record int
+	at     Place
+}
+
+// framed is one document's content with its frames' in place; placed
+// says which of its streams a continuation already put ahead of the
+// observation's other content.
+type framed struct {
+	controls []framedControl
+	text     []framedText
+	regions  []observation.Region
+	// Where a stream stopped inside it at a bound: nothing after it may
+	// be shown in this observation, and the stream continues there.
+	controlsMore  bool
+	controlsLimit string
+	textStop      Place
+	// A continuation put this stream of the frame ahead of the rest: it
+	// is not put again where the frame's element is met.
+	controlsPlaced, textPlaced bool
+}
+
+// Resume is where a continuation of a frames-mode revision resumes a
+// stream that stopped inside a frame: the place of the control anchor, and
+// of the text part (units of it already shown); nil when it stopped in the
+// top document.
+type Resume struct {
+	Old      string // the revision the places belong to
+	Controls Place
+	Text     Place
+	Units    int
+}
+
+// ResumeOf returns *rs, making it a Resume of revision token if nil.
+func ResumeOf(rs **Resume, token string) *Resume {
+	if *rs == nil {
+		*rs = &Resume{Old: token}
+	}
+	return *rs
+}
+
+// frameMerge is one frames-mode observation under way.
+type frameMerge struct {
+	frames    Source
+	allowed   func(origin string) bool // judges a frame's origin; nil allows every one
+	params    collect.Params           // the top document's
+	resume    *Resume
+	records   []observation.Frame
+	omitted   int
+	collected int
+	// what is left of the observation's bounds
+	window, textNodes, textUnits, regionNodes, regions int
+	textBytes                                          int // the whole text bound
+	visited                                            map[string]*framed
+	// cut: content was collected and left out for the bounds; textNext
+	// is then where the text stream continues.
+	controlsCut bool
+	textNext    Place
+	limit       string // the control bound a frame's scan stopped at; nothing after it is shown
+	// firstContinues: the first text part continues a part a view cut,
+	// inside the frame the text resumed in.
+	firstContinues bool
+}
+
+// Out is what a frames-mode observation adds to the merged result: the
+// frame records and which frame each control, text part and region is in.
+type Out struct {
+	records                              []observation.Frame
+	omitted                              int
+	ctrlFrames, textFrames, regionFrames []int
+	// Places has the place of each control; TextPlaces one per text part,
+	// and one more: where the stream continues after the last.
+	Places, TextPlaces []Place
+}
+
+// Apply marks obs's controls, text parts and regions with their frames and
+// adds the frame records; a nil Out leaves obs as it is.
+func (fm *Out) Apply(obs *observation.Observation) {
+	if fm == nil {
+		return
+	}
+	for i := range obs.Controls {
+		obs.Controls[i].Frame = fm.ctrlFrames[i]
+	}
+	for i := range obs.Text {
+		obs.Text[i].Frame = fm.textFrames[i]
+	}
+	for i := range obs.Regions {
+		obs.Regions[i].Frame = fm.regionFrames[i]
+	}
+	obs.Frames, obs.FramesOmitted = fm.records, fm.omitted
+}
+
+// Merge puts the content of top's frames, as frames gives it, in place;
+// allowed judges a frame's origin (nil allows every one); rs, if set, is
+// where streams that stopped inside frames resume.
+func Merge(ctx context.Context, frames Source, allowed func(string) bool, params collect.Params, top *collect.Result, rs *Resume) (*collect.Result, *Out) {
+	m := &frameMerge{frames: frames, allowed: allowed, params: params, resume: rs, visited: map[string]*framed{},
+		window:      observation.WindowSize - top.ControlCoverage.Scanned,
+		textNodes:   observation.TextNodes - top.TextCoverage.ScannedNodes,
+		textUnits:   observation.TextUnits - top.TextCoverage.InspectedUnits,
+		regionNodes: observation.RegionScanNodes - top.RegionCoverage.ScannedNodes,
+		regions:     observation.MaxRegions - len(top.Regions),
+		textBytes:   observation.TextBytes,
+	}
+	if params.TextBytes > 0 {
+		m.textBytes = params.TextBytes
+	}
+	topLink := Place{{Frame: "", Doc: top.Doc}}
+	out := &framed{}
+	if rs != nil {
+		m.resumeChains(ctx, top, out)
+	}
+	if out.textStop != nil {
+		m.textNext = out.textStop // a continued frame's text stopped again
+	}
+	rest := m.expand(ctx, "", 0, 0, top.Origin, top, topLink, len(out.controls), textCost(out.text))
+	out.controls = append(out.controls, rest.controls...)
+	if m.textNext == nil {
+		out.text = append(out.text, rest.text...)
+		m.textNext = rest.textStop
+	}
+	out.regions = append(out.regions, rest.regions...)
+	if len(out.controls) > observation.MaxControls {
+		out.controls, m.controlsCut = out.controls[:observation.MaxControls], true
+	}
+	// Text a continuation's frames gave ahead of their place may pass the
+	// bound: the stream then continues at the first part left out.
+	for used, i := 0, 0; i < len(out.text); i++ {
+		if used += observation.TextPartCost(out.text[i].text); used > m.textBytes {
+			m.textNext, out.text = out.text[i].at, out.text[:i]
+			break
+		}
+	}
+	// A frame's counts are of what the observation holds of it.
+	for _, c := range out.controls {
+		if c.record > 0 {
+			m.records[c.record-1].Controls++
+		}
+	}
+	for _, t := range out.text {
+		if t.record > 0 {
+			m.records[t.record-1].TextParts++
+		}
+	}
+	res := *top
+	res.Controls = make([]collect.Control, len(out.controls))
+	ctrlFrames := make([]int, len(out.controls))
+	places := make([]Place, len(out.controls))
+	for i, c := range out.controls {
+		res.Controls[i], ctrlFrames[i], places[i] = c.c, c.record, c.at
+	}
+	switch {
+	case m.controlsCut:
+		res.ControlCoverage.More, res.ControlCoverage.Limit = true, observation.LimitControls
+	case m.limit != "":
+		res.ControlCoverage.More, res.ControlCoverage.Limit = true, m.limit
+	}
+	res.Text = make([]string, len(out.text))
+	textFrames := make([]int, len(out.text))
+	textPlaces := make([]Place, len(out.text)+1)
+	for i, t := range out.text {
+		res.Text[i], textFrames[i], textPlaces[i] = t.text, t.record, t.at
+	}
+	textPlaces[len(out.text)] = Place{{Frame: "", Index: len(top.Text), Doc: top.Doc}}
+	if m.textNext != nil {
+		textPlaces[len(out.text)] = m.textNext
+		res.TextCoverage.ByteLimitReached = true
+	}
+	if rs != nil && rs.Text != nil {
+		res.TextCoverage.FirstContinues = m.firstContinues
+	}
+	res.Regions = out.regions
+	regionFrames := make([]int, len(out.regions))
+	for i, g := range out.regions {
+		regionFrames[i] = g.Frame
+	}
+	res.HiddenFrames, res.TextFrames = nil, nil
+	return &res, &Out{records: m.records, omitted: m.omitted, ctrlFrames: ctrlFrames, textFrames: textFrames,
+		regionFrames: regionFrames, Places: places, TextPlaces: textPlaces}
+}
+
+func textCost(ts []framedText) int {
+	n := 0
+	for _, t := range ts {
+		n += observation.TextPartCost(t.text)
+	}
+	return n
+}
+
+// resumeChains collects the frames a continuation resumes inside, the
+// innermost first, and puts what each stream continues with ahead of the
+// top document's content: the rest of the innermost frame, then of each
+// frame around it after the frame it holds.
+func (m *frameMerge) resumeChains(ctx context.Context, top *collect.Result, out *framed) {
+	rs := m.resume
+	// The frames on either chain, outermost first, with their records.
+	type level struct {
+		id    cdp.FrameID
+		depth int
+		at    Place // its place: the documents down to it, then itself
+	}
+	var levels []level
+	seen := map[cdp.FrameID]int{}
+	for _, chain := range []Place{rs.Controls, rs.Text} {
+		for k := 1; k < len(chain); k++ {
+			if _, ok := seen[chain[k].Frame]; !ok {
+				seen[chain[k].Frame] = len(levels)
+				// In this revision each document on the way continues
+				// right after the frame it holds, which is found by its
+				// key: the links keep only the frames and documents.
+				at := make(Place, k+1)
+				for j, l := range chain[:k] {
+					at[j] = Link{Frame: l.Frame, Doc: l.Doc}
+				}
+				at[k] = Link{Frame: chain[k].Frame}
+				levels = append(levels, level{id: chain[k].Frame, depth: k, at: at})
+			}
+		}
+	}
+	records := make(map[cdp.FrameID]int, len(levels))
+	parentOrigin := map[cdp.FrameID]string{"": top.Origin}
+	for _, l := range levels {
+		up := l.at[len(l.at)-2].Frame
+		parent := records[up]
+		origin := m.frameOrigin(l.id, parentOrigin[up])
+		parentOrigin[l.id] = origin
+		records[l.id] = m.record(observation.Frame{Parent: parent, Depth: l.depth, Origin: origin, Status: observation.FrameDetached})
+	}
+	// Innermost first: what the stream shows next is the rest of it.
+	for i := len(levels) - 1; i >= 0; i-- {
+		l := levels[i]
+		p := m.frameParams(len(out.controls), textCost(out.text))
+		inC, inT := onChain(rs.Controls, l.id), onChain(rs.Text, l.id)
+		switch k := l.depth; {
+		case inC && k == len(rs.Controls)-1:
+			p.After = &collect.Anchor{Revision: rs.Old, Index: rs.Controls[k].Index}
+		case inC:
+			p.AfterFrame = string(rs.Controls[k+1].Frame)
+		}
+		switch k := l.depth; {
+		case inT && k == len(rs.Text)-1:
+			p.Text = &collect.From{Revision: rs.Old, Index: rs.Text[k].Index, Units: rs.Units}
+		case inT:
+			p.Text = &collect.From{Revision: rs.Old, Frame: string(rs.Text[k+1].Frame)}
+		}
+		idx := records[l.id]
+		res, err := m.frames.Collect(ctx, l.id, p)
+		if err != nil {
+			m.setStatus(idx, err)
+			continue
+		}
+		m.collected++
+		m.account(res)
+		content := m.expand(ctx, l.id, idx, l.depth, parentOrigin[l.id], res, l.at, len(out.controls), textCost(out.text))
+		m.fill(idx, res, content)
+		m.visited[string(l.id)] = content
+		// The stream that continues inside the frame goes first; the
+		// other goes where the frame's element is met, as for any frame.
+		if inC {
+			out.controls = append(out.controls, content.controls...)
+			content.controlsPlaced = true
+		}
+		if inT && out.textStop == nil {
+			if len(out.text) == 0 && len(content.text) > 0 && res.TextCoverage.FirstContinues {
+				m.firstContinues = true // the view's first part continues one a view cut
+			}
+			out.text = append(out.text, content.text...)
+			out.textStop = content.textStop
+		}
+		content.textPlaced = inT
+		out.regions = append(out.regions, content.regions...)
+	}
+}
+
+func onChain(chain Place, id cdp.FrameID) bool {
+	for _, l := range chain[min(1, len(chain)):] {
+		if l.Frame == id {
+			return true
+		}
+	}
+	return false
+}
