@@ -243,6 +243,21 @@ const (
 	ActHover  ActionKind = "hover"
 	ActScroll ActionKind = "scroll"
 	ActDrag   ActionKind = "drag"
+	// Tool version 1.9.0.
+	ActDblClick     ActionKind = "dblclick"
+	ActContextClick ActionKind = "context_click"
+	ActSelectText   ActionKind = "select_text"
+)
+
+// SelectMode says how a 1.9.0 select of several options changes a
+// multiple-choice list: set (exactly these, the default), add or remove.
+type SelectMode string
+
+// Select modes.
+const (
+	SelectSet    SelectMode = "set"
+	SelectAdd    SelectMode = "add"
+	SelectRemove SelectMode = "remove"
 )
 
 // MaxScrollViewports bounds the viewports one scroll moves, either way.
@@ -269,6 +284,9 @@ type Action struct {
 	// Tool version 1.8.0.
 	To        string  `json:"to,omitempty"`        // drag: the ref of the control to drop on
 	Viewports float64 `json:"viewports,omitempty"` // scroll: viewports to move, negative up; 0 means 1
+	// Tool version 1.9.0.
+	Options []string   `json:"options,omitempty"` // select: the visible labels of a multiple-choice list's options
+	Mode    SelectMode `json:"mode,omitempty"`    // select with options: set (default), add or remove
 }
 
 // ActResult reports an action's postconditions and the fresh observation.

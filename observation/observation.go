@@ -135,7 +135,12 @@ const (
 	MaxSelectKeys     = 100   // arrow, Home and End presses one choice may take
 	MaxSelectOptions  = 65536 // options looked at
 	MaxTypeAheadUnits = 64    // longest label chosen by typing it instead
+	MaxSelectChoices  = 64    // options one select of a multiple-choice list names (1.9.0)
 )
+
+// MaxSelectTextUnits bounds the text one select_text selects (1.9.0), in
+// UTF-16 units: the control's text it looks at, and the part asked for.
+const MaxSelectTextUnits = 4096
 
 // Dialog is a pending alert, confirm, prompt or beforeunload dialog.
 type Dialog struct {

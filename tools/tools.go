@@ -193,6 +193,9 @@ func Tools(v Version) []Tool {
 	if v.Interactions {
 		interactions(all)
 	}
+	if v.RealPages {
+		realPagesAct(all)
+	}
 	if v.Frames {
 		for i := range all {
 			all[i].Description += framesNote
@@ -323,10 +326,19 @@ type actBefore18 struct {
 // them.
 func ParseAct(v Version, raw json.RawMessage) (browser.Action, error) {
 	var a browser.Action
-	if v.Interactions {
+	if v.RealPages {
 		if err := strict(raw, &a); err != nil {
 			return a, err
 		}
+		if err := checkRealPagesAct(a); err != nil {
+			return a, err
+		}
+	} else if v.Interactions {
+		var old actBefore19
+		if err := strict(raw, &old); err != nil {
+			return a, err
+		}
+		a = old.action()
 	} else {
 		var old actBefore18
 		if err := strict(raw, &old); err != nil {

@@ -49,8 +49,8 @@ func (s *Session) Act(ctx context.Context, a browser.Action, authorize browser.A
 	defer s.leaveFrame()
 	req := collect.GuardRequest{
 		Target:   ct,
-		Pointer:  a.Kind == browser.ActClick || a.Kind == browser.ActCheck || a.Kind == browser.ActUncheck || a.Kind == browser.ActHover,
-		Focus:    a.Kind == browser.ActType || a.Kind == browser.ActPress || a.Kind == browser.ActSelect,
+		Pointer:  a.Kind == browser.ActClick || a.Kind == browser.ActCheck || a.Kind == browser.ActUncheck || a.Kind == browser.ActHover || realPagesPointer(a),
+		Focus:    a.Kind == browser.ActType || a.Kind == browser.ActPress || a.Kind == browser.ActSelect && !realPagesPointer(a),
 		Editable: a.Kind == browser.ActType,
 	}
 	// From 1.8.0 a control that took the last keyboard action and still
@@ -88,7 +88,19 @@ func (s *Session) Act(ctx context.Context, a browser.Action, authorize browser.A
 	}
 
 	before := s.tab.Mark()
-	if err := s.dispatch(ctx, a, req, prep, at, permit); err != nil {
+	if realPagesPointer(a) {
+		err = s.dispatchRealPages(ctx, a, ct, point{prep.X, prep.Y}, at, permit)
+	} else {
+		err = s.dispatch(ctx, a, req, prep, at, permit)
+	}
+	if err == errNothingToDo {
+		obs, err := s.observe(ctx, observation.Request{})
+		if err != nil {
+			return nil, err
+		}
+		return &browser.ActResult{URL: obs.URL, Observation: obs}, nil
+	}
+	if err != nil {
 		return nil, err
 	}
 	if a.Kind == browser.ActType && prep.Facts.Editable {
@@ -108,7 +120,7 @@ func actionFacts(a browser.Action, p *collect.GuardResult) policy.Facts {
 	}
 	f := policy.Facts{Origin: p.Facts.Origin, Role: p.Facts.Role, Name: p.Facts.Name, NameCut: p.Facts.NameCut, Form: p.Facts.Form}
 	switch a.Kind {
-	case browser.ActClick:
+	case browser.ActClick, browser.ActDblClick, browser.ActContextClick, browser.ActSelectText:
 		f.Submit = p.Facts.Submit
 	case browser.ActType:
 		f.Submit = a.Submit && p.Facts.InForm
@@ -149,6 +161,12 @@ func (s *Session) actionClass(a browser.Action) (string, error) {
 	switch a.Kind {
 	case browser.ActClick:
 		return policy.ClassClick, nil
+	case browser.ActDblClick, browser.ActContextClick, browser.ActSelectText:
+		if s.realPages {
+			// A double click or a drag over a button clicks it too: each
+			// is judged as a click.
+			return policy.ClassClick, nil
+		}
 	case browser.ActType, browser.ActPress, browser.ActSelect, browser.ActCheck, browser.ActUncheck:
 		if a.Kind == browser.ActPress && a.Key == "" {
 			return "", errcode.New(errcode.InvalidArgument, "press needs a key")
@@ -160,7 +178,7 @@ func (s *Session) actionClass(a browser.Action) (string, error) {
 		} else if a.Kind == browser.ActPress && !keys.Named(a.Key) && len([]rune(a.Key)) != 1 {
 			return "", errcode.New(errcode.InvalidArgument, "unknown key %s", errcode.Quote(a.Key))
 		}
-		if a.Kind == browser.ActSelect && a.Option == "" {
+		if a.Kind == browser.ActSelect && a.Option == "" && a.Options == nil {
 			return "", errcode.New(errcode.InvalidArgument, "select needs the option's visible label")
 		}
 		return policy.ClassInput, nil
@@ -181,6 +199,9 @@ func (s *Session) actionClass(a browser.Action) (string, error) {
 			}
 		}
 		return policy.ClassInput, nil
+	}
+	if s.realPages {
+		return "", errcode.New(errcode.InvalidArgument, "unknown action kind %s (click, dblclick, context_click, type, press, select, select_text, check, uncheck, dialog, hover, scroll, drag)", errcode.Quote(string(a.Kind)))
 	}
 	if s.interactions {
 		return "", errcode.New(errcode.InvalidArgument, "unknown action kind %s (click, type, press, select, check, uncheck, dialog, hover, scroll, drag)", errcode.Quote(string(a.Kind)))

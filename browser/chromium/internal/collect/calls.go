@@ -228,6 +228,7 @@ const (
 	GuardKeyboard GuardKind = "keyboard" // key input at the focus
 	GuardHover    GuardKind = "hover"    // the mouse's arrival at a point
 	GuardPress    GuardKind = "press"    // a drag's press at a point (its moves and release are not watched)
+	GuardContext  GuardKind = "context"  // a right-button click at a point, confirmed by the page's contextmenu event (1.9.0)
 )
 
 // ArmRequest arms the input guard for a control, after a last check that

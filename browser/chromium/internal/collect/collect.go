@@ -35,7 +35,7 @@ var sources embed.FS
 // uses only what an earlier file or its own defines.
 var files = []string{
 	"dom.js", "strings.js", "visibility.js", "names.js", "frames.js", "controls.js", "regions.js",
-	"text.js", "draft.js", "actions.js", "find.js", "screenshot.js", "observe.js",
+	"text.js", "draft.js", "actions.js", "choices.js", "find.js", "screenshot.js", "observe.js",
 }
 
 // named is one value the collector reads from B or R, by its Go name.
@@ -74,6 +74,8 @@ var bounds = []named{
 	{"MaxSelectKeys", observation.MaxSelectKeys},
 	{"MaxSelectOptions", observation.MaxSelectOptions},
 	{"MaxTypeAheadUnits", observation.MaxTypeAheadUnits},
+	{"MaxSelectChoices", observation.MaxSelectChoices},
+	{"MaxSelectTextUnits", observation.MaxSelectTextUnits},
 	{"RegionCoverageV1", observation.RegionCoverageV1},
 	{"RegionScope", observation.RegionScope},
 	{"TextCoverageV1", observation.TextCoverageV1},
@@ -106,6 +108,9 @@ var codes = []named{
 	{"Multiple", Multiple},
 	{"NoOption", NoOption},
 	{"TooFar", TooFar},
+	{"Single", Single},
+	{"NoText", NoText},
+	{"OffScreen", OffScreen},
 	{"DraftMatch", DraftMatch},
 	{"DraftChanged", DraftChanged},
 	{"DraftHidden", DraftHidden},

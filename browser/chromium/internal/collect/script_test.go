@@ -236,7 +236,7 @@ func TestScriptHoldsNoCode(t *testing.T) {
 func TestCodesAreTheDecodersCodes(t *testing.T) {
 	accepted := map[string]bool{}
 	for _, list := range [][]Refusal{observeRefusals, inspectRefusals, prepareRefusals, armRefusals, selectRefusals,
-		ownerRefusals, shotRefusals, findRefusals} {
+		ownerRefusals, shotRefusals, findRefusals, choicesRefusals, pointRefusals, textSpanRefusals} {
 		for _, r := range list {
 			accepted["refusal "+string(r)] = true
 		}

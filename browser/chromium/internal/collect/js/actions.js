@@ -128,12 +128,14 @@ const GUARDED = {
   keyboard: ['keydown', 'keypress', 'keyup', 'beforeinput'],
   hover: ['pointerover', 'mouseover', 'pointermove', 'mousemove'],
   press: ['pointerdown', 'mousedown'],
+  context: ['pointerdown', 'mousedown', 'pointerup', 'mouseup', 'auxclick', 'contextmenu'],
 };
 const CONFIRMING = {
   pointer: new Set(['click']),
   keyboard: new Set(['keydown', 'beforeinput']),
   hover: new Set(['pointerover', 'mouseover', 'pointermove', 'mousemove']),
   press: new Set(['pointerdown', 'mousedown']),
+  context: new Set(['contextmenu']),
 };
 for (const kind of Object.keys(GUARDED)) {
   for (const type of GUARDED[kind]) {
@@ -164,7 +166,7 @@ function arm(p) {
   } else if (!within(deepActiveElement(), el)) {
     return {error: R.Unfocusable};
   }
-  if (p.kind === 'pointer' || p.kind === 'press') lastKeyed = null;
+  if (p.kind !== 'keyboard' && p.kind !== 'hover') lastKeyed = null;
   Object.assign(guard, {node: el, kind: p.kind, hits: 0, confirmed: 0, blocked: 0});
   return {ok: true};
 }

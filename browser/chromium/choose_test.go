@@ -1,0 +1,163 @@
+package chromium
+
+import (
+	"context"
+	"fmt"
+	"slices"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/veetbot/veetbrowser/browser"
+	"github.com/veetbot/veetbrowser/errcode"
+	"github.com/veetbot/veetbrowser/internal/browsertest"
+	"github.com/veetbot/veetbrowser/observation"
+)
+
+// openRealPages opens a session of tool version 1.9.0 (RealPages, or
+// only 1.8.0's options when old) on html served from loopback.
+func openRealPages(t *testing.T, html string, old bool) (*Session, *observation.Observation) {
+	t.Helper()
+	ctx := browsertest.Context(t, time.Minute)
+	bs, err := shared.Get(t).NewSession(ctx, browser.SessionOptions{Reading: true, Frames: true, Interactions: true, RealPages: !old})
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { bs.Close(context.Background()) })
+	s := bs.(*Session)
+	st := &interactSite{pages: map[string]string{"/": html}}
+	obs, err := s.Navigate(ctx, browsertest.ServeHandler(t, st))
+	if err != nil {
+		t.Fatal(err)
+	}
+	return s, obs
+}
+
+// preferences is a newsletter settings page: a scrolling multiple-choice
+// list of topics, one of them disabled, that logs each trusted change.
+var preferences = func() string {
+	var opts strings.Builder
+	for _, topic := range []string{"World", "Business", "Technology", "Science", "Health", "Sports", "Travel", "Food", "Books", "Music", "Film", "Weather"} {
+		attr := ""
+		switch topic {
+		case "Business":
+			attr = " selected"
+		case "Weather":
+			attr = " disabled"
+		}
+		fmt.Fprintf(&opts, "<option%s>%s</option>", attr, topic)
+	}
+	return `<title>Newsletter preferences</title>
+<style>body{font:14px sans-serif;margin:2em} select{width:14em}</style>
+<header><nav><a href="#">Home</a> · <a href="#">Account</a></nav></header>
+<main><h1>Your newsletter</h1>
+<form onsubmit="return false">
+<label for=topics>Topics</label><br>
+<select id=topics name=topics multiple size=5>` + opts.String() + `</select>
+<p class=hint>Hold Ctrl to pick several topics.</p>
+<button type=button>Save preferences</button>
+</form>
+<p id=log>untouched</p></main>
+<script>
+const topics = document.getElementById('topics');
+topics.addEventListener('change', (e) => {
+  log.textContent = (e.isTrusted ? 'trusted: ' : 'untrusted: ') + [...topics.selectedOptions].map((o) => o.label).join(',');
+});
+</script>`
+}()
+
+// chosen is what the page holds selected, and whether the last change
+// was trusted.
+func chosen(t *testing.T, s *Session) string {
+	return evalMain(t, s, "document.getElementById('log').textContent")
+}
+
+// TestSelectSeveralOptions (fails before 1.9.0's choices: the action was
+// refused as a multiple-choice list): options of a scrolling <select
+// multiple> are set, added and removed with trusted Control-clicks, far
+// options scrolled into the list's view, and verified; the observation
+// shows the options chosen.
+func TestSelectSeveralOptions(t *testing.T) {
+	t.Parallel()
+	s, obs := openRealPages(t, preferences, false)
+	ctx := browsertest.Context(t, 2*time.Minute)
+	act := func(options []string, mode browser.SelectMode) error {
+		t.Helper()
+		res, err := s.Act(ctx, browser.Action{Kind: browser.ActSelect, Ref: find(t, obs, "Topics").Ref, Options: options, Mode: mode}, allowAll)
+		if err == nil {
+			obs = res.Observation
+		}
+		return err
+	}
+	for _, c := range []struct {
+		options []string
+		mode    browser.SelectMode
+		want    string
+	}{
+		{[]string{"Technology", "Travel", "Music"}, "", "trusted: Technology,Travel,Music"}, // set by default: Business is cleared; Music is below the list's fold
+		{[]string{"World"}, browser.SelectAdd, "trusted: World,Technology,Travel,Music"},
+		{[]string{"Travel", "Film"}, browser.SelectRemove, "trusted: World,Technology,Music"}, // Film was not chosen: only Travel changes
+		{[]string{"Music", "World"}, browser.SelectSet, "trusted: World,Music"},
+	} {
+		if err := act(c.options, c.mode); err != nil {
+			t.Fatalf("%v %s: %v", c.options, c.mode, err)
+		}
+		if got := chosen(t, s); got != c.want {
+			t.Fatalf("%v %s: the page holds %q, want %q", c.options, c.mode, got, c.want)
+		}
+	}
+	// The view shows which options are chosen.
+	var selected []string
+	for _, c := range obs.Controls {
+		if c.Role == "option" && c.States.Selected {
+			selected = append(selected, c.Name)
+		}
+	}
+	if !slices.Contains(selected, "World") {
+		t.Errorf("the observation shows %q as the selected options; want World among them (controls %q)", selected, names(obs))
+	}
+	// Asking for what already holds sends nothing.
+	before := chosen(t, s)
+	evalMain(t, s, "log.textContent = 'quiet'")
+	if err := act([]string{"World"}, browser.SelectAdd); err != nil {
+		t.Fatal(err)
+	}
+	if got := chosen(t, s); got != "quiet" {
+		t.Errorf("a choice that already held changed the list: %q (was %q)", got, before)
+	}
+	// Refusals, each before any click.
+	for _, c := range []struct {
+		options []string
+		want    errcode.Code
+		words   string
+	}{
+		{[]string{"Weather"}, errcode.NotActionable, "disabled"},
+		{[]string{"Gardening"}, errcode.NotActionable, "no option labelled"},
+	} {
+		err := act(c.options, browser.SelectSet)
+		if errcode.Of(err) != c.want || err == nil || !strings.Contains(err.Error(), c.words) {
+			t.Errorf("%v: %v, want %s saying %q", c.options, err, c.want, c.words)
+		}
+	}
+	if got := chosen(t, s); got != "quiet" {
+		t.Errorf("a refused choice changed the list: %q", got)
+	}
+}
+
+// TestSelectSeveralRefusedBefore19: older versions keep refusing a
+// multiple-choice list.
+func TestSelectSeveralRefusedBefore19(t *testing.T) {
+	t.Parallel()
+	s, obs := openRealPages(t, preferences, true)
+	ctx := browsertest.Context(t, time.Minute)
+	_, err := s.Act(ctx, browser.Action{Kind: browser.ActSelect, Ref: find(t, obs, "Topics").Ref, Option: "World"}, allowAll)
+	if errcode.Of(err) != errcode.NotActionable || !strings.Contains(err.Error(), "multiple-choice") {
+		t.Fatalf("1.8.0 select in a multiple list: %v, want the not_actionable refusal", err)
+	}
+	for _, k := range []browser.ActionKind{browser.ActDblClick, browser.ActContextClick, browser.ActSelectText} {
+		_, err := s.Act(ctx, browser.Action{Kind: k, Ref: find(t, obs, "Topics").Ref}, allowAll)
+		if errcode.Of(err) != errcode.InvalidArgument || !strings.Contains(err.Error(), "unknown action kind") {
+			t.Errorf("1.8.0 %s: %v, want unknown action kind", k, err)
+		}
+	}
+}

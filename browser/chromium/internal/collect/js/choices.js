@@ -1,0 +1,131 @@
+// choices.js: tool version 1.9.0's choices in a multiple-choice list and
+// text selection (docs/realpages.md). The page plans and verifies; the
+// runtime clicks and drags with trusted input. Nothing is set from script:
+// a list is only scrolled, as a wheel would, to show an option.
+
+let choices = null; // the planned choices: {el, toggles: [option], want: Set(option)}
+let selecting = null; // the planned selection: {el, text}
+
+const optionLabel = (o) => clean(o.label || o.textContent || '');
+const optionEnabled = (o) => !o.disabled && !(o.parentElement && o.parentElement.localName === 'optgroup' && o.parentElement.disabled);
+
+// choicesPlan plans the modifier clicks that make a <select multiple>'s
+// chosen options the set asked for: mode set (exactly the labels), add or
+// remove. Each label names the first option showing it. A disabled option
+// that would have to change, or more than B.MaxSelectChoices clicks, is
+// refused.
+function choicesPlan(p) {
+  choices = null;
+  const el = retainedNode(p);
+  if (!el || !el.isConnected) return {error: R.Detached};
+  if (el.localName !== 'select') return {error: R.NotSelect};
+  if (!el.multiple) return {error: R.Single};
+  const n = Math.min(el.options.length, B.MaxSelectOptions);
+  const named = new Set();
+  for (const label of p.labels) {
+    let found = null;
+    for (let i = 0; i < n && !found; i++) if (optionLabel(el.options[i]) === label) found = el.options[i];
+    if (!found) return {error: R.NoOption, label};
+    named.add(found);
+  }
+  const want = new Set();
+  const toggles = [];
+  for (let i = 0; i < n; i++) {
+    const o = el.options[i];
+    const chosen = p.mode === 'set' ? named.has(o) : p.mode === 'add' ? o.selected || named.has(o) : o.selected && !named.has(o);
+    if (chosen) want.add(o);
+    if (chosen === o.selected) continue;
+    if (!optionEnabled(o)) return {error: R.Disabled, label: optionLabel(o).slice(0, B.MaxNameUnits)};
+    if (toggles.length === B.MaxSelectChoices) return {error: R.TooFar};
+    toggles.push(o);
+  }
+  choices = {el, toggles, want};
+  return {toggles: toggles.length};
+}
+
+// choicePoint shows the toggle-th option to toggle in its list, scrolling
+// the list as a wheel does, and answers the middle of the option, which
+// must hit the list.
+function choicePoint(p) {
+  const el = retainedNode(p);
+  if (!el || !el.isConnected || !choices || choices.el !== el || !choices.toggles[p.toggle]) return {error: R.Detached};
+  const o = choices.toggles[p.toggle];
+  const box = el.getBoundingClientRect();
+  const top = box.top + el.clientTop;
+  const bottom = top + el.clientHeight;
+  let r = o.getBoundingClientRect();
+  if (r.top < top) el.scrollTop -= top - r.top;
+  else if (r.bottom > bottom) el.scrollTop += r.bottom - bottom;
+  r = o.getBoundingClientRect();
+  if (r.width <= 0 || r.height <= 0) return {error: R.Hidden};
+  const x = r.left + r.width / 2;
+  const y = r.top + r.height / 2;
+  const hit = hitTarget(x, y);
+  if (!hit || !within(hit, el)) return {error: R.Covered};
+  return {x, y};
+}
+
+// choicesAre: the list's chosen options are exactly the planned set.
+function choicesAre(p) {
+  const el = retainedNode(p);
+  if (!el || !choices || choices.el !== el) return false;
+  const n = Math.min(el.options.length, B.MaxSelectOptions);
+  for (let i = 0; i < n; i++) if (el.options[i].selected !== choices.want.has(el.options[i])) return false;
+  return true;
+}
+
+// textSpan finds the text to select in a control: its visible text, or
+// the first occurrence of p.text in it, spaces collapsed, within
+// B.MaxSelectTextUnits. It answers the points a drag goes from (inside
+// the first character, near its start) and to (inside the last, near its
+// end); both must hit the control.
+function textSpan(p) {
+  selecting = null;
+  const el = retainedNode(p);
+  if (!el || !el.isConnected) return {error: R.Detached};
+  let flat = '';
+  const at = []; // at[i]: [text node, offset] of flat[i]
+  const walker = document.createTreeWalker(el, NodeFilter.SHOW_TEXT);
+  const visible = visibilityChecker();
+  for (let t = walker.nextNode(); t && flat.length < B.MaxSelectTextUnits; t = walker.nextNode()) {
+    if (!t.parentElement || !visible(t.parentElement)) continue;
+    for (let i = 0; i < t.data.length && flat.length < B.MaxSelectTextUnits; i++) {
+      const space = /\s/.test(t.data[i]);
+      if (space && (flat === '' || flat.endsWith(' '))) continue;
+      flat += space ? ' ' : t.data[i];
+      at.push([t, i]);
+    }
+  }
+  const want = clean(p.text || flat);
+  const start = want === '' ? -1 : flat.indexOf(want);
+  if (start < 0) return {error: R.NoText};
+  const box = (i) => {
+    const range = document.createRange();
+    range.setStart(at[i][0], at[i][1]);
+    range.setEnd(at[i][0], at[i][1] + 1);
+    return range.getClientRects()[0] || null;
+  };
+  const first = box(start);
+  const last = box(start + want.length - 1);
+  if (!first || !last) return {error: R.NoText};
+  const x1 = first.left + first.width * 0.2;
+  const y1 = first.top + first.height / 2;
+  const x2 = last.right - last.width * 0.2;
+  const y2 = last.top + last.height / 2;
+  for (const [x, y] of [[x1, y1], [x2, y2]]) {
+    if (x < 0 || y < 0 || x >= window.innerWidth || y >= window.innerHeight) return {error: R.OffScreen};
+    const hit = hitTarget(x, y);
+    if (!hit || !within(hit, el)) return {error: R.Covered};
+  }
+  selecting = {el, text: want};
+  return {x1, y1, x2, y2};
+}
+
+// textSelected: the page's selection is now the planned text, spaces
+// collapsed. A verdict only: the selected text never leaves the page.
+function textSelected(p) {
+  const el = retainedNode(p);
+  if (!el || !selecting || selecting.el !== el) return false;
+  const sel = window.getSelection();
+  return !!sel && clean(sel.toString()) === selecting.text;
+}
