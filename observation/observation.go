@@ -138,6 +138,14 @@ const (
 	MaxSelectChoices  = 64    // options one select of a multiple-choice list names (1.9.0)
 )
 
+// A multiple-choice list's control shows (1.9.0) the labels of its first
+// MaxChosen chosen options, each cut to MaxChosenUnits UTF-16 units, and
+// counts the others: the list's state, as a person sees it highlighted.
+const (
+	MaxChosen      = 16
+	MaxChosenUnits = 64
+)
+
 // MaxSelectTextUnits bounds the text one select_text selects (1.9.0), in
 // UTF-16 units: the control's text it looks at, and the part asked for.
 const MaxSelectTextUnits = 4096
@@ -159,6 +167,11 @@ type Control struct {
 	// Frame is the index of the frame the control is in (tool version
 	// 1.7.0); 0, the top document, is omitted.
 	Frame int `json:"frame,omitempty"`
+	// Chosen (tool version 1.9.0) are the labels of a multiple-choice
+	// list's chosen options, at most MaxChosen, each cut to
+	// MaxChosenUnits; ChosenMore counts the chosen options past them.
+	Chosen     []string `json:"chosen,omitempty"`
+	ChosenMore int      `json:"chosen_more,omitempty"`
 }
 
 // States are the ARIA and native states of a control; false is the default.

@@ -193,6 +193,9 @@ type Control struct {
 	Readonly      bool   `json:"readonly,omitempty"`
 	Focused       bool   `json:"focused,omitempty"`
 	Frame         int    `json:"frame,omitempty"` // 1.7.0: the frame it is in; 0, the top document, is left out
+	// 1.9.0: a multiple-choice list's chosen options, and how many more.
+	Chosen     []string `json:"chosen,omitempty"`
+	ChosenMore int      `json:"chosen_more,omitempty"`
 }
 
 // Skipped discloses a control too large to show even alone; pass its ref as
@@ -558,6 +561,7 @@ func modelControl(c observation.Control) Control {
 		Ref: c.Ref, Role: c.Role, Name: name, NameTruncated: cut || c.NameTruncated,
 		Disabled: c.Disabled, Checked: c.Checked, Selected: c.Selected, Expanded: c.Expanded,
 		Pressed: c.Pressed, Required: c.Required, Readonly: c.Readonly, Focused: c.Focused,
+		Chosen: c.Chosen, ChosenMore: c.ChosenMore,
 	}
 }
 

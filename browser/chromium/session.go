@@ -160,6 +160,7 @@ func (s *Session) observe(ctx context.Context, req observation.Request) (*observ
 		Window:     observation.WindowSize,
 		MaxOffset:  observation.MaxOffset,
 		Reading:    s.reading,
+		Choices:    s.realPages,
 	}
 	if s.reading && s.window < observation.TextBytes {
 		params.TextBytes = s.window
@@ -478,6 +479,8 @@ func (s *Session) mintControls(rev uint64, collected []collect.Control) []observ
 			Name:          c.Name,
 			NameTruncated: c.NameTruncated,
 			States:        c.States,
+			Chosen:        c.Chosen,
+			ChosenMore:    c.ChosenMore,
 		}
 	}
 	return out

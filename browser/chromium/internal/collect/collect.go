@@ -75,6 +75,8 @@ var bounds = []named{
 	{"MaxSelectOptions", observation.MaxSelectOptions},
 	{"MaxTypeAheadUnits", observation.MaxTypeAheadUnits},
 	{"MaxSelectChoices", observation.MaxSelectChoices},
+	{"MaxChosen", observation.MaxChosen},
+	{"MaxChosenUnits", observation.MaxChosenUnits},
 	{"MaxSelectTextUnits", observation.MaxSelectTextUnits},
 	{"RegionCoverageV1", observation.RegionCoverageV1},
 	{"RegionScope", observation.RegionScope},
@@ -181,6 +183,9 @@ type Params struct {
 	// Reading (tool version 1.6.0): landmark regions with names, regions in
 	// open shadow roots, and streams that continue where a view stopped.
 	Reading bool `json:"reading,omitempty"`
+	// Choices (tool version 1.9.0): a multiple-choice list's control
+	// carries the labels of its chosen options.
+	Choices bool `json:"choices,omitempty"`
 	// A stream that ended is not collected at all; one that continues
 	// resumes at a point its revision retained in the page.
 	ControlsEnded bool  `json:"controls_ended,omitempty"`
@@ -304,6 +309,10 @@ type Control struct {
 	Position      int                `json:"position"`
 	States        observation.States `json:"states"`
 	Frame         string             `json:"frame,omitempty"` // RoleFrame: the key of its frame
+	// 1.9.0, a multiple-choice list: its chosen options' labels, and how
+	// many more are chosen past observation.MaxChosen.
+	Chosen     []string `json:"chosen,omitempty"`
+	ChosenMore int      `json:"chosen_more,omitempty"`
 }
 
 // ControlCoverage is the collector's view of the control scan.
@@ -369,6 +378,14 @@ func Decode(raw []byte) (*Result, error) {
 	for _, c := range r.Controls {
 		if observation.UTF16Len(c.Name) > observation.MaxNameUnits {
 			return nil, fmt.Errorf("collector returned a name over %d units", observation.MaxNameUnits)
+		}
+		if len(c.Chosen) > observation.MaxChosen || c.ChosenMore < 0 || c.ChosenMore > observation.MaxSelectOptions {
+			return nil, fmt.Errorf("collector returned %d chosen options and %d more", len(c.Chosen), c.ChosenMore)
+		}
+		for _, l := range c.Chosen {
+			if observation.UTF16Len(l) > observation.MaxChosenUnits {
+				return nil, fmt.Errorf("collector returned a chosen option's label over %d units", observation.MaxChosenUnits)
+			}
 		}
 	}
 	if n := len(r.Regions); n > observation.MaxRegions {

@@ -120,7 +120,9 @@ function prepare(p) {
 // confirming event (a click; a keydown or beforeinput) proves delivery.
 // A hover guards the pointer's arrival (mouseenter on the control's
 // ancestors passes: they hold the control), a drag only its press: the
-// moves and the release that follow land wherever the drag goes.
+// moves and the release that follow land wherever the drag goes. A
+// context click guards its press and the contextmenu event it fires: the
+// page's own menu may open under the pointer before the release.
 const guard = {node: null, kind: '', hits: 0, confirmed: 0, blocked: 0};
 let lastKeyed = null; // the control the last confirmed keyboard action went to
 const GUARDED = {
@@ -128,7 +130,7 @@ const GUARDED = {
   keyboard: ['keydown', 'keypress', 'keyup', 'beforeinput'],
   hover: ['pointerover', 'mouseover', 'pointermove', 'mousemove'],
   press: ['pointerdown', 'mousedown'],
-  context: ['pointerdown', 'mousedown', 'pointerup', 'mouseup', 'auxclick', 'contextmenu'],
+  context: ['pointerdown', 'mousedown', 'contextmenu'],
 };
 const CONFIRMING = {
   pointer: new Set(['click']),

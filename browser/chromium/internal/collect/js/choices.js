@@ -9,6 +9,21 @@ let selecting = null; // the planned selection: {el, text}
 const optionLabel = (o) => clean(o.label || o.textContent || '');
 const optionEnabled = (o) => !o.disabled && !(o.parentElement && o.parentElement.localName === 'optgroup' && o.parentElement.disabled);
 
+// chosenOptions are a multiple-choice list's chosen options, as a control
+// of 1.9.0 shows them: the labels of the first B.MaxChosen, each cut to
+// B.MaxChosenUnits, and how many more (of the first B.MaxSelectOptions).
+function chosenOptions(el) {
+  const n = Math.min(el.options.length, B.MaxSelectOptions);
+  const chosen = [];
+  let more = 0;
+  for (let i = 0; i < n; i++) {
+    if (!el.options[i].selected) continue;
+    if (chosen.length < B.MaxChosen) chosen.push(cut(optionLabel(el.options[i]), B.MaxChosenUnits)[0]);
+    else more++;
+  }
+  return more > 0 ? {chosen, chosen_more: more} : chosen.length > 0 ? {chosen} : {};
+}
+
 // choicesPlan plans the modifier clicks that make a <select multiple>'s
 // chosen options the set asked for: mode set (exactly the labels), add or
 // remove. Each label names the first option showing it. A disabled option

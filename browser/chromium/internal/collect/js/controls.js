@@ -189,8 +189,9 @@ function collectControls(p, revision, visible) {
     }
     if (!visible(el)) continue;
     const [name, truncated] = cut(accessibleName(el, role), B.MaxNameUnits);
-    controls.push({role, name, name_truncated: truncated, position: start + scanned - 1,
-      states: states(el, role, focused)});
+    const c = {role, name, name_truncated: truncated, position: start + scanned - 1, states: states(el, role, focused)};
+    if (p.choices && el.localName === 'select' && el.multiple) Object.assign(c, chosenOptions(el));
+    controls.push(c);
     nodes.push(el);
     parents.push(flatParent(el));
   }
