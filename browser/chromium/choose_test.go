@@ -155,3 +155,37 @@ func TestSelectSeveralRefusedBefore19(t *testing.T) {
 		}
 	}
 }
+
+// TestChosenOptionsAtTheirBound: a list's control shows the labels of
+// observation.MaxChosen chosen options and counts the rest; 1.8.0 views
+// show none.
+func TestChosenOptionsAtTheirBound(t *testing.T) {
+	t.Parallel()
+	list := func(name string, chosen int) string {
+		var b strings.Builder
+		fmt.Fprintf(&b, "<label>%s <select multiple size=4>", name)
+		for i := range observation.MaxChosen + 4 {
+			sel := ""
+			if i < chosen {
+				sel = " selected"
+			}
+			fmt.Fprintf(&b, "<option%s>Tag %d</option>", sel, i)
+		}
+		return b.String() + "</select></label>"
+	}
+	page := "<title>Tags</title>" + list("At the bound", observation.MaxChosen) + list("Past the bound", observation.MaxChosen+1)
+	_, obs := openRealPages(t, page, false)
+	at, past := find(t, obs, "At the bound"), find(t, obs, "Past the bound")
+	if len(at.Chosen) != observation.MaxChosen || at.ChosenMore != 0 || at.Chosen[observation.MaxChosen-1] != fmt.Sprintf("Tag %d", observation.MaxChosen-1) {
+		t.Errorf("at the bound: %q and %d more", at.Chosen, at.ChosenMore)
+	}
+	if len(past.Chosen) != observation.MaxChosen || past.ChosenMore != 1 {
+		t.Errorf("past the bound: %q and %d more", past.Chosen, past.ChosenMore)
+	}
+	_, old := openRealPages(t, page, true)
+	for _, c := range old.Controls {
+		if c.Chosen != nil || c.ChosenMore != 0 {
+			t.Errorf("a 1.8.0 view shows chosen options of %q", c.Name)
+		}
+	}
+}
