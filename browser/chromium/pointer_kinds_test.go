@@ -1,6 +1,7 @@
 package chromium
 
 import (
+	"context"
 	"strings"
 	"testing"
 	"time"
@@ -9,6 +10,7 @@ import (
 	"github.com/veetbot/veetbrowser/errcode"
 	"github.com/veetbot/veetbrowser/internal/browsertest"
 	"github.com/veetbot/veetbrowser/observation"
+	"github.com/veetbot/veetbrowser/policy"
 )
 
 // textOf is the observation's text, its parts joined by newlines.
@@ -142,5 +144,55 @@ func TestSelectTextCopyPaste(t *testing.T) {
 			t.Errorf("select_text %q: %v, want %s", c.text, err, c.code)
 		}
 		obs, _ = s.Observe(ctx, observation.Request{})
+	}
+}
+
+// dangerZone is an account page: deleting the account submits a form, and
+// a cookie banner covers one of the links.
+const dangerZone = `<title>Account</title>
+<main><h1>Danger zone</h1>
+<form method=post action=delete aria-label="Delete account"><button>Delete my account</button></form>
+<p><a href="#" id=covered>Privacy settings</a></p>
+<div style="position:fixed;left:0;right:0;top:0;height:100vh;background:rgba(0,0,0,.2)" aria-hidden=true></div>
+<p id=log>none</p></main>
+<script>
+for (const type of ['mousedown', 'click', 'dblclick', 'contextmenu', 'submit']) {
+  document.addEventListener(type, (e) => { log.textContent = type; }, true);
+}
+</script>`
+
+// TestNewPointerKindsKeepTheGuards: a double click, a context click or a
+// text selection on a submit button needs the approval a click needs, and
+// one on a covered control is refused; in either case nothing reaches the
+// page.
+func TestNewPointerKindsKeepTheGuards(t *testing.T) {
+	t.Parallel()
+	s, obs := openRealPages(t, dangerZone, false)
+	ctx := browsertest.Context(t, time.Minute)
+	var classes []string
+	deny := func(_ context.Context, class string, f policy.Facts) (policy.Permit, error) {
+		classes = append(classes, class)
+		if policy.Consequential(f) {
+			return policy.Permit{}, errcode.New(errcode.ApprovalRequired, "needs approval")
+		}
+		return policy.Permit{}, nil
+	}
+	for _, k := range []browser.ActionKind{browser.ActDblClick, browser.ActContextClick, browser.ActSelectText} {
+		_, err := s.Act(ctx, browser.Action{Kind: k, Ref: find(t, obs, "Delete my account").Ref}, deny)
+		if errcode.Of(err) != errcode.ApprovalRequired {
+			t.Errorf("%s on the delete button: %v, want approval_required", k, err)
+		}
+		_, err = s.Act(ctx, browser.Action{Kind: k, Ref: find(t, obs, "Privacy settings").Ref}, deny)
+		if errcode.Of(err) != errcode.NotActionable {
+			t.Errorf("%s on a covered link: %v, want not_actionable", k, err)
+		}
+	}
+	if got := evalMain(t, s, "log.textContent"); got != "none" {
+		t.Errorf("a refused action reached the page: %q", got)
+	}
+	for _, c := range classes {
+		if c != policy.ClassClick {
+			t.Errorf("authorized as %q, want %q", c, policy.ClassClick)
+		}
 	}
 }
