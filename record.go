@@ -273,11 +273,18 @@ type actRecord struct {
 	Key    string          `json:"key,omitempty"`
 	Option *store.Redacted `json:"option,omitempty"`
 	Accept bool            `json:"accept,omitempty"`
+	// 1.9.0: a multiple-choice select's labels, redacted as option is.
+	Options []*store.Redacted `json:"options,omitempty"`
+	Mode    string            `json:"mode,omitempty"`
 }
 
 func (s *Session) actArgs(a browser.Action) any {
-	return actRecord{Kind: string(a.Kind), Ref: a.Ref, Text: s.redact(a.Text), Submit: a.Submit, Key: a.Key,
-		Option: s.redact(a.Option), Accept: a.Accept}
+	r := actRecord{Kind: string(a.Kind), Ref: a.Ref, Text: s.redact(a.Text), Submit: a.Submit, Key: a.Key,
+		Option: s.redact(a.Option), Accept: a.Accept, Mode: string(a.Mode)}
+	for _, o := range a.Options {
+		r.Options = append(r.Options, s.redact(o))
+	}
+	return r
 }
 
 func (s *Session) redact(text string) *store.Redacted {

@@ -49,8 +49,8 @@ func (s *Session) Act(ctx context.Context, a browser.Action, authorize browser.A
 	defer s.leaveFrame()
 	req := collect.GuardRequest{
 		Target:   ct,
-		Pointer:  a.Kind == browser.ActClick || a.Kind == browser.ActCheck || a.Kind == browser.ActUncheck || a.Kind == browser.ActHover || realPagesPointer(a),
-		Focus:    a.Kind == browser.ActType || a.Kind == browser.ActPress || a.Kind == browser.ActSelect && !realPagesPointer(a),
+		Pointer:  a.Kind == browser.ActClick || a.Kind == browser.ActCheck || a.Kind == browser.ActUncheck || a.Kind == browser.ActHover || s.realPages && realPagesPointer(a),
+		Focus:    a.Kind == browser.ActType || a.Kind == browser.ActPress || a.Kind == browser.ActSelect && !(s.realPages && realPagesPointer(a)),
 		Editable: a.Kind == browser.ActType,
 	}
 	// From 1.8.0 a control that took the last keyboard action and still
@@ -88,7 +88,7 @@ func (s *Session) Act(ctx context.Context, a browser.Action, authorize browser.A
 	}
 
 	before := s.tab.Mark()
-	if realPagesPointer(a) {
+	if s.realPages && realPagesPointer(a) {
 		err = s.dispatchRealPages(ctx, a, ct, point{prep.X, prep.Y}, at, permit)
 	} else {
 		err = s.dispatch(ctx, a, req, prep, at, permit)
@@ -168,6 +168,9 @@ func (s *Session) actionClass(a browser.Action) (string, error) {
 			return policy.ClassClick, nil
 		}
 	case browser.ActType, browser.ActPress, browser.ActSelect, browser.ActCheck, browser.ActUncheck:
+		if !s.realPages && (a.Options != nil || a.Mode != "") {
+			return "", errcode.New(errcode.InvalidArgument, "options and mode need tool version 1.9.0")
+		}
 		if a.Kind == browser.ActPress && a.Key == "" {
 			return "", errcode.New(errcode.InvalidArgument, "press needs a key")
 		}

@@ -16,7 +16,7 @@ import (
 
 // openRealPages opens a session of tool version 1.9.0 (RealPages, or
 // only 1.8.0's options when old) on html served from loopback.
-func openRealPages(t *testing.T, html string, old bool) (*Session, *observation.Observation) {
+func openRealPages(t testing.TB, html string, old bool) (*Session, *observation.Observation) {
 	t.Helper()
 	ctx := browsertest.Context(t, time.Minute)
 	bs, err := shared.Get(t).NewSession(ctx, browser.SessionOptions{Reading: true, Frames: true, Interactions: true, RealPages: !old})
@@ -148,6 +148,10 @@ func TestSelectSeveralRefusedBefore19(t *testing.T) {
 	if errcode.Of(err) != errcode.NotActionable || !strings.Contains(err.Error(), "multiple-choice") {
 		t.Fatalf("1.8.0 select in a multiple list: %v, want the not_actionable refusal", err)
 	}
+	_, err = s.Act(ctx, browser.Action{Kind: browser.ActSelect, Ref: find(t, obs, "Topics").Ref, Options: []string{"World"}}, allowAll)
+	if errcode.Of(err) != errcode.InvalidArgument {
+		t.Errorf("1.8.0 select with options: %v, want invalid_argument", err)
+	}
 	for _, k := range []browser.ActionKind{browser.ActDblClick, browser.ActContextClick, browser.ActSelectText} {
 		_, err := s.Act(ctx, browser.Action{Kind: k, Ref: find(t, obs, "Topics").Ref}, allowAll)
 		if errcode.Of(err) != errcode.InvalidArgument || !strings.Contains(err.Error(), "unknown action kind") {
@@ -188,4 +192,54 @@ func TestChosenOptionsAtTheirBound(t *testing.T) {
 			t.Errorf("a 1.8.0 view shows chosen options of %q", c.Name)
 		}
 	}
+}
+
+// BenchmarkChosenOptions: observing a page of 64 multiple-choice lists of
+// 200 options, half of them chosen, as 1.8.0 (no chosen labels) and as
+// 1.9.0; and one select of three options in a 12-option list.
+func BenchmarkChosenOptions(b *testing.B) {
+	var page strings.Builder
+	for l := range 64 {
+		fmt.Fprintf(&page, "<label>List %d <select multiple size=4>", l)
+		for i := range 200 {
+			sel := ""
+			if i%2 == 0 {
+				sel = " selected"
+			}
+			fmt.Fprintf(&page, "<option%s>Option %d of list %d</option>", sel, i, l)
+		}
+		page.WriteString("</select></label>")
+	}
+	for _, c := range []struct {
+		name string
+		old  bool
+	}{{"1.8.0", true}, {"1.9.0", false}} {
+		b.Run("observe/"+c.name, func(b *testing.B) {
+			s, _ := openRealPages(b, page.String(), c.old)
+			for b.Loop() {
+				if _, err := s.Observe(context.Background(), observation.Request{}); err != nil {
+					b.Fatal(err)
+				}
+			}
+		})
+	}
+	b.Run("select3", func(b *testing.B) {
+		s, obs := openRealPages(b, preferences, false)
+		sets := [][]string{{"Technology", "Travel", "Music"}, {"World", "Science", "Film"}}
+		i := 0
+		for b.Loop() {
+			ref := ""
+			for _, c := range obs.Controls {
+				if c.Name == "Topics" {
+					ref = c.Ref
+				}
+			}
+			res, err := s.Act(context.Background(), browser.Action{Kind: browser.ActSelect, Ref: ref, Options: sets[i%2]}, allowAll)
+			if err != nil {
+				b.Fatal(err)
+			}
+			obs = res.Observation
+			i++
+		}
+	})
 }
