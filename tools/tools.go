@@ -310,63 +310,6 @@ type UploadArgs struct {
 	Paths []string `json:"paths"`
 }
 
-// actBefore18 is browser_act's arguments before 1.8.0, which has no to or
-// viewports.
-type actBefore18 struct {
-	Kind   browser.ActionKind `json:"kind"`
-	Ref    string             `json:"ref,omitempty"`
-	Text   string             `json:"text,omitempty"`
-	Submit bool               `json:"submit,omitempty"`
-	Key    string             `json:"key,omitempty"`
-	Option string             `json:"option,omitempty"`
-	Accept bool               `json:"accept,omitempty"`
-}
-
-// ParseAct parses browser_act's arguments strictly, as version v defines
-// them.
-func ParseAct(v Version, raw json.RawMessage) (browser.Action, error) {
-	var a browser.Action
-	if v.RealPages {
-		if err := strict(raw, &a); err != nil {
-			return a, err
-		}
-		if err := checkRealPagesAct(a); err != nil {
-			return a, err
-		}
-	} else if v.Interactions {
-		var old actBefore19
-		if err := strict(raw, &old); err != nil {
-			return a, err
-		}
-		a = old.action()
-	} else {
-		var old actBefore18
-		if err := strict(raw, &old); err != nil {
-			return a, err
-		}
-		a = browser.Action{Kind: old.Kind, Ref: old.Ref, Text: old.Text, Submit: old.Submit, Key: old.Key, Option: old.Option, Accept: old.Accept}
-	}
-	if a.Kind == "" {
-		return a, errcode.New(errcode.InvalidArgument, "kind is required")
-	}
-	switch a.Kind {
-	case browser.ActHover, browser.ActScroll, browser.ActDrag:
-		if !v.Interactions {
-			return a, errcode.New(errcode.InvalidArgument, "unknown action kind %s (click, type, press, select, check, uncheck, dialog)", errcode.Quote(string(a.Kind)))
-		}
-	}
-	if a.Kind != browser.ActDialog && a.Kind != browser.ActScroll && a.Ref == "" {
-		return a, errcode.New(errcode.InvalidArgument, "ref is required for %s", errcode.Quote(string(a.Kind)))
-	}
-	if a.Kind == browser.ActDrag && a.To == "" {
-		return a, errcode.New(errcode.InvalidArgument, "drag needs to: the ref of the control to drop on")
-	}
-	if a.To != "" && a.Kind != browser.ActDrag || a.Viewports != 0 && a.Kind != browser.ActScroll {
-		return a, errcode.New(errcode.InvalidArgument, "to is for drag and viewports for scroll")
-	}
-	return a, browser.CheckViewports(a.Viewports)
-}
-
 // ParseUpload parses browser_upload's arguments strictly.
 func ParseUpload(raw json.RawMessage) (UploadArgs, error) {
 	var a UploadArgs
