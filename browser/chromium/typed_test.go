@@ -204,3 +204,37 @@ func TestTypeIsCheckedInThePage(t *testing.T) {
 		t.Fatalf("typing into the editor: %v", err)
 	}
 }
+
+// BenchmarkTypeChecked: one type into a text field with the page's check
+// (1.9.0) and without it (older versions), the observation after it
+// included.
+func BenchmarkTypeChecked(b *testing.B) {
+	for _, real := range []bool{false, true} {
+		b.Run(map[bool]string{false: "unchecked", true: "checked"}[real], func(b *testing.B) {
+			ctx := browsertest.Context(b, 10*time.Minute)
+			bs, err := shared.Get(b).NewSession(ctx, browser.SessionOptions{Interactions: true, Frames: true, RealPages: real})
+			if err != nil {
+				b.Fatal(err)
+			}
+			defer bs.Close(ctx)
+			s := bs.(*Session)
+			obs, err := s.Navigate(ctx, browsertest.Serve(b, signup))
+			if err != nil {
+				b.Fatal(err)
+			}
+			for b.Loop() {
+				ref := ""
+				for _, c := range obs.Controls {
+					if c.Name == "Bio" {
+						ref = c.Ref
+					}
+				}
+				res, err := s.Act(ctx, browser.Action{Kind: browser.ActType, Ref: ref, Text: "x"}, allowAll)
+				if err != nil {
+					b.Fatal(err)
+				}
+				obs = res.Observation
+			}
+		})
+	}
+}
