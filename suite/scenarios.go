@@ -321,7 +321,7 @@ setInterval(() => {
 				return a.click(ctx, "Pay")
 			},
 		},
-	}, interactionScenarios()...)
+	}, append(interactionScenarios(), inputScenarios()...)...)
 }
 
 // longRead is the long-read scenario's article: 2,100 paragraphs, the code
