@@ -148,12 +148,13 @@ func TestTypedTextIsCheckedBeforeDispatch(t *testing.T) {
 // length, a nickname field a page script empties on input (it rejects
 // what it does not like), a pre-filled bio and a rich-text message.
 const signup = `<title>Join · Makers Forum</title>
-<form onsubmit="return false">
+<form onsubmit="window.submits = (window.submits || 0) + 1; return false">
   <p><label>Invite code <input id="code" maxlength="6" placeholder="6 letters"></label></p>
   <p><label>Nickname <input id="nick"></label></p>
   <p><label>Bio <textarea id="bio">I build boats.</textarea></label></p>
   <p><label>Email <input id="mail" type="email"></label></p>
   <div role="textbox" aria-label="Message" contenteditable="true"><p>Hello</p></div>
+  <button>Join</button>
 </form>
 <script>
   document.getElementById('nick').addEventListener('input', (e) => { e.target.value = ''; });
@@ -163,7 +164,7 @@ const signup = `<title>Join · Makers Forum</title>
 // page checks that the field took the text: a maximum length that cut it
 // and a script that emptied the field are not_actionable, saying so; a
 // field that took it (appended to a pre-filled text, a field without a
-// caret, a rich-text editor) succeeds.
+// caret, a rich-text editor) succeeds. A rejected text is not submitted.
 func TestTypeIsCheckedInThePage(t *testing.T) {
 	t.Parallel()
 	ctx := browsertest.Context(t, time.Minute)
@@ -184,6 +185,13 @@ func TestTypeIsCheckedInThePage(t *testing.T) {
 	if got := evalMain(t, s, `document.getElementById('code').value`); got != "ABCDEF" {
 		t.Fatalf("the code field holds %q", got)
 	}
+	// A text that did not go in is never submitted: the check runs before
+	// the Enter.
+	_, err = s.Act(ctx, browser.Action{Kind: browser.ActType, Ref: find(t, obs, "Nickname").Ref, Text: "zoe", Submit: true}, allowAll)
+	wantCode(t, err, errcode.NotActionable)
+	if got := evalMain(t, s, `String(window.submits || 0)`); got != "0" {
+		t.Fatalf("a rejected text was submitted %s times", got)
+	}
 	err = typeInto("Nickname", "zoe")
 	wantCode(t, err, errcode.NotActionable)
 	if !strings.Contains(err.Error(), "does not hold the text") {
@@ -202,6 +210,13 @@ func TestTypeIsCheckedInThePage(t *testing.T) {
 	}
 	if err := typeInto("Message", " world"); err != nil {
 		t.Fatalf("typing into the editor: %v", err)
+	}
+	// A text that went in is submitted.
+	if _, err := s.Act(ctx, browser.Action{Kind: browser.ActType, Ref: find(t, obs, "Email").Ref, Text: ".uk", Submit: true}, allowAll); err != nil {
+		t.Fatal(err)
+	}
+	if got := evalMain(t, s, `String(window.submits || 0)`); got != "1" {
+		t.Fatalf("an accepted text was submitted %s times", got)
 	}
 }
 
