@@ -1,6 +1,8 @@
 package chromium
 
 import (
+	"fmt"
+	"strconv"
 	"strings"
 	"testing"
 	"time"
@@ -251,5 +253,29 @@ func BenchmarkTypeChecked(b *testing.B) {
 				obs = res.Observation
 			}
 		})
+	}
+}
+
+// TestRangeKeyBound: a range takes at most observation.MaxSelectKeys
+// arrows from its nearer end: a value at the bound is reached, one past
+// it is not_actionable, the slider untouched.
+func TestRangeKeyBound(t *testing.T) {
+	t.Parallel()
+	ctx := browsertest.Context(t, time.Minute)
+	max := 3 * observation.MaxSelectKeys
+	s, obs := openRealPages(t, fmt.Sprintf(`<title>Mixer</title><label>Volume <input id="vol" type="range" min="0" max="%d" value="7"></label>`, max), true)
+	at := strconv.Itoa(observation.MaxSelectKeys)
+	res, err := s.Act(ctx, browser.Action{Kind: browser.ActType, Ref: find(t, obs, "Volume").Ref, Text: at}, allowAll)
+	if err != nil {
+		t.Fatalf("a value %s keys away: %v", at, err)
+	}
+	obs = res.Observation
+	if got := evalMain(t, s, `document.getElementById('vol').value`); got != at {
+		t.Fatalf("the slider holds %q, want %s", got, at)
+	}
+	_, err = s.Act(ctx, browser.Action{Kind: browser.ActType, Ref: find(t, obs, "Volume").Ref, Text: strconv.Itoa(observation.MaxSelectKeys + 1)}, allowAll)
+	wantCode(t, err, errcode.NotActionable)
+	if got := evalMain(t, s, `document.getElementById('vol').value`); got != at {
+		t.Fatalf("the refused slider moved to %q", got)
 	}
 }
