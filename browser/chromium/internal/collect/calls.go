@@ -459,6 +459,9 @@ func DecodeTypedPlan(raw []byte) (*TypedKeys, error) {
 	if err != nil {
 		return nil, err
 	}
+	if (p.Error != "" && (p.Fields != nil || p.Keys != nil)) || (p.Error == "" && p.Kind == "") || (p.Fields != nil && p.Keys != nil) {
+		return nil, errors.New("typed plan answer with not exactly one of a refusal, segments and keys")
+	}
 	if len(p.Fields) > len(dateSegments) || len(p.Keys) > observation.MaxSelectKeys+1 || observation.UTF16Len(p.AM) > 2 || observation.UTF16Len(p.PM) > 2 {
 		return nil, errors.New("typed plan over its bounds")
 	}
