@@ -210,6 +210,18 @@ func TestTypeIsCheckedInThePage(t *testing.T) {
 			t.Fatalf("%s holds %q, want %q", c.name, got, c.want)
 		}
 	}
+	// Text typed over a selection (a chord selected all) replaces it.
+	res, err := s.Act(ctx, browser.Action{Kind: browser.ActPress, Ref: find(t, obs, "Bio").Ref, Key: "Control+a"}, allowAll)
+	if err != nil {
+		t.Fatal(err)
+	}
+	obs = res.Observation
+	if err := typeInto("Bio", "Sailor."); err != nil {
+		t.Fatalf("typing over the selection: %v", err)
+	}
+	if got := evalMain(t, s, `document.getElementById('bio').value`); got != "Sailor." {
+		t.Fatalf("Bio holds %q after typing over the selection", got)
+	}
 	if err := typeInto("Message", " world"); err != nil {
 		t.Fatalf("typing into the editor: %v", err)
 	}
