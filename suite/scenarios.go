@@ -325,6 +325,7 @@ setInterval(() => {
 	}, slices.Concat(
 		interactionScenarios(),
 		choicesScenarios(),
+		inputScenarios(),
 	)...)
 }
 

@@ -70,6 +70,11 @@ func (s *Session) Act(ctx context.Context, a browser.Action, authorize browser.A
 		}
 		return &browser.ActResult{URL: obs.URL, Observation: obs}, nil
 	}
+	if s.realPages && a.Kind == browser.ActType && insp.Facts.Input != "" {
+		if err := typedRefusal(insp.Facts.Input, a.Text); err != nil {
+			return nil, err
+		}
+	}
 	facts := actionFacts(a, insp)
 	permit, prep, err := s.authorizeAndPrepare(ctx, authorize, class, facts, req)
 	if err != nil {

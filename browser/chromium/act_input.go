@@ -43,10 +43,20 @@ func (s *Session) dispatch(ctx context.Context, a browser.Action, req collect.Gu
 	case browser.ActHover:
 		steps = append(steps, mouse(input.DispatchMouseEventTypeMouseMoved))
 	case browser.ActType:
-		steps = append(steps, func() error {
-			_, err := cdp.Call(octx, tgt, input.InsertText, input.InsertTextParams{Text: a.Text})
-			return err
-		})
+		typed := collect.TypedRequest{Target: req.Target, Value: a.Text}
+		if kind := p.Facts.Input; s.realPages && kind != "" {
+			if steps, err = s.typedSteps(octx, tgt, typed, kind); err != nil {
+				return err
+			}
+		} else {
+			steps = append(steps, func() error {
+				_, err := cdp.Call(octx, tgt, input.InsertText, input.InsertTextParams{Text: a.Text})
+				return err
+			})
+		}
+		if s.realPages {
+			steps = append(steps, s.typedCheckStep(octx, typed, p.Facts.Input))
+		}
 		if a.Submit {
 			steps = append(steps, keys.Steps(octx, tgt, "Enter")...)
 		}
@@ -71,6 +81,7 @@ func (s *Session) dispatch(ctx context.Context, a browser.Action, req collect.Gu
 		guard.Kind, guard.X, guard.Y = collect.GuardPointer, p.X, p.Y
 	case req.Focus:
 		guard.Kind = collect.GuardKeyboard
+		guard.Snapshot = s.realPages && a.Kind == browser.ActType && p.Facts.Input == ""
 	}
 	if guard.Kind != "" {
 		if err := s.arm(octx, guard); err != nil {

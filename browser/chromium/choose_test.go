@@ -14,19 +14,19 @@ import (
 	"github.com/veetbot/veetbrowser/observation"
 )
 
-// openRealPages opens a session of tool version 1.9.0 (RealPages, or
-// only 1.8.0's options when old) on html served from loopback.
-func openRealPages(t testing.TB, html string, old bool) (*Session, *observation.Observation) {
+// openRealPages opens html (served at every path) in a session of the
+// shared browser that works as tool version 1.9.0 does, or as 1.8.0 does
+// when real is false.
+func openRealPages(t testing.TB, html string, real bool) (*Session, *observation.Observation) {
 	t.Helper()
 	ctx := browsertest.Context(t, time.Minute)
-	bs, err := shared.Get(t).NewSession(ctx, browser.SessionOptions{Reading: true, Frames: true, Interactions: true, RealPages: !old})
+	bs, err := shared.Get(t).NewSession(ctx, browser.SessionOptions{Reading: true, Frames: true, Interactions: true, RealPages: real})
 	if err != nil {
 		t.Fatal(err)
 	}
 	t.Cleanup(func() { bs.Close(context.Background()) })
 	s := bs.(*Session)
-	st := &interactSite{pages: map[string]string{"/": html}}
-	obs, err := s.Navigate(ctx, browsertest.ServeHandler(t, st))
+	obs, err := s.Navigate(ctx, browsertest.Serve(t, html))
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -79,7 +79,7 @@ func chosen(t *testing.T, s *Session) string {
 // shows the options chosen.
 func TestSelectSeveralOptions(t *testing.T) {
 	t.Parallel()
-	s, obs := openRealPages(t, preferences, false)
+	s, obs := openRealPages(t, preferences, true)
 	ctx := browsertest.Context(t, 2*time.Minute)
 	act := func(options []string, mode browser.SelectMode) error {
 		t.Helper()
@@ -142,7 +142,7 @@ func TestSelectSeveralOptions(t *testing.T) {
 // multiple-choice list.
 func TestSelectSeveralRefusedBefore19(t *testing.T) {
 	t.Parallel()
-	s, obs := openRealPages(t, preferences, true)
+	s, obs := openRealPages(t, preferences, false)
 	ctx := browsertest.Context(t, time.Minute)
 	_, err := s.Act(ctx, browser.Action{Kind: browser.ActSelect, Ref: find(t, obs, "Topics").Ref, Option: "World"}, allowAll)
 	if errcode.Of(err) != errcode.NotActionable || !strings.Contains(err.Error(), "multiple-choice") {
@@ -178,7 +178,7 @@ func TestChosenOptionsAtTheirBound(t *testing.T) {
 		return b.String() + "</select></label>"
 	}
 	page := "<title>Tags</title>" + list("At the bound", observation.MaxChosen) + list("Past the bound", observation.MaxChosen+1)
-	_, obs := openRealPages(t, page, false)
+	_, obs := openRealPages(t, page, true)
 	at, past := find(t, obs, "At the bound"), find(t, obs, "Past the bound")
 	if len(at.Chosen) != observation.MaxChosen || at.ChosenMore != 0 || at.Chosen[observation.MaxChosen-1] != fmt.Sprintf("Tag %d", observation.MaxChosen-1) {
 		t.Errorf("at the bound: %q and %d more", at.Chosen, at.ChosenMore)
@@ -186,7 +186,7 @@ func TestChosenOptionsAtTheirBound(t *testing.T) {
 	if len(past.Chosen) != observation.MaxChosen || past.ChosenMore != 1 {
 		t.Errorf("past the bound: %q and %d more", past.Chosen, past.ChosenMore)
 	}
-	_, old := openRealPages(t, page, true)
+	_, old := openRealPages(t, page, false)
 	for _, c := range old.Controls {
 		if c.Chosen != nil || c.ChosenMore != 0 {
 			t.Errorf("a 1.8.0 view shows chosen options of %q", c.Name)
@@ -215,7 +215,7 @@ func BenchmarkChosenOptions(b *testing.B) {
 		old  bool
 	}{{"1.8.0", true}, {"1.9.0", false}} {
 		b.Run("observe/"+c.name, func(b *testing.B) {
-			s, _ := openRealPages(b, page.String(), c.old)
+			s, _ := openRealPages(b, page.String(), !c.old)
 			for b.Loop() {
 				if _, err := s.Observe(context.Background(), observation.Request{}); err != nil {
 					b.Fatal(err)

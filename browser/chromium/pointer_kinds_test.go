@@ -62,7 +62,7 @@ for (const item of document.querySelectorAll('[role=treeitem]')) {
 // for a file, each as trusted input the page's handlers see.
 func TestDoubleAndContextClick(t *testing.T) {
 	t.Parallel()
-	s, obs := openRealPages(t, contacts, false)
+	s, obs := openRealPages(t, contacts, true)
 	ctx := browsertest.Context(t, time.Minute)
 	res, err := s.Act(ctx, browser.Action{Kind: browser.ActDblClick, Ref: find(t, obs, "Grace Hopper").Ref}, allowAll)
 	if err != nil {
@@ -102,7 +102,7 @@ const composer19 = `<title>New message</title>
 // page keeps from being selected is reported, never claimed.
 func TestSelectTextCopyPaste(t *testing.T) {
 	t.Parallel()
-	s, obs := openRealPages(t, composer19, false)
+	s, obs := openRealPages(t, composer19, true)
 	ctx := browsertest.Context(t, time.Minute)
 	msg := find(t, obs, "Message").Ref
 	res, err := s.Act(ctx, browser.Action{Kind: browser.ActSelectText, Ref: msg, Text: "the meeting moves to Thursday"}, allowAll)
@@ -167,7 +167,7 @@ for (const type of ['mousedown', 'click', 'dblclick', 'contextmenu', 'submit']) 
 // page.
 func TestNewPointerKindsKeepTheGuards(t *testing.T) {
 	t.Parallel()
-	s, obs := openRealPages(t, dangerZone, false)
+	s, obs := openRealPages(t, dangerZone, true)
 	ctx := browsertest.Context(t, time.Minute)
 	var classes []string
 	deny := func(_ context.Context, class string, f policy.Facts) (policy.Permit, error) {

@@ -27,6 +27,8 @@ const (
 	fnDisarm        = "disarm"
 	fnSelectPlan    = "selectPlan"
 	fnSelectedIs    = "selectedIs"
+	fnTypedPlan     = "typedPlan"
+	fnTypedCheck    = "typedCheck"
 	fnBindDraft     = "bindDraft"
 	fnNode          = "node"
 	fnRetainedNodes = "retainedNodes"
@@ -69,6 +71,7 @@ const (
 	Multiple  Refusal = "multiple"   // a multiple-choice list, which trusted keys cannot set
 	NoOption  Refusal = "no_option"  // no option has the label
 	TooFar    Refusal = "too_far"    // too many keys away, and the label is not unique to type
+	NoValue   Refusal = "no_value"   // a range input has no step at the value to type
 )
 
 // The refusals each call may answer with.
@@ -78,6 +81,7 @@ var (
 	prepareRefusals = []Refusal{DocumentChanged, Stale, Detached, Hidden, Disabled, NotEditable, Covered, Unfocusable, OutOfView}
 	armRefusals     = []Refusal{Detached, Covered, Unfocusable}
 	selectRefusals  = []Refusal{Detached, NotSelect, Multiple, NoOption, Disabled, TooFar}
+	typedRefusals   = []Refusal{Detached, NoValue, TooFar}
 )
 
 // Refusable is the answer of a call that may refuse.
@@ -174,6 +178,7 @@ type Facts struct {
 	Editable bool   `json:"editable"` // a rich-text editor, which may hold a draft
 	Checked  bool   `json:"checked"`
 	Origin   string `json:"origin"`
+	Input    string `json:"input"` // a typed kind of input (date, time, range…), else ""
 }
 
 // GuardResult is the answer of Inspect or Prepare: a refusal, or the facts
@@ -239,6 +244,9 @@ type ArmRequest struct {
 	Kind GuardKind `json:"kind"`
 	X    float64   `json:"x"`
 	Y    float64   `json:"y"`
+	// Snapshot (1.9.0) keeps, in the page, what a text field holds around
+	// its selection, for TypedCheck.
+	Snapshot bool `json:"snapshot,omitempty"`
 }
 
 // Arm is the expression that arms the guard.
@@ -414,4 +422,87 @@ func decodeStrict(raw []byte, v any) error {
 		return errors.New("collector answer has trailing data")
 	}
 	return nil
+}
+
+// TypedRequest names the text a type action (1.9.0) types into a control.
+type TypedRequest struct {
+	Target
+	Value string `json:"value"`
+}
+
+// TypedPlan is the expression that plans the keys of a typed input: the
+// order of a date or time field's segments, or a range's keys.
+func TypedPlan(r TypedRequest) string { return call(fnTypedPlan, r) }
+
+// TypedKeys is the answer of TypedPlan: a refusal, or the input's kind
+// with its segments in the locale's order (Fields) and the keys of its
+// period (AM, PM), or a range's keys.
+type TypedKeys struct {
+	Error  Refusal  `json:"error"`
+	Kind   string   `json:"kind"`
+	Fields []string `json:"fields"`
+	AM     string   `json:"am"`
+	PM     string   `json:"pm"`
+	Keys   []string `json:"keys"`
+}
+
+func (p *TypedKeys) Refused() Refusal { return p.Error }
+
+// dateSegments are the only segments a date or time field may have.
+var dateSegments = []string{"year", "month", "day", "week", "hour", "minute", "dayPeriod"}
+
+// rangeKeys are the only keys a range plan may press.
+var rangeKeys = []string{"Home", "End", "ArrowLeft", "ArrowRight"}
+
+// DecodeTypedPlan decodes the answer of TypedPlan.
+func DecodeTypedPlan(raw []byte) (*TypedKeys, error) {
+	p, err := decodeRefusable[TypedKeys](raw, typedRefusals)
+	if err != nil {
+		return nil, err
+	}
+	if (p.Error != "" && (p.Fields != nil || p.Keys != nil)) || (p.Error == "" && p.Kind == "") || (p.Fields != nil && p.Keys != nil) {
+		return nil, errors.New("typed plan answer with not exactly one of a refusal, segments and keys")
+	}
+	if len(p.Fields) > len(dateSegments) || len(p.Keys) > observation.MaxSelectKeys+1 || observation.UTF16Len(p.AM) > 2 || observation.UTF16Len(p.PM) > 2 {
+		return nil, errors.New("typed plan over its bounds")
+	}
+	for _, f := range p.Fields {
+		if !slices.Contains(dateSegments, f) {
+			return nil, fmt.Errorf("typed plan with segment %q", f)
+		}
+	}
+	for _, k := range p.Keys {
+		if !slices.Contains(rangeKeys, k) {
+			return nil, fmt.Errorf("typed plan presses %q", k)
+		}
+	}
+	return p, nil
+}
+
+// TypedCheck is the expression that checks, after a type action, that the
+// field took the text; it answers a verdict, never the value.
+func TypedCheck(r TypedRequest) string { return call(fnTypedCheck, r) }
+
+// TypedVerdict is the answer of TypedCheck.
+type TypedVerdict string
+
+const (
+	TypedMatch   TypedVerdict = "typed"   // the field holds the text as typed
+	TypedChanged TypedVerdict = "changed" // it holds something else: a page script changed or rejected it
+	TypedCut     TypedVerdict = "cut"     // it holds less: its maxlength cut the text
+	TypedGone    TypedVerdict = "gone"    // it left the document, or was not the field the input began in
+)
+
+var typedVerdicts = []TypedVerdict{TypedMatch, TypedChanged, TypedCut, TypedGone}
+
+// DecodeTypedCheck decodes the answer of TypedCheck.
+func DecodeTypedCheck(raw []byte) (TypedVerdict, error) {
+	var v TypedVerdict
+	if err := json.Unmarshal(raw, &v); err != nil {
+		return "", fmt.Errorf("decoding the answer of typedCheck: %w", err)
+	}
+	if !slices.Contains(typedVerdicts, v) {
+		return "", fmt.Errorf("unknown typed verdict %q", v)
+	}
+	return v, nil
 }

@@ -22,6 +22,7 @@ func TestCallExpressions(t *testing.T) {
 	guard := GuardRequest{Target: target, Pointer: true, Editable: true}
 	option := OptionRequest{Target: target, Label: hostileLabel}
 	arm := ArmRequest{Target: target, Kind: GuardPointer, X: 0, Y: 12.5}
+	typed := TypedRequest{Target: target, Value: hostileLabel}
 	observe := Params{Revision: "v2", Doc: "d1", After: &Anchor{Revision: "v1", Index: 3}, MaxVisible: 256, Window: 4096, MaxOffset: 65536, Draft: &Draft{Value: hostileLabel}}
 	for _, tc := range []struct {
 		expr string
@@ -35,6 +36,8 @@ func TestCallExpressions(t *testing.T) {
 		{Disarm(), fnDisarm, nil},
 		{SelectPlan(option), fnSelectPlan, &option},
 		{SelectedIs(option), fnSelectedIs, &option},
+		{TypedPlan(typed), fnTypedPlan, &typed},
+		{TypedCheck(typed), fnTypedCheck, &typed},
 		{BindDraft(target), fnBindDraft, &target},
 		{Node(target), fnNode, &target},
 		{RetainedNodes(), fnRetainedNodes, nil},
@@ -81,7 +84,7 @@ func TestCallsAreExposed(t *testing.T) {
 	if end := strings.Index(exposed, "});"); end > 0 {
 		exposed = exposed[:end]
 	}
-	for _, fn := range []string{fnObserve, fnInspect, fnPrepare, fnArm, fnDisarm, fnSelectPlan, fnSelectedIs, fnBindDraft, fnNode, fnRetainedNodes} {
+	for _, fn := range []string{fnObserve, fnInspect, fnPrepare, fnArm, fnDisarm, fnSelectPlan, fnSelectedIs, fnTypedPlan, fnTypedCheck, fnBindDraft, fnNode, fnRetainedNodes} {
 		if !regexp.MustCompile(`\b` + fn + `\b`).MatchString(exposed) {
 			t.Errorf("the collector does not expose %s", fn)
 		}
@@ -124,6 +127,16 @@ func TestDecodersRejectGarbage(t *testing.T) {
 			[]string{`{}`, `{"keys":null}`, `{"keys":["Enter"]}`, `{"keys":["Home"],"type":"a"}`, `{"error":"no_option","keys":[]}`, `{"error":"stale"}`,
 				`{"keys":["Home"` + strings.Repeat(`,"ArrowDown"`, observation.MaxSelectKeys+1) + `]}`,
 				`{"type":"` + strings.Repeat("a", observation.MaxTypeAheadUnits+1) + `"}`}},
+		{"typedPlan", func(b []byte) error { _, err := DecodeTypedPlan(b); return err },
+			[]string{`{"kind":"date","fields":["month","day","year"],"am":"","pm":""}`, `{"kind":"time","fields":["hour","minute","dayPeriod"],"am":"A","pm":"P"}`,
+				`{"kind":"range","keys":["Home","ArrowRight"]}`, `{"error":"no_value","kind":"range"}`, `{"error":"too_far","kind":"range"}`, `{"error":"detached"}`,
+				`{"kind":"range","keys":["End"` + strings.Repeat(`,"ArrowLeft"`, observation.MaxSelectKeys) + `]}`},
+			[]string{`{}`, `{"kind":"date","fields":["era"]}`, `{"kind":"range","keys":["Enter"]}`, `{"kind":"date","fields":["year"],"keys":["Home"]}`,
+				`{"error":"stale"}`, `{"kind":"time","fields":["hour"],"am":"AMX"}`,
+				`{"kind":"range","keys":["End"` + strings.Repeat(`,"ArrowLeft"`, observation.MaxSelectKeys+1) + `]}`}},
+		{"typedCheck", func(b []byte) error { _, err := DecodeTypedCheck(b); return err },
+			[]string{`"typed"`, `"changed"`, `"cut"`, `"gone"`},
+			[]string{`"match"`, `true`, `{}`}},
 		{"selectedIs", func(b []byte) error { _, err := DecodeSelectedIs(b); return err },
 			[]string{`true`, `false`},
 			[]string{`{}`, `"true"`}},

@@ -35,7 +35,7 @@ var sources embed.FS
 // uses only what an earlier file or its own defines.
 var files = []string{
 	"dom.js", "strings.js", "visibility.js", "names.js", "frames.js", "controls.js", "regions.js",
-	"text.js", "draft.js", "actions.js", "choices.js", "find.js", "screenshot.js", "observe.js",
+	"text.js", "draft.js", "typed.js", "actions.js", "choices.js", "find.js", "screenshot.js", "observe.js",
 }
 
 // named is one value the collector reads from B or R, by its Go name.
@@ -119,6 +119,11 @@ var codes = []named{
 	{"DraftCredential", DraftCredential},
 	{"DraftOversized", DraftOversized},
 	{"DraftGone", DraftGone},
+	{"NoValue", NoValue},
+	{"TypedMatch", TypedMatch},
+	{"TypedChanged", TypedChanged},
+	{"TypedCut", TypedCut},
+	{"TypedGone", TypedGone},
 }
 
 // prelude declares B, the frozen bounds, and R, the frozen codes, ahead

@@ -108,10 +108,11 @@ func scan(src string) (string, []literal) {
 // literalsAllowed are the decimal literals of 10 or more the collector's
 // code may hold, by file: facts of the platform, not bounds.
 var literalsAllowed = map[string][]string{
-	"dom.js":        {"11", "36"},  // a shadow root's node type; a random id's digits in base 36
-	"names.js":      {"16"},        // a CSS escape's hexadecimal digits
-	"regions.js":    {"10"},        // a heading level in decimal
-	"visibility.js": {"16", "100"}, // a matrix3d's numbers; a percentage
+	"dom.js":        {"11", "36"},                // a shadow root's node type; a random id's digits in base 36
+	"names.js":      {"16"},                      // a CSS escape's hexadecimal digits
+	"regions.js":    {"10"},                      // a heading level in decimal
+	"typed.js":      {"2012", "10", "14", "100"}, // a probe date and hour; a range's default maximum
+	"visibility.js": {"16", "100"},               // a matrix3d's numbers; a percentage
 }
 
 // marksAllowed are the constants the collector's code may set to a number:
@@ -236,7 +237,7 @@ func TestScriptHoldsNoCode(t *testing.T) {
 func TestCodesAreTheDecodersCodes(t *testing.T) {
 	accepted := map[string]bool{}
 	for _, list := range [][]Refusal{observeRefusals, inspectRefusals, prepareRefusals, armRefusals, selectRefusals,
-		ownerRefusals, shotRefusals, findRefusals, choicesRefusals, pointRefusals, textSpanRefusals} {
+		ownerRefusals, shotRefusals, findRefusals, choicesRefusals, pointRefusals, textSpanRefusals, typedRefusals} {
 		for _, r := range list {
 			accepted["refusal "+string(r)] = true
 		}
@@ -246,6 +247,9 @@ func TestCodesAreTheDecodersCodes(t *testing.T) {
 			accepted["verdict "+string(v)] = true
 		}
 	}
+	for _, v := range typedVerdicts {
+		accepted["typed "+string(v)] = true
+	}
 	inR := map[string]bool{}
 	for _, c := range codes {
 		switch v := c.value.(type) {
@@ -253,6 +257,8 @@ func TestCodesAreTheDecodersCodes(t *testing.T) {
 			inR["refusal "+string(v)] = true
 		case DraftVerdict:
 			inR["verdict "+string(v)] = true
+		case TypedVerdict:
+			inR["typed "+string(v)] = true
 		default:
 			t.Errorf("R.%s is a %T, neither a refusal nor a draft verdict", c.name, c.value)
 		}

@@ -39,7 +39,7 @@ function inspect(p) {
   const facts = {role, name, name_cut: nameCut, form: formLabel, in_form: !!form, submit: submitsForm(el),
     file: el.localName === 'input' && (el.getAttribute('type') || '').toLowerCase() === 'file',
     editable: el.isContentEditable === true && el.localName !== 'input' && el.localName !== 'textarea',
-    checked: st.checked, origin: location.origin};
+    checked: st.checked, origin: location.origin, input: typedKind(el)};
   // A wheel's scroller is measured whatever the refusal: a scroll reads
   // it again once its control may have scrolled out of view.
   const measured = (r) => (p.scroller ? Object.assign(r, scrollerOf(el)) : r);
@@ -170,6 +170,7 @@ function arm(p) {
   }
   if (p.kind !== 'keyboard' && p.kind !== 'hover') lastKeyed = null;
   Object.assign(guard, {node: el, kind: p.kind, hits: 0, confirmed: 0, blocked: 0});
+  if (p.snapshot) snapshotField(el);
   return {ok: true};
 }
 

@@ -24,6 +24,14 @@ function checkDraft(p, visible) {
   const type = (el.getAttribute('type') || '').toLowerCase();
   const ac = (el.getAttribute('autocomplete') || '').toLowerCase();
   if (type === 'password' || ac.includes('password') || ac.includes('one-time-code') || ac.startsWith('cc-')) return R.DraftCredential;
+  const text = editorText(el);
+  if (text === null) return R.DraftOversized;
+  return clean(text) === clean(p.value) ? R.DraftMatch : R.DraftChanged;
+}
+
+// editorText is a rich-text editor's text, block ends as line breaks, or
+// null past B.DraftEditorNodes nodes or B.DraftEditorUnits text units.
+function editorText(el) {
   let units = 0;
   let text = '';
   const read = walk(el.firstChild, {max: B.DraftEditorNodes}, (n) => {
@@ -37,6 +45,5 @@ function checkDraft(p, visible) {
       return SKIP;
     }
   });
-  if (read.bound || read.stopped) return R.DraftOversized;
-  return clean(text) === clean(p.value) ? R.DraftMatch : R.DraftChanged;
+  return read.bound || read.stopped ? null : text;
 }

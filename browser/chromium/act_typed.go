@@ -1,0 +1,210 @@
+package chromium
+
+import (
+	"context"
+	"fmt"
+	"regexp"
+	"strconv"
+	"time"
+
+	"github.com/chromedp/cdproto/cdp"
+	"github.com/chromedp/cdproto/input"
+
+	"github.com/veetbot/veetbrowser/browser/chromium/internal/collect"
+	"github.com/veetbot/veetbrowser/browser/chromium/internal/keys"
+	"github.com/veetbot/veetbrowser/errcode"
+	"github.com/veetbot/veetbrowser/observation"
+)
+
+// Typing that takes (tool version 1.9.0, docs/actions.md). Date, time,
+// month, week and datetime-local fields take keystrokes segment by
+// segment, a range takes arrow keys, a number takes its digits over the
+// selected old value; each accepts the ISO form of its value whatever the
+// locale shows. After every type the page checks that the field took the
+// text and answers a verdict: a field that did not is not_actionable.
+
+// isoForms are the forms a typed kind's text must have, as Go's time
+// layouts, or a pattern.
+var (
+	isoLayouts = map[string]string{"date": "2006-01-02", "time": "15:04", "month": "2006-01", "datetime-local": "2006-01-02T15:04"}
+	isoWeek    = regexp.MustCompile(`^([0-9]{4})-W([0-9]{2})$`)
+	isoColor   = regexp.MustCompile(`^#[0-9a-fA-F]{6}$`)
+	// isoNumber is HTML's valid floating-point number.
+	isoNumber = regexp.MustCompile(`^-?(?:[0-9]+(?:\.[0-9]+)?|\.[0-9]+)(?:[eE][-+]?[0-9]+)?$`)
+)
+
+// typedParts are the segments of a date or time value, as the digits a
+// keyboard types into each.
+type typedParts map[string]string
+
+// parseTyped checks text against the ISO form of an input of kind and
+// returns its segments. Malformed text is invalid_argument, before
+// anything is dispatched.
+func parseTyped(kind, text string) (typedParts, error) {
+	bad := func(form string) error {
+		return errcode.New(errcode.InvalidArgument, "a %s input takes text of the form %s, not %s", kind, form, errcode.Quote(text))
+	}
+	switch kind {
+	case "number", "range":
+		if !isoNumber.MatchString(text) {
+			return nil, bad("-12.5 (a decimal number)")
+		}
+		return nil, nil
+	case "color":
+		if !isoColor.MatchString(text) {
+			return nil, bad("#ff8800")
+		}
+		return nil, nil
+	case "week":
+		m := isoWeek.FindStringSubmatch(text)
+		if m == nil {
+			return nil, bad("2012-W37")
+		}
+		y, _ := strconv.Atoi(m[1])
+		w, _ := strconv.Atoi(m[2])
+		// 28 December is always in the last ISO week of its year.
+		if _, last := time.Date(y, time.December, 28, 0, 0, 0, 0, time.UTC).ISOWeek(); y < 1 || w < 1 || w > last {
+			return nil, bad("2012-W37 (a week of that year)")
+		}
+		return typedParts{"year": m[1], "week": m[2]}, nil
+	}
+	layout := isoLayouts[kind]
+	at, err := time.Parse(layout, text)
+	if err != nil || (kind != "time" && at.Year() < 1) {
+		return nil, bad(layout)
+	}
+	h12 := at.Hour() % 12
+	if h12 == 0 {
+		h12 = 12
+	}
+	return typedParts{"year": fmt.Sprintf("%04d", at.Year()), "month": fmt.Sprintf("%02d", int(at.Month())), "day": fmt.Sprintf("%02d", at.Day()),
+		"hour": fmt.Sprintf("%02d", at.Hour()), "hour12": fmt.Sprintf("%02d", h12), "minute": fmt.Sprintf("%02d", at.Minute()),
+		"pm": strconv.FormatBool(at.Hour() >= 12)}, nil
+}
+
+// typedRefusal refuses, before authorization, text that the input of kind
+// cannot take: malformed text, or a color, whose field opens the browser's
+// picker, which no keyboard reaches.
+func typedRefusal(kind, text string) error {
+	if _, err := parseTyped(kind, text); err != nil {
+		return err
+	}
+	if kind == "color" {
+		return errcode.New(errcode.NotActionable, "a color input opens the browser's color picker, which trusted input cannot drive; the runtime does not set a color from script")
+	}
+	return nil
+}
+
+// typedSteps are the key events that type r.Value into an input of kind,
+// as the page plans them: a date or time field's segments in the
+// locale's order, a range's arrows, a number's digits over its selected
+// text.
+func (s *Session) typedSteps(octx context.Context, tgt cdp.Session, r collect.TypedRequest, kind string) ([]func() error, error) {
+	if kind == "number" {
+		c, _ := keys.ParseChord("Control+a")
+		press, release := keys.ChordSteps(octx, tgt, c)
+		return append(append(press, release...), func() error {
+			_, err := cdp.Call(octx, tgt, input.InsertText, input.InsertTextParams{Text: r.Value})
+			return err
+		}), nil
+	}
+	plan, err := collectIn(octx, s.eval, collect.TypedPlan(r), collect.DecodeTypedPlan, "the input could not be looked up")
+	if err != nil {
+		return nil, err
+	}
+	switch plan.Error {
+	case "":
+	case collect.Detached:
+		return nil, errcode.New(errcode.StaleReference, "the control is no longer on the page; observe again")
+	case collect.NoValue:
+		return nil, errcode.New(errcode.NotActionable, "the range input has no step at %s within its minimum and maximum", errcode.Quote(r.Value))
+	default: // collect.TooFar
+		return nil, errcode.New(errcode.NotActionable, "the value %s is more than %d keys from either end of the range", errcode.Quote(r.Value), observation.MaxSelectKeys)
+	}
+	var steps []func() error
+	press := func(ks ...string) {
+		for _, k := range ks {
+			steps = append(steps, keys.Steps(octx, tgt, k)...)
+		}
+	}
+	if kind == "range" {
+		press(plan.Keys...)
+		return steps, nil
+	}
+	parts, _ := parseTyped(kind, r.Value)
+	if len(plan.Fields) == 0 {
+		return nil, errcode.New(errcode.NotActionable, "the %s input's segments could not be read in this locale", kind)
+	}
+	twelve := false
+	for _, f := range plan.Fields {
+		twelve = twelve || f == "dayPeriod"
+	}
+	// Each segment is reached from the first, as a person moves with the
+	// arrows: a segment that is full moves the focus on by itself and
+	// another (a year, a month's name) does not, so counting from the
+	// first is the one way that does not depend on which.
+	for i, f := range plan.Fields {
+		for range plan.Fields {
+			press("ArrowLeft")
+		}
+		for range i {
+			press("ArrowRight")
+		}
+		switch {
+		case f == "dayPeriod":
+			period := plan.AM
+			if parts["pm"] == "true" {
+				period = plan.PM
+			}
+			if period == "" {
+				return nil, errcode.New(errcode.NotActionable, "the time input's morning and afternoon could not be read in this locale")
+			}
+			press(period)
+		case f == "hour" && twelve:
+			press(digits(parts["hour12"])...)
+		default:
+			press(digits(parts[f])...)
+		}
+	}
+	return steps, nil
+}
+
+func digits(s string) []string {
+	out := make([]string, len(s))
+	for i := range s {
+		out[i] = s[i : i+1]
+	}
+	return out
+}
+
+// typedCheckStep checks, right after the text went in and before any
+// Enter submits it, that the field took it. One that did not ends the
+// action as not_actionable, its guard disarmed.
+func (s *Session) typedCheckStep(octx context.Context, r collect.TypedRequest, kind string) func() error {
+	return func() error {
+		raw, err := s.eval(octx, collect.TypedCheck(r))
+		verdict := collect.TypedChanged
+		if err == nil {
+			verdict, err = collect.DecodeTypedCheck(raw)
+		}
+		if err != nil {
+			return errcode.Wrap(errcode.ActionUncertain, err, "whether the field took the text could not be checked; observe before trying again")
+		}
+		var msg string
+		switch verdict {
+		case collect.TypedMatch:
+			return nil
+		case collect.TypedCut:
+			msg = "the field did not take the whole text: its maximum length cut it"
+		case collect.TypedGone:
+			msg = "the field left the page or lost the text during the input; observe again"
+		default:
+			msg = "the field does not hold the text typed: the page changed or rejected it"
+			if kind != "" {
+				msg = fmt.Sprintf("the %s input does not hold %s after the keystrokes: the page or its locale's field did not take it", kind, errcode.Quote(r.Value))
+			}
+		}
+		s.disarm(octx, false)
+		return &refused{errcode.New(errcode.NotActionable, "%s", msg)}
+	}
+}
