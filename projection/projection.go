@@ -169,6 +169,8 @@ type TextCoverage struct {
 	FirstContinues   bool   `json:"first_continues,omitempty"`
 	LastCut          bool   `json:"last_cut,omitempty"`
 	ByteBound        int    `json:"byte_bound,omitempty"`
+	// InScrollContainers (tool version 1.9.0): observation.TextCoverage's.
+	InScrollContainers int `json:"in_scroll_containers,omitempty"`
 }
 
 // Draft is the receipt of the agent's own draft: labelled, never page text.
@@ -209,6 +211,8 @@ type Coverage struct {
 	ScanLimitReached bool   `json:"scan_limit_reached,omitempty"`
 	Limit            string `json:"limit,omitempty"`
 	Ended            bool   `json:"ended,omitempty"`
+	// InScrollContainers (tool version 1.9.0): observation.ControlCoverage's.
+	InScrollContainers int `json:"in_scroll_containers,omitempty"`
 }
 
 // Next holds exactly the argument to pass back to observe.
@@ -237,7 +241,8 @@ func Project(obs *observation.Observation, opts Options) ([]byte, error) {
 	if opts.Coverage {
 		cov := obs.ControlCoverage
 		a.v.CoverageVersion = 1
-		a.v.ControlCoverage = &Coverage{Offset: cov.Offset, Scanned: cov.Scanned, ScanLimitReached: cov.ScanLimitReached, Limit: cov.Limit, Ended: cov.Ended}
+		a.v.ControlCoverage = &Coverage{Offset: cov.Offset, Scanned: cov.Scanned, ScanLimitReached: cov.ScanLimitReached, Limit: cov.Limit, Ended: cov.Ended,
+			InScrollContainers: cov.InScrollContainers}
 	}
 	source := obs.Controls
 	if opts.Offsets {
@@ -263,7 +268,8 @@ func Project(obs *observation.Observation, opts Options) ([]byte, error) {
 		c := obs.TextCoverage
 		a.v.TextCoverage = &TextCoverage{Version: c.Version, Scope: c.Scope, ScannedNodes: c.ScannedNodes, InspectedUnits: c.InspectedUnits,
 			NodeLimitReached: c.NodeLimitReached, TextLimitReached: c.TextLimitReached, ByteLimitReached: c.ByteLimitReached, OmittedBytes: c.OmittedBytes,
-			Resumed: c.Resumed, Ended: c.Ended, FirstContinues: c.FirstContinues, LastCut: c.LastCut, ByteBound: c.ByteBound}
+			Resumed: c.Resumed, Ended: c.Ended, FirstContinues: c.FirstContinues, LastCut: c.LastCut, ByteBound: c.ByteBound,
+			InScrollContainers: c.InScrollContainers}
 		if obs.Draft != nil {
 			a.v.Draft = &Draft{State: obs.Draft.State}
 		}

@@ -272,6 +272,8 @@ func (m *frameMerge) account(res *collect.Result) {
 	m.textUnits -= res.TextCoverage.InspectedUnits
 	m.regionNodes -= res.RegionCoverage.ScannedNodes
 	m.regions -= len(res.Regions)
+	m.scrollControls += res.ControlCoverage.InScrollContainers
+	m.scrollText += res.TextCoverage.InScrollContainers
 }
 
 // fill completes the record of a collected frame.
