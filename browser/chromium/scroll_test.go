@@ -249,3 +249,25 @@ func TestScrollContainerActScrollsTheBox(t *testing.T) {
 	}
 	waitFor(t, func() bool { return slices.Equal(site.Seen(), []string{"like 8", "share 1"}) }, site.Seen)
 }
+
+// TestScrollContainerInAFrame (fails before 1.9.0's change): the feed in a
+// same-origin frame shows all its posts, and the observation's counts add
+// the frame's.
+func TestScrollContainerInAFrame(t *testing.T) {
+	t.Parallel()
+	base := sameOrigin(t, map[string]string{
+		"/":     `<title>Embed</title><h1>Club news</h1><button>Top</button><iframe src="/feed" title="Timeline" style="width:600px;height:420px"></iframe>`,
+		"/feed": timelinePage(),
+	})
+	s, obs := openReal(t, base, true)
+	obs = observeUntil(t, s, obs, func(o *observation.Observation) bool { return hasControl(o, "Like post 8") })
+	if frameOf(obs, "Like post 8") <= 0 {
+		t.Fatalf("controls %q", names(obs))
+	}
+	if n := obs.ControlCoverage.InScrollContainers; n != 16 {
+		t.Errorf("controls in scroll containers %d, want 16", n)
+	}
+	if n := obs.TextCoverage.InScrollContainers; n != 24 {
+		t.Errorf("text parts in scroll containers %d, want 24", n)
+	}
+}

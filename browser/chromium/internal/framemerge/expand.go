@@ -251,6 +251,7 @@ func (m *frameMerge) frameParams(controlsBefore, textBefore int) collect.Params 
 		MaxOffset: m.params.MaxOffset,
 		Reading:   m.params.Reading,
 		Frames:    true,
+		RealPages: m.params.RealPages,
 		TextBytes: max(textLeft, 0),
 		TextNodes: m.textNodes,
 		TextUnits: m.textUnits,
