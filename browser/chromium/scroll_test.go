@@ -18,7 +18,7 @@ import (
 // not.
 
 // openReal opens a 1.9.0 session (realPages true) or a 1.8.0 one on url.
-func openReal(t *testing.T, url string, realPages bool) (*Session, *observation.Observation) {
+func openReal(t testing.TB, url string, realPages bool) (*Session, *observation.Observation) {
 	t.Helper()
 	ctx := browsertest.Context(t, time.Minute)
 	bs, err := shared.Get(t).NewSession(ctx, browser.SessionOptions{Reading: true, Frames: true, Interactions: true, RealPages: realPages})
@@ -191,7 +191,7 @@ func TestScrollContainerClippedStaysHidden(t *testing.T) {
 // TestScrollContainerStripAndNested (fails before 1.9.0's change): a
 // horizontally scrolling strip that hides vertical overflow shows all its
 // cards; a list that scrolls inside a feed that scrolls shows its last
-// item, which lies beyond both boxes.
+// item and its closing heading (a region), which lie beyond both boxes.
 func TestScrollContainerStripAndNested(t *testing.T) {
 	t.Parallel()
 	var b strings.Builder
@@ -207,7 +207,7 @@ func TestScrollContainerStripAndNested(t *testing.T) {
 	for i := 1; i <= 9; i++ {
 		fmt.Fprintf(&b, `<div style="height:40px">Reply %d <button>Vote reply %d</button></div>`, i, i)
 	}
-	b.WriteString(`</div><div style="height:300px">Footer of the thread</div></div>`)
+	b.WriteString(`<h3>End of the replies</h3></div><div style="height:300px">Footer of the thread</div></div>`)
 	_, obs := openReal(t, browsertest.Serve(t, b.String()), true)
 	find(t, obs, "Add card 12")
 	find(t, obs, "Vote reply 9")
@@ -216,6 +216,9 @@ func TestScrollContainerStripAndNested(t *testing.T) {
 		if !strings.Contains(text, s) {
 			t.Errorf("%q missing from %q", s, text)
 		}
+	}
+	if !slices.ContainsFunc(obs.Regions, func(g observation.Region) bool { return g.Kind == "heading" && g.Summary == "End of the replies" }) {
+		t.Errorf("regions %+v", obs.Regions)
 	}
 	if n := obs.ControlCoverage.InScrollContainers; n != 21 {
 		t.Errorf("controls in scroll containers %d, want 21", n)
@@ -269,5 +272,46 @@ func TestScrollContainerInAFrame(t *testing.T) {
 	}
 	if n := obs.TextCoverage.InScrollContainers; n != 24 {
 		t.Errorf("text parts in scroll containers %d, want 24", n)
+	}
+}
+
+// scrollersPage is n posts with a button each, in feeds of twenty posts
+// that each scroll with four in sight.
+func scrollersPage(n int) string {
+	var b strings.Builder
+	for i := 0; i < n; i++ {
+		if i%20 == 0 {
+			if i > 0 {
+				b.WriteString(`</div>`)
+			}
+			b.WriteString(`<div style="height:200px;overflow-y:auto;overflow-x:hidden">`)
+		}
+		fmt.Fprintf(&b, `<div style="height:50px">Post %d <button>Like %d</button></div>`, i, i)
+	}
+	b.WriteString(`</div>`)
+	return b.String()
+}
+
+// BenchmarkObserveScrollContainers: observe time of 1.8.0 (realpages=false)
+// and 1.9.0 sessions on the 12,000-button page and on 4,000 posts in 200
+// scrolling feeds.
+func BenchmarkObserveScrollContainers(b *testing.B) {
+	for _, page := range []struct {
+		name, html string
+	}{{"buttons=12000", buttons(12000, "")}, {"feeds=200", scrollersPage(4000)}} {
+		for _, real := range []bool{false, true} {
+			b.Run(fmt.Sprintf("%s/realpages=%t", page.name, real), func(b *testing.B) {
+				s, _ := openReal(b, browsertest.Serve(b, page.html), real)
+				ctx := context.Background()
+				var obs *observation.Observation
+				for b.Loop() {
+					var err error
+					if obs, err = s.Observe(ctx, observation.Request{}); err != nil {
+						b.Fatal(err)
+					}
+				}
+				b.ReportMetric(float64(len(obs.Controls)), "controls")
+			})
+		}
 	}
 }
