@@ -9,6 +9,7 @@ import (
 	"time"
 
 	"github.com/veetbot/veetbrowser/browser"
+	"github.com/veetbot/veetbrowser/browser/chromium/internal/collect"
 	"github.com/veetbot/veetbrowser/internal/browsertest"
 	"github.com/veetbot/veetbrowser/observation"
 )
@@ -315,5 +316,33 @@ func BenchmarkObserveScrollContainers(b *testing.B) {
 				b.ReportMetric(float64(len(obs.Controls)), "controls")
 			})
 		}
+	}
+}
+
+// TestScrollContainerFind (fails before 1.9.0's change): browser_find
+// finds the eighth post's button and text in a 1.9.0 session, and an act
+// on what it found clicks it; a 1.8.0 session's find does not see them.
+func TestScrollContainerFind(t *testing.T) {
+	t.Parallel()
+	ctx := browsertest.Context(t, time.Minute)
+	site, base := serveEffects(t, map[string]string{"/": timelinePage()})
+	s, _ := openReal(t, base, true)
+	obs, err := s.Find(ctx, browser.FindRequest{Query: "post 8"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if got := names(obs); !slices.Equal(got, []string{"Like post 8", "Share post 8"}) ||
+		!slices.ContainsFunc(obs.Find.Matches, func(m observation.TextMatch) bool { return m.Snippet == "Post 8 body text" }) {
+		t.Fatalf("found %q, text %+v", got, obs.Find.Matches)
+	}
+	if _, err := s.Act(ctx, browser.Action{Kind: browser.ActClick, Ref: find(t, obs, "Share post 8").Ref}, allowAll); err != nil {
+		t.Fatal(err)
+	}
+	waitFor(t, func() bool { return slices.Equal(site.Seen(), []string{"share 8"}) }, site.Seen)
+
+	old, _ := openReal(t, base, false)
+	res := findOK(t, old, collect.FindRequest{Revision: "probe", Query: "post 8"})
+	if len(res.Controls) != 0 || len(res.Matches) != 0 {
+		t.Errorf("1.8.0 find %q %q", findControlNames(res), findSnippets(res))
 	}
 }
