@@ -197,7 +197,7 @@ function collectControls(p, revision, visible) {
       continue;
     }
     if (!visible(el)) continue;
-    if (visible.scrolled(el)) inScrollers++;
+    if (visible.scrolled && visible.scrolled(el)) inScrollers++;
     const [name, truncated] = cut(accessibleName(el, role), B.MaxNameUnits);
     controls.push({role, name, name_truncated: truncated, position: start + scanned - 1,
       states: states(el, role, focused)});

@@ -184,16 +184,17 @@ function visibilityChecker(opts) {
     return true;
   }
 
-  // scrolled: el lies inside a scroll container (opts.scrollers only),
-  // what coverage counts as read in scroll containers.
+  // scrolled: el lies inside a scroll container, what coverage counts as
+  // read in scroll containers; null without opts.scrollers, so that older
+  // versions' walks pay nothing for it.
   function scrolled(el) {
     const p = flatParent(el);
-    const clip = scrollers && p ? clipOf(p) : null;
+    const clip = p ? clipOf(p) : null;
     return !!(clip && clip !== 'none' && clip.scroll);
   }
 
   visible.showsText = showsText;
-  visible.scrolled = scrolled;
+  visible.scrolled = scrollers ? scrolled : null;
   return visible;
 }
 
