@@ -346,3 +346,23 @@ func TestScrollContainerFind(t *testing.T) {
 		t.Errorf("1.8.0 find %q %q", findControlNames(res), findSnippets(res))
 	}
 }
+
+// TestScrollContainerIsNotTheDocument: the document's own scrolling (the
+// root's overflow, or the body's passed to the viewport) makes no scroll
+// container: nothing is counted, and the page observes as before.
+func TestScrollContainerIsNotTheDocument(t *testing.T) {
+	t.Parallel()
+	for name, style := range map[string]string{
+		"root scrolls":     `html { overflow-y: scroll }`,
+		"body to viewport": `body { overflow: auto }`,
+	} {
+		t.Run(name, func(t *testing.T) {
+			t.Parallel()
+			page := `<style>` + style + `</style><h1>Article</h1>` + strings.Repeat(`<p style="height:200px">Paragraph <button>Cite</button></p>`, 10)
+			_, obs := openReal(t, browsertest.Serve(t, page), true)
+			if len(obs.Controls) != 10 || obs.ControlCoverage.InScrollContainers != 0 || obs.TextCoverage.InScrollContainers != 0 {
+				t.Errorf("%d controls, coverage %+v %+v", len(obs.Controls), obs.ControlCoverage, obs.TextCoverage)
+			}
+		})
+	}
+}

@@ -28,6 +28,16 @@ function scrollClip(e, st, acc) {
   return out;
 }
 
+// viewportScroller: e's overflow is the viewport's, the document's own
+// scrolling (the root's, or the body's when the root's is visible), not
+// a box's: `html { overflow-y: scroll }` makes no scroll container.
+function viewportScroller(e) {
+  if (e === document.documentElement) return true;
+  if (e !== document.body) return false;
+  const root = getComputedStyle(document.documentElement);
+  return root.overflowX === 'visible' && root.overflowY === 'visible';
+}
+
 // scrollsOn: e scrolls on the axis: overflow auto or scroll there, with
 // more content than its box.
 function scrollsOn(e, overflow, axis) {

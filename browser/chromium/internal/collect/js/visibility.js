@@ -81,7 +81,7 @@ function visibilityChecker(opts) {
           acc = 'none';
         } else if (st.position === 'fixed') {
           acc = null;
-        } else if (scrollers && (scrollsOn(e, st.overflowX, 'x') || scrollsOn(e, st.overflowY, 'y'))) {
+        } else if (scrollers && !viewportScroller(e) && (scrollsOn(e, st.overflowX, 'x') || scrollsOn(e, st.overflowY, 'y'))) {
           acc = scrollClip(e, st, acc);
         } else if (st.overflowX === 'hidden' || st.overflowX === 'clip' || st.overflowY === 'hidden' || st.overflowY === 'clip') {
           const r = e.getBoundingClientRect();
