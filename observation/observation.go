@@ -208,6 +208,10 @@ type ControlCoverage struct {
 	// Ended (tool version 1.6.0): an earlier view of this reading showed
 	// the last control, so this observation did not scan controls.
 	Ended bool `json:"ended,omitempty"`
+	// InScrollContainers (tool version 1.9.0): how many of the controls
+	// lie in a scroll container, where they are visible though a person
+	// may have to scroll that box to see them (docs/realpages.md).
+	InScrollContainers int `json:"in_scroll_containers,omitempty"`
 }
 
 // Request selects what an observation continues from: at most one of After
@@ -309,6 +313,9 @@ type TextCoverage struct {
 	// ByteBound is the byte bound of this walk when it is smaller than
 	// TextBytes: a reading observation's window (ReadingWindow).
 	ByteBound int `json:"byte_bound,omitempty"`
+	// InScrollContainers (tool version 1.9.0): how many of the text parts
+	// hold text from a scroll container (docs/realpages.md).
+	InScrollContainers int `json:"in_scroll_containers,omitempty"`
 }
 
 // ReadingWindow bounds the text bytes one reading observation collects

@@ -143,34 +143,6 @@ type Region struct {
 	Frame            int    `json:"frame,omitempty"` // 1.7.0: the frame it is in; 0, the top document, is left out
 }
 
-// RegionCoverage is region coverage in lossless compact form.
-type RegionCoverage struct {
-	Version          int    `json:"version"`
-	Scope            string `json:"scope"`
-	ScannedNodes     int    `json:"scanned_nodes,omitempty"`
-	NodeLimitReached bool   `json:"node_limit_reached,omitempty"`
-	Omitted          int    `json:"omitted,omitempty"`
-	Resumed          bool   `json:"resumed,omitempty"`
-	Ended            bool   `json:"ended,omitempty"`
-}
-
-// TextCoverage is text coverage in lossless compact form.
-type TextCoverage struct {
-	Version          int    `json:"version"`
-	Scope            string `json:"scope"`
-	ScannedNodes     int    `json:"scanned_nodes,omitempty"`
-	InspectedUnits   int    `json:"inspected_units,omitempty"`
-	NodeLimitReached bool   `json:"node_limit_reached,omitempty"`
-	TextLimitReached bool   `json:"text_limit_reached,omitempty"`
-	ByteLimitReached bool   `json:"byte_limit_reached,omitempty"`
-	OmittedBytes     int    `json:"omitted_bytes,omitempty"`
-	Resumed          bool   `json:"resumed,omitempty"`
-	Ended            bool   `json:"ended,omitempty"`
-	FirstContinues   bool   `json:"first_continues,omitempty"`
-	LastCut          bool   `json:"last_cut,omitempty"`
-	ByteBound        int    `json:"byte_bound,omitempty"`
-}
-
 // Draft is the receipt of the agent's own draft: labelled, never page text.
 type Draft struct {
 	State string `json:"state"`
@@ -205,15 +177,6 @@ type Skipped struct {
 	Reason string `json:"reason"`
 }
 
-// Coverage is the compact control coverage.
-type Coverage struct {
-	Offset           int    `json:"offset"`
-	Scanned          int    `json:"scanned"`
-	ScanLimitReached bool   `json:"scan_limit_reached,omitempty"`
-	Limit            string `json:"limit,omitempty"`
-	Ended            bool   `json:"ended,omitempty"`
-}
-
 // Next holds exactly the argument to pass back to observe.
 type Next struct {
 	After  string `json:"after,omitempty"`
@@ -240,7 +203,8 @@ func Project(obs *observation.Observation, opts Options) ([]byte, error) {
 	if opts.Coverage {
 		cov := obs.ControlCoverage
 		a.v.CoverageVersion = 1
-		a.v.ControlCoverage = &Coverage{Offset: cov.Offset, Scanned: cov.Scanned, ScanLimitReached: cov.ScanLimitReached, Limit: cov.Limit, Ended: cov.Ended}
+		a.v.ControlCoverage = &Coverage{Offset: cov.Offset, Scanned: cov.Scanned, ScanLimitReached: cov.ScanLimitReached, Limit: cov.Limit, Ended: cov.Ended,
+			InScrollContainers: cov.InScrollContainers}
 	}
 	source := obs.Controls
 	if opts.Offsets {
@@ -266,7 +230,8 @@ func Project(obs *observation.Observation, opts Options) ([]byte, error) {
 		c := obs.TextCoverage
 		a.v.TextCoverage = &TextCoverage{Version: c.Version, Scope: c.Scope, ScannedNodes: c.ScannedNodes, InspectedUnits: c.InspectedUnits,
 			NodeLimitReached: c.NodeLimitReached, TextLimitReached: c.TextLimitReached, ByteLimitReached: c.ByteLimitReached, OmittedBytes: c.OmittedBytes,
-			Resumed: c.Resumed, Ended: c.Ended, FirstContinues: c.FirstContinues, LastCut: c.LastCut, ByteBound: c.ByteBound}
+			Resumed: c.Resumed, Ended: c.Ended, FirstContinues: c.FirstContinues, LastCut: c.LastCut, ByteBound: c.ByteBound,
+			InScrollContainers: c.InScrollContainers}
 		if obs.Draft != nil {
 			a.v.Draft = &Draft{State: obs.Draft.State}
 		}

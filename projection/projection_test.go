@@ -258,3 +258,30 @@ func TestOffsetElementThatCannotFitIsAnError(t *testing.T) {
 		t.Fatalf("offset 1: %s %v", out, err)
 	}
 }
+
+// TestScrollContainerCountsAreShown: a 1.9.0 observation's counts of what
+// came from scroll containers reach the view's coverage; at 0 the view is
+// what it was.
+func TestScrollContainerCountsAreShown(t *testing.T) {
+	obs := &observation.Observation{Version: "1.9.0", Revision: "v1", Trust: observation.Trust,
+		Controls:        []observation.Control{{Ref: "e1", Role: "button", Name: "Like post 8"}},
+		ControlCoverage: observation.ControlCoverage{Scanned: 1, InScrollContainers: 1},
+		Text:            []observation.TextPart{{Text: "Post 8", Source: observation.TextSourcePage}},
+		TextCoverage:    &observation.TextCoverage{Version: 1, Scope: observation.TextScope, ScannedNodes: 3, InspectedUnits: 6, InScrollContainers: 1}}
+	out, err := Project(obs, Options{Coverage: true, TextCoverage: true})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if !strings.Contains(string(out), `"control_coverage":{"offset":0,"scanned":1,"in_scroll_containers":1}`) ||
+		!strings.Contains(string(out), `"inspected_units":6,"in_scroll_containers":1}`) {
+		t.Errorf("view %s", out)
+	}
+	obs.ControlCoverage.InScrollContainers, obs.TextCoverage.InScrollContainers = 0, 0
+	out, err = Project(obs, Options{Coverage: true, TextCoverage: true})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if strings.Contains(string(out), "in_scroll_containers") {
+		t.Errorf("view %s", out)
+	}
+}

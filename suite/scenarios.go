@@ -326,6 +326,7 @@ setInterval(() => {
 		interactionScenarios(),
 		choicesScenarios(),
 		inputScenarios(),
+		scrollScenarios(),
 	)...)
 }
 

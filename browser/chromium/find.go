@@ -26,7 +26,7 @@ func (s *Session) Find(ctx context.Context, req browser.FindRequest) (*observati
 	}
 	defer s.lock.Release(1)
 	next := s.revision + 1
-	fr := collect.FindRequest{Revision: s.revisionToken(next), Query: req.Query}
+	fr := collect.FindRequest{Revision: s.revisionToken(next), Query: req.Query, RealPages: s.realPages}
 	if req.Cursor != "" {
 		rev, from, err := s.refKeys.ParseFind(req.Cursor)
 		if err != nil {

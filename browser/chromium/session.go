@@ -160,7 +160,7 @@ func (s *Session) observe(ctx context.Context, req observation.Request) (*observ
 		Window:     observation.WindowSize,
 		MaxOffset:  observation.MaxOffset,
 		Reading:    s.reading,
-		Choices:    s.realPages,
+		RealPages:  s.realPages,
 	}
 	if s.reading && s.window < observation.TextBytes {
 		params.TextBytes = s.window
@@ -450,6 +450,8 @@ func (s *Session) build(rev uint64, res *collect.Result) *observation.Observatio
 		ScanLimitReached: cov.More && cov.Limit != observation.LimitNone,
 		Limit:            cov.Limit,
 		Ended:            cov.Ended,
+
+		InScrollContainers: cov.InScrollContainers,
 	}
 	if next := nextWindow(cov); next != nil {
 		obs.ControlCoverage.Cursor = s.refKeys.Mint(observation.KindCursor, rev, *next)

@@ -34,7 +34,7 @@ var sources embed.FS
 // may call any file's functions; code that runs while the script loads
 // uses only what an earlier file or its own defines.
 var files = []string{
-	"dom.js", "strings.js", "visibility.js", "names.js", "frames.js", "controls.js", "regions.js",
+	"dom.js", "strings.js", "visibility.js", "clip.js", "names.js", "frames.js", "controls.js", "regions.js",
 	"text.js", "draft.js", "typed.js", "actions.js", "choices.js", "find.js", "screenshot.js", "observe.js",
 }
 
@@ -188,9 +188,6 @@ type Params struct {
 	// Reading (tool version 1.6.0): landmark regions with names, regions in
 	// open shadow roots, and streams that continue where a view stopped.
 	Reading bool `json:"reading,omitempty"`
-	// Choices (tool version 1.9.0): a multiple-choice list's control
-	// carries the labels of its chosen options.
-	Choices bool `json:"choices,omitempty"`
 	// A stream that ended is not collected at all; one that continues
 	// resumes at a point its revision retained in the page.
 	ControlsEnded bool  `json:"controls_ended,omitempty"`
@@ -214,6 +211,12 @@ type Params struct {
 	TextUnits   int    `json:"text_units,omitempty"`
 	RegionNodes int    `json:"region_nodes,omitempty"`
 	MaxRegions  *int   `json:"max_regions,omitempty"`
+
+	// RealPages (tool version 1.9.0, docs/realpages.md): content that
+	// scroll containers clip is visible, and coverage counts what came
+	// from them; a multiple-choice list's control carries the labels of
+	// its chosen options.
+	RealPages bool `json:"real_pages,omitempty"`
 }
 
 // RoleFrame is the role of a frame owner in a frames-mode control scan: a
@@ -334,6 +337,9 @@ type ControlCoverage struct {
 	From string `json:"from"`
 	// Ended: the stream had ended and was not scanned (reading only).
 	Ended bool `json:"ended,omitempty"`
+	// InScrollContainers (tool version 1.9.0): kept controls that lie in
+	// a scroll container.
+	InScrollContainers int `json:"in_scroll_containers,omitempty"`
 }
 
 // Decode parses a collector result and checks its bounds. Like every
@@ -349,6 +355,12 @@ func Decode(raw []byte) (*Result, error) {
 	}
 	if a := r.ControlCoverage.Acquired; a > observation.MaxAcquired {
 		return nil, fmt.Errorf("collector acquired %d candidates, more than %d", a, observation.MaxAcquired)
+	}
+	if n := r.ControlCoverage.InScrollContainers; n < 0 || n > len(r.Controls) {
+		return nil, fmt.Errorf("collector counted %d controls in scroll containers of %d", n, len(r.Controls))
+	}
+	if n := r.TextCoverage.InScrollContainers; n < 0 || n > len(r.Text) {
+		return nil, fmt.Errorf("collector counted %d text parts in scroll containers of %d", n, len(r.Text))
 	}
 	if s := r.ControlCoverage.Scanned; s < 0 || s > observation.WindowSize {
 		return nil, fmt.Errorf("collector scanned %d candidates, more than %d", s, observation.WindowSize)

@@ -89,6 +89,13 @@ func TestDecodeBounds(t *testing.T) {
 		{"reading window",
 			func(r *Result) { r.TextCoverage.ByteBound = observation.TextBytes },
 			func(r *Result) { r.TextCoverage.ByteBound = observation.TextBytes + 1 }},
+		// Scroll container counts (1.9.0) never exceed what was kept.
+		{"controls in scroll containers",
+			func(r *Result) { r.ControlCoverage.InScrollContainers = len(r.Controls) },
+			func(r *Result) { r.ControlCoverage.InScrollContainers = len(r.Controls) + 1 }},
+		{"text parts in scroll containers",
+			func(r *Result) { r.TextCoverage.InScrollContainers = len(r.Text) },
+			func(r *Result) { r.TextCoverage.InScrollContainers = len(r.Text) + 1 }},
 	} {
 		r := valid()
 		tc.at(&r)
@@ -116,6 +123,8 @@ func TestDecodeRejectsNegativeCounts(t *testing.T) {
 		"region nodes":      func(r *Result) { r.RegionCoverage.ScannedNodes = -1 },
 		"omitted regions":   func(r *Result) { r.RegionCoverage.Omitted = -1 },
 		"scanned candidate": func(r *Result) { r.ControlCoverage.Scanned = -1 },
+		"scroll controls":   func(r *Result) { r.ControlCoverage.InScrollContainers = -1 },
+		"scroll text parts": func(r *Result) { r.TextCoverage.InScrollContainers = -1 },
 	} {
 		r := valid()
 		mutate(&r)

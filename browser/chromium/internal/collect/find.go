@@ -25,6 +25,8 @@ type FindRequest struct {
 	Doc      string    `json:"doc,omitempty"`
 	Query    string    `json:"query"`
 	From     *FindFrom `json:"from,omitempty"`
+	// RealPages (tool version 1.9.0): as Params.RealPages.
+	RealPages bool `json:"real_pages,omitempty"`
 }
 
 // FindFrom continues the find of Revision: its control stream at its

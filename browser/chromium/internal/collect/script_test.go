@@ -108,11 +108,11 @@ func scan(src string) (string, []literal) {
 // literalsAllowed are the decimal literals of 10 or more the collector's
 // code may hold, by file: facts of the platform, not bounds.
 var literalsAllowed = map[string][]string{
-	"dom.js":        {"11", "36"},                // a shadow root's node type; a random id's digits in base 36
-	"names.js":      {"16"},                      // a CSS escape's hexadecimal digits
-	"regions.js":    {"10"},                      // a heading level in decimal
-	"typed.js":      {"2012", "10", "14", "100"}, // a probe date and hour; a range's default maximum
-	"visibility.js": {"16", "100"},               // a matrix3d's numbers; a percentage
+	"dom.js":     {"11", "36"},                // a shadow root's node type; a random id's digits in base 36
+	"names.js":   {"16"},                      // a CSS escape's hexadecimal digits
+	"regions.js": {"10"},                      // a heading level in decimal
+	"typed.js":   {"2012", "10", "14", "100"}, // a probe date and hour; a range's default maximum
+	"clip.js":    {"16", "100"},               // a matrix3d's numbers; a percentage
 }
 
 // marksAllowed are the constants the collector's code may set to a number:

@@ -251,6 +251,7 @@ func (m *frameMerge) frameParams(controlsBefore, textBefore int) collect.Params 
 		MaxOffset: m.params.MaxOffset,
 		Reading:   m.params.Reading,
 		Frames:    true,
+		RealPages: m.params.RealPages,
 		TextBytes: max(textLeft, 0),
 		TextNodes: m.textNodes,
 		TextUnits: m.textUnits,
@@ -272,6 +273,8 @@ func (m *frameMerge) account(res *collect.Result) {
 	m.textUnits -= res.TextCoverage.InspectedUnits
 	m.regionNodes -= res.RegionCoverage.ScannedNodes
 	m.regions -= len(res.Regions)
+	m.scrollControls += res.ControlCoverage.InScrollContainers
+	m.scrollText += res.TextCoverage.InScrollContainers
 }
 
 // fill completes the record of a collected frame.

@@ -108,8 +108,11 @@ type frameMerge struct {
 	collected int
 	// what is left of the observation's bounds
 	window, textNodes, textUnits, regionNodes, regions int
-	textBytes                                          int // the whole text bound
-	visited                                            map[string]*framed
+	// controls and text parts the frames' collectors read in scroll
+	// containers (tool version 1.9.0)
+	scrollControls, scrollText int
+	textBytes                  int // the whole text bound
+	visited                    map[string]*framed
 	// cut: content was collected and left out for the bounds; textNext
 	// is then where the text stream continues.
 	controlsCut bool
@@ -228,6 +231,10 @@ func Merge(ctx context.Context, frames Source, allowed func(string) bool, params
 	if rs != nil && rs.Text != nil {
 		res.TextCoverage.FirstContinues = m.firstContinues
 	}
+	// The counts of what came from scroll containers add the frames'; the
+	// merge may leave some of it out for the bounds, never more than it kept.
+	res.ControlCoverage.InScrollContainers = min(top.ControlCoverage.InScrollContainers+m.scrollControls, len(res.Controls))
+	res.TextCoverage.InScrollContainers = min(top.TextCoverage.InScrollContainers+m.scrollText, len(res.Text))
 	res.Regions = out.regions
 	regionFrames := make([]int, len(out.regions))
 	for i, g := range out.regions {

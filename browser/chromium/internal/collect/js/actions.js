@@ -43,7 +43,7 @@ function inspect(p) {
   // A wheel's scroller is measured whatever the refusal: a scroll reads
   // it again once its control may have scrolled out of view.
   const measured = (r) => (p.scroller ? Object.assign(r, scrollerOf(el)) : r);
-  if (!visibilityChecker()(el)) return measured({error: R.Hidden, facts});
+  if (!retainedVisibility(p)(el)) return measured({error: R.Hidden, facts});
   if (st.disabled) return measured({error: R.Disabled, facts});
   if (p.editable && !(el.isContentEditable || ((el.localName === 'input' || el.localName === 'textarea') && !el.readOnly))) {
     return measured({error: R.NotEditable, facts});
@@ -79,7 +79,7 @@ function prepare(p) {
     const at = p.reveal === 'nearest' ? 'nearest' : 'center';
     el.scrollIntoView({block: at, inline: at, behavior: 'instant'});
   }
-  if (!visibilityChecker()(el)) return {error: R.Hidden, facts};
+  if (!retainedVisibility(p)(el)) return {error: R.Hidden, facts};
   const rect = el.getClientRects()[0] || el.getBoundingClientRect();
   let x = rect.left + rect.width / 2;
   let y = rect.top + rect.height / 2;

@@ -18,10 +18,18 @@ const retained = new Map();
 // resume from, to a revision; in reading mode also where its region and
 // text streams continue (streams: {regions: {matches, stop}, text:
 // {starts}}, each null when that stream ended).
-function retain(revision, c, streams) {
+function retain(revision, c, streams, scrollers) {
   retained.set(revision, {nodes: c.nodes, parents: c.parents, origin: c.origin || null, stop: c.stop || null,
-    regions: (streams && streams.regions) || null, text: (streams && streams.text) || null});
+    regions: (streams && streams.regions) || null, text: (streams && streams.text) || null, scrollers: !!scrollers});
   while (retained.size > B.RetainedRevisions) retained.delete(retained.keys().next().value);
+}
+
+// retainedVisibility is the visibility checker of the revision that
+// retained p's control: as the observation saw it (scroll containers,
+// tool version 1.9.0), so an action guards what the view showed.
+function retainedVisibility(p) {
+  const entry = retained.get(p.revision);
+  return visibilityChecker({scrollers: !!(entry && entry.scrollers)});
 }
 
 // retainedNode is the control a revision retained at an index, or null.
@@ -172,6 +180,7 @@ function collectControls(p, revision, visible) {
   const parents = [];
   const hiddenFrames = []; // the owners scanned and not visible: {frame: key, index: controls before it}
   let scanned = 0;
+  let inScrollers = 0; // kept controls inside scroll containers (tool version 1.9.0)
   const limit = Math.min(acquired.length, windowSize);
   while (scanned < limit && controls.length < maxVisible) {
     const {el, role} = acquired[scanned];
@@ -188,9 +197,10 @@ function collectControls(p, revision, visible) {
       continue;
     }
     if (!visible(el)) continue;
+    if (visible.scrolled && visible.scrolled(el)) inScrollers++;
     const [name, truncated] = cut(accessibleName(el, role), B.MaxNameUnits);
     const c = {role, name, name_truncated: truncated, position: start + scanned - 1, states: states(el, role, focused)};
-    if (p.choices && el.localName === 'select' && el.multiple) Object.assign(c, chosenOptions(el));
+    if (p.real_pages === true && el.localName === 'select' && el.multiple) Object.assign(c, chosenOptions(el));
     controls.push(c);
     nodes.push(el);
     parents.push(flatParent(el));
@@ -208,6 +218,7 @@ function collectControls(p, revision, visible) {
   const stop = stopped ? {node: scan.last, parent: walkParent(scan.last), position} : null;
   const out = {controls, nodes, parents, origin, stop,
     coverage: {offset: start, scanned, more, limit: lim, acquired: acquired.length, from}};
+  if (inScrollers > 0) out.coverage.in_scroll_containers = inScrollers;
   if (frames) out.hidden_frames = hiddenFrames;
   return out;
 }

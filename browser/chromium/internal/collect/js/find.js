@@ -43,7 +43,7 @@ function find(p) {
     if (!fromControls || !fromText) return {error: R.AnchorUnknown, doc: docId};
   }
   if (!words.length) fromControls = fromText = ENDED; // nothing to look for
-  const visible = visibilityChecker();
+  const visible = visibilityChecker({scrollers: p.real_pages === true});
   const c = findControls(words, fromControls, visible);
   if (c.error) return {error: c.error, doc: docId};
   const t = findText(words, fromText, visible);
@@ -51,7 +51,7 @@ function find(p) {
   const [title, titleCut] = cut(document.title || '', B.MaxTitleUnits);
   const [href, hrefCut] = cut(location.href, B.MaxURLUnits);
   const starts = t.starts.concat([t.stop]);
-  retain(p.revision, {nodes: c.nodes, parents: c.parents}, {text: {starts}});
+  retain(p.revision, {nodes: c.nodes, parents: c.parents}, {text: {starts}}, p.real_pages === true);
   retained.get(p.revision).find = {controls: c.points.concat([c.stop]), text: starts};
   return {doc: docId, url: href, url_truncated: hrefCut, origin: location.origin, title, title_truncated: titleCut,
     controls: c.controls, matches: t.matches,

@@ -8,7 +8,7 @@
 // layout between them, and its caches are shared.
 function observe(p) {
   if (p.doc && p.doc !== docId) return {error: R.DocumentChanged, doc: docId};
-  const visible = visibilityChecker();
+  const visible = visibilityChecker({scrollers: p.real_pages === true});
   const c = p.controls_ended ? endedControls() : collectControls(p, p.revision, visible);
   if (c.error) return {error: c.error, doc: docId};
   const regions = p.reading ? readRegions(p, visible) : collectRegions(visible);
@@ -18,7 +18,8 @@ function observe(p) {
   const draft = p.draft ? checkDraft(p.draft, visible) : '';
   const [title, titleCut] = cut(document.title || '', B.MaxTitleUnits);
   const [href, hrefCut] = cut(location.href, B.MaxURLUnits);
-  retain(p.revision, c, p.reading ? {regions: regions.retained, text: text.starts && {starts: text.starts, frames: text.points || {}}} : null);
+  retain(p.revision, c, p.reading ? {regions: regions.retained, text: text.starts && {starts: text.starts, frames: text.points || {}}} : null,
+    p.real_pages === true);
   const frames = p.frames ? {hidden_frames: c.hidden_frames || [], text_frames: text.frames || []} : {};
   return {
     ...frames,

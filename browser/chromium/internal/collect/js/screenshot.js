@@ -140,7 +140,7 @@ function shotTarget(p) {
   const el = retainedNode(p);
   if (!el) return {error: R.Stale};
   if (!el.isConnected) return {error: R.Detached};
-  if (!visibilityChecker()(el)) return {error: R.Hidden};
+  if (!retainedVisibility(p)(el)) return {error: R.Hidden};
   el.scrollIntoView({block: 'center', inline: 'center', behavior: 'instant'});
   const b = boxOf(el.getBoundingClientRect());
   if (!(b.r > b.l && b.b > b.t) || !inView(b)) return {error: R.Hidden};

@@ -52,10 +52,18 @@ function collectText(vis, opts = {}) {
   let pendingBreak = false, pendingSep = ''; // a block boundary, or a cell's separator, waits for the next text
   let lastSpace = true; // collapse whitespace across inline boundaries
   let cur = null, curOff = 0, curParent = null; // the node being read, its offset and flat parent
+  let lineScrolled = false, scrolledParts = 0; // tool version 1.9.0: text read in scroll containers
   const here = () => ({node: cur, offset: curOff, parent: curParent});
 
-  // flush ends the line and says whether it gave a part.
+  // flush ends the line and says whether it gave a part; one with text from
+  // a scroll container counts as read there (vis.scrolled, 1.9.0).
   function flush() {
+    const sc = lineScrolled;
+    lineScrolled = false;
+    return flushLine() && (!sc || ++scrolledParts > 0);
+  }
+
+  function flushLine() {
     let t = line.replace(/[ \t]+\n/g, '\n');
     t = joined ? t.trimEnd() : t.trim();
     const start = lineStart;
@@ -105,13 +113,14 @@ function collectText(vis, opts = {}) {
     return true;
   }
 
-  function emit(raw, pre) {
+  function emit(raw, pre, scrolled) {
     if (pendingBreak) {
       flush();
       pendingBreak = false;
       pendingSep = '';
       if (done) { stop = here(); return; }
     }
+    if (scrolled) lineScrolled = true;
     let sep = '';
     if (pendingSep) {
       if (line || joined) sep = pendingSep;
@@ -247,7 +256,7 @@ function collectText(vis, opts = {}) {
         unitLimit = true;
       }
       units += data.length;
-      emit(data, pre);
+      emit(data, pre, !!vis.scrolled && /\S/.test(data) && vis.scrolled(parent));
       if (unitLimit && !done) endAt({node: n, offset: offset + data.length, parent});
       continue;
     }
@@ -286,5 +295,6 @@ function collectText(vis, opts = {}) {
   if (from) coverage.resumed = true;
   if (firstContinues) coverage.first_continues = true;
   if (lastCut) coverage.last_cut = true;
+  if (scrolledParts > 0) coverage.in_scroll_containers = scrolledParts;
   return opts.frames ? {parts, starts, stop, coverage, frames: frameMarks, points: framePoints} : {parts, starts, stop, coverage};
 }

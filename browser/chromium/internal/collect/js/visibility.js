@@ -8,8 +8,15 @@
 //
 // The function it returns says whether an element is a visible box
 // (controls, regions, action guards); its showsText says whether the text
-// children of an element are visibly rendered (readable text, summaries).
-function visibilityChecker() {
+// children of an element are visibly rendered (readable text, summaries);
+// its scrolled says whether an element lies in a scroll container.
+//
+// opts.scrollers (tool version 1.9.0, docs/realpages.md): content a
+// scroll container (overflow auto or scroll with more content than its
+// box, on that axis) clips is visible, as a person scrolls to it; before
+// 1.9.0 such a box clips like overflow:hidden on an axis it hides.
+function visibilityChecker(opts) {
+  const scrollers = !!(opts && opts.scrollers);
   const hiddenMemo = new Map(); // bit 1: hidden, inert or aria-hidden; bit 2: inside the blocking modal dialog
   const clipMemo = new Map();
   const textMemo = new Map();
@@ -74,6 +81,8 @@ function visibilityChecker() {
           acc = 'none';
         } else if (st.position === 'fixed') {
           acc = null;
+        } else if (scrollers && !viewportScroller(e) && (scrollsOn(e, st.overflowX, 'x') || scrollsOn(e, st.overflowY, 'y'))) {
+          acc = scrollClip(e, st, acc);
         } else if (st.overflowX === 'hidden' || st.overflowX === 'clip' || st.overflowY === 'hidden' || st.overflowY === 'clip') {
           const r = e.getBoundingClientRect();
           const box = {l: r.left, t: r.top, r: r.right, b: r.bottom};
@@ -87,11 +96,14 @@ function visibilityChecker() {
   }
 
   // outside: the box lies entirely outside the clip its ancestors leave,
-  // or left of or above the document (the off-screen hiding idiom).
+  // or left of or above the document (the off-screen hiding idiom; inside
+  // a scroll container's range, its clip answers for that axis).
   function outside(el, r) {
-    if (r.right + sx <= 0 || r.bottom + sy <= 0) return true;
     const p = flatParent(el);
     const clip = p ? clipOf(p) : null;
+    const scrollX = !!(clip && clip !== 'none' && clip.sx);
+    const scrollY = !!(clip && clip !== 'none' && clip.sy);
+    if ((!scrollX && r.right + sx <= 0) || (!scrollY && r.bottom + sy <= 0)) return true;
     if (clip === 'none') return true;
     return !!clip && (r.right <= clip.l || r.left >= clip.r || r.bottom <= clip.t || r.top >= clip.b);
   }
@@ -172,86 +184,18 @@ function visibilityChecker() {
     return true;
   }
 
+  // scrolled: el lies inside a scroll container, what coverage counts as
+  // read in scroll containers; null without opts.scrollers, so that older
+  // versions' walks pay nothing for it.
+  function scrolled(el) {
+    const p = flatParent(el);
+    const clip = p ? clipOf(p) : null;
+    return !!(clip && clip !== 'none' && clip.scroll);
+  }
+
   visible.showsText = showsText;
+  visible.scrolled = scrollers ? scrolled : null;
   return visible;
-}
-
-function intersect(a, b) {
-  return {l: Math.max(a.l, b.l), t: Math.max(a.t, b.t), r: Math.min(a.r, b.r), b: Math.min(a.b, b.b)};
-}
-
-// collapsed: the element and everything in it paint nothing: a clip
-// rect or clip-path of zero area, or a transform that flattens it
-// (scale(0) on either axis).
-function collapsed(st, el) {
-  const v = cssArgs(st.clip, 'rect');
-  if (v && v.length === 4 && (v[1] - v[3] <= 0 || v[2] - v[0] <= 0)) return true;
-  const t = st.transform;
-  const m = cssArgs(t, 'matrix');
-  if (m && m.length === 6 && m[0] * m[3] - m[1] * m[2] === 0) return true;
-  const m3 = cssArgs(t, 'matrix3d');
-  if (m3 && m3.length === 16 && m3[0] * m3[5] - m3[1] * m3[4] === 0) return true;
-  const sc = st.scale;
-  if (sc && sc !== 'none' && sc.split(/\s+/).slice(0, 2).some((x) => parseFloat(x) === 0)) return true;
-  return degenerateClipPath(st.clipPath, el);
-}
-
-// cssArgs is the list of numbers of a computed value written fn(a, b, …)
-// (or fn(a b …)): the clip rect and transform matrices; null for any other
-// value.
-function cssArgs(value, fn) {
-  if (!value || !value.startsWith(fn + '(')) return null;
-  return value.slice(fn.length + 1, -1).split(/[ ,]+/).map(parseFloat);
-}
-
-// degenerateClipPath: a basic-shape clip-path that leaves no area:
-// circle(0), ellipse with a zero radius, an inset whose sides meet, a
-// polygon of zero area. Lengths other than px and % are not resolved:
-// such shapes count as visible.
-function degenerateClipPath(cp, el) {
-  if (!cp || cp === 'none') return false;
-  const m = /^(circle|ellipse|inset|polygon)\((.*)\)/.exec(cp);
-  if (!m) return false;
-  let w = 0;
-  let h = 0;
-  if (m[1] === 'inset' || m[2].includes('%')) {
-    const r = el.getBoundingClientRect();
-    w = r.width;
-    h = r.height;
-  }
-  const len = (s, basis) => {
-    if (/^-?[\d.]+px$/.test(s)) return parseFloat(s);
-    if (/^-?[\d.]+%$/.test(s)) return parseFloat(s) * basis / 100;
-    return s === '0' ? 0 : NaN;
-  };
-  const args = m[2].split(' at ')[0].trim();
-  switch (m[1]) {
-    case 'circle':
-      return len(args.split(/\s+/)[0], Math.hypot(w, h) / Math.SQRT2) === 0;
-    case 'ellipse': {
-      const [rx, ry] = args.split(/\s+/);
-      return len(rx, w) === 0 || len(ry, h) === 0;
-    }
-    case 'inset': {
-      const v = args.split(' round ')[0].trim().split(/\s+/);
-      const [t, r = t, b = t, l = r] = v;
-      return len(t, h) + len(b, h) >= h || len(l, w) + len(r, w) >= w;
-    }
-    case 'polygon': {
-      const pts = args.replace(/^(nonzero|evenodd)\s*,\s*/, '').split(',').map((pt) => {
-        const [x, y] = pt.trim().split(/\s+/);
-        return [len(x, w), len(y, h)];
-      });
-      let area = 0;
-      for (let i = 0; i < pts.length; i++) {
-        const [x1, y1] = pts[i];
-        const [x2, y2] = pts[(i + 1) % pts.length];
-        area += x1 * y2 - x2 * y1;
-      }
-      return area === 0;
-    }
-  }
-  return false;
 }
 
 // blankText: a control drawn with a zero font size shows no label, unless
