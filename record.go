@@ -50,7 +50,7 @@ func (s *Session) recordSession(ctx context.Context, surface string) error {
 	if surface == "" {
 		surface = surfaceLibrary
 	}
-	grant, err := json.Marshal(grantRecord{Origins: s.grant.Origins, Classes: s.grant.Classes})
+	grant, err := json.Marshal(grantRecord{Origins: s.grant.Origins, Classes: s.grant.Classes, ReadValues: s.grant.ReadValues})
 	if err != nil {
 		return errcode.Wrap(errcode.Internal, err, "the session's grant cannot be recorded")
 	}
@@ -63,6 +63,9 @@ func (s *Session) recordSession(ctx context.Context, surface string) error {
 type grantRecord struct {
 	Origins []string `json:"origins,omitempty"`
 	Classes []string `json:"classes,omitempty"`
+	// ReadValues says the session's observations (and so their records)
+	// may hold field values (policy.ClassReadValues).
+	ReadValues bool `json:"read_values,omitempty"`
 }
 
 // callRecord is one call being recorded.

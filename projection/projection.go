@@ -31,6 +31,7 @@ const (
 // keeps the full text; a cut is always flagged.
 const (
 	nameCap  = 160
+	valueCap = 320
 	titleCap = 160
 	urlCap   = 240
 )
@@ -62,6 +63,11 @@ type Options struct {
 	Frames bool
 	// Tabs (browser tools ≥ 1.8.0): the session's tabs (tabs.go).
 	Tabs bool
+	// Values (browser tools ≥ 1.9.0): a control shows the value its
+	// observation holds under the read_values grant. Without it a view
+	// shows none, whatever the record holds (a replay under an older
+	// version).
+	Values bool
 }
 
 // Outcome is an action's postconditions; false flags are omitted.
@@ -193,6 +199,10 @@ type Control struct {
 	Readonly      bool   `json:"readonly,omitempty"`
 	Focused       bool   `json:"focused,omitempty"`
 	Frame         int    `json:"frame,omitempty"` // 1.7.0: the frame it is in; 0, the top document, is left out
+	// 1.9.0 under the read_values grant: the field's value, in the
+	// record's bytes; a control with a value is still one record.
+	Value          *string `json:"value,omitempty"`
+	ValueTruncated bool    `json:"value_truncated,omitempty"`
 }
 
 // Skipped discloses a control too large to show even alone; pass its ref as
@@ -251,6 +261,9 @@ func Project(obs *observation.Observation, opts Options) ([]byte, error) {
 		a.controls[i] = modelControl(c)
 		if opts.Frames {
 			a.controls[i].Frame = c.Frame
+		}
+		if opts.Values {
+			a.controls[i].Value, a.controls[i].ValueTruncated = modelValue(c)
 		}
 		a.encoded[i] = size(a.controls[i])
 	}
@@ -559,6 +572,17 @@ func modelControl(c observation.Control) Control {
 		Disabled: c.Disabled, Checked: c.Checked, Selected: c.Selected, Expanded: c.Expanded,
 		Pressed: c.Pressed, Required: c.Required, Readonly: c.Readonly, Focused: c.Focused,
 	}
+}
+
+// modelValue is a control's value as a view shows it: within valueCap
+// encoded bytes, a cut flagged, so that a control with a long value still
+// fits a 1 KiB view.
+func modelValue(c observation.Control) (*string, bool) {
+	if c.Value == nil {
+		return nil, false
+	}
+	v, cut := clip(*c.Value, valueCap)
+	return &v, cut || c.ValueTruncated
 }
 
 func longestRef(obs *observation.Observation) string {

@@ -189,8 +189,10 @@ function collectControls(p, revision, visible) {
     }
     if (!visible(el)) continue;
     const [name, truncated] = cut(accessibleName(el, role), B.MaxNameUnits);
-    controls.push({role, name, name_truncated: truncated, position: start + scanned - 1,
-      states: states(el, role, focused)});
+    const ctl = {role, name, name_truncated: truncated, position: start + scanned - 1,
+      states: states(el, role, focused)};
+    if (p.values) withValue(ctl, el, role);
+    controls.push(ctl);
     nodes.push(el);
     parents.push(flatParent(el));
   }
