@@ -410,7 +410,7 @@ func openPage(t *testing.T, setup string) context.Context {
 
 // testTail exposes, after the collector's files, what the tests compare
 // with Go.
-const testTail = "globalThis.__collectTest = {B, R, cut, partCost, cutCost};\n"
+const testTail = "globalThis.__collectTest = {B, R, cut, partCost, cutCost, saysCredential};\n"
 
 func evaluate(t *testing.T, ctx context.Context, expr string, v any) {
 	t.Helper()
