@@ -65,7 +65,7 @@ type grantRecord struct {
 	Origins []string `json:"origins,omitempty"`
 	Classes []string `json:"classes,omitempty"`
 	// ReadValues says the session's views showed field values
-	// (policy.ClassReadValues); the stored observations withhold them.
+	// (policy.GrantReadValues); the stored observations withhold them.
 	ReadValues bool `json:"read_values,omitempty"`
 }
 
