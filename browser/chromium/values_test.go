@@ -3,6 +3,7 @@ package chromium
 import (
 	"encoding/json"
 	"regexp"
+	"slices"
 	"strings"
 	"testing"
 	"time"
@@ -175,4 +176,37 @@ func TestNoValuesWithoutTheGrant(t *testing.T) {
 		}
 		wantNoCanary(t, obs, `"value"`, "winter boots", "Ada Lovelace", "Happy birthday", "Leave at the door", "Mathematician", "Portugal")
 	}
+}
+
+// TestReadValuesInFrames: a frame's fields are read as the page's, an
+// out-of-process frame's too, its credentials never.
+func TestReadValuesInFrames(t *testing.T) {
+	t.Parallel()
+	inner := otherOrigin(t, map[string]string{"/pay": `<label>Order note <textarea>Gift wrap, please</textarea></label>
+<label>Card security code <input value="CANARY-FRAME-CSC"></label><label>Card <input autocomplete="cc-number" value="CANARY-FRAME-CC"></label>`})
+	top := browsertest.Serve(t, `<h1>Checkout</h1><iframe src="`+inner+`pay" style="width:400px;height:200px"></iframe>`)
+	ctx := browsertest.Context(t, time.Minute)
+	bs, err := shared.Get(t).NewSession(ctx, browser.SessionOptions{Reading: true, Frames: true, Interactions: true, RealPages: true, ReadValues: true})
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { bs.Close(ctx) })
+	if _, err := bs.Navigate(ctx, top); err != nil {
+		t.Fatal(err)
+	}
+	for range 100 {
+		obs, err := bs.Observe(ctx, observation.Request{})
+		if err != nil {
+			t.Fatal(err)
+		}
+		if i := slices.IndexFunc(obs.Controls, func(c observation.Control) bool { return c.Name == "Order note" }); i >= 0 {
+			if c := obs.Controls[i]; c.Frame == 0 || c.Value == nil || *c.Value != "Gift wrap, please" {
+				t.Errorf("the frame's note: frame %d, value %v", c.Frame, c.Value)
+			}
+			wantNoCanary(t, obs)
+			return
+		}
+		time.Sleep(100 * time.Millisecond)
+	}
+	t.Fatal("the frame's fields never showed")
 }
