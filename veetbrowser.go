@@ -124,7 +124,9 @@ func checkBudget(b int) (int, error) {
 type SessionOptions struct {
 	Version string // browser tool version; "" pins the newest
 	Budget  int    // inline byte budget; 0 takes the runtime's
-	// Grant limits origins and action classes; the zero Grant allows all.
+	// Grant limits origins and action classes; the zero Grant allows all
+	// of them, and shows no field value (Grant.ReadValues, tool version
+	// 1.9.0, docs/realpages.md).
 	Grant policy.Grant
 	// Destinations refuses link-local and cloud-metadata addresses, and
 	// with DenyPrivate private and loopback ones, on every top-level hop.
