@@ -31,7 +31,6 @@ const (
 // keeps the full text; a cut is always flagged.
 const (
 	nameCap  = 160
-	valueCap = 320
 	titleCap = 160
 	urlCap   = 240
 )
@@ -63,10 +62,8 @@ type Options struct {
 	Frames bool
 	// Tabs (browser tools ≥ 1.8.0): the session's tabs (tabs.go).
 	Tabs bool
-	// Values (browser tools ≥ 1.9.0): a control shows the value its
-	// observation holds under the read_values grant. Without it a view
-	// shows none, whatever the record holds (a replay under an older
-	// version).
+	// Values (browser tools ≥ 1.9.0): controls show the values the
+	// observation holds (read_values grant; records.go); else none.
 	Values bool
 }
 
@@ -199,8 +196,7 @@ type Control struct {
 	Readonly      bool   `json:"readonly,omitempty"`
 	Focused       bool   `json:"focused,omitempty"`
 	Frame         int    `json:"frame,omitempty"` // 1.7.0: the frame it is in; 0, the top document, is left out
-	// 1.9.0 under the read_values grant: the field's value, in the
-	// record's bytes; a control with a value is still one record.
+	// 1.9.0, read_values: the field's value, in its one record (records.go)
 	Value          *string `json:"value,omitempty"`
 	ValueTruncated bool    `json:"value_truncated,omitempty"`
 }
@@ -557,32 +553,6 @@ func contextOf(v View, obs *observation.Observation) View {
 	v.Title, v.TitleTruncated = clip(obs.Title, titleCap)
 	v.TitleTruncated = v.TitleTruncated || obs.TitleTruncated
 	return v
-}
-
-func modelRegion(g observation.Region) Region {
-	name, cut := clip(g.Name, nameCap)
-	return Region{Ref: g.Ref, Kind: g.Kind, Level: g.Level, Name: name, NameTruncated: cut || g.NameTruncated,
-		Summary: g.Summary, SummaryTruncated: g.SummaryTruncated}
-}
-
-func modelControl(c observation.Control) Control {
-	name, cut := clip(c.Name, nameCap)
-	return Control{
-		Ref: c.Ref, Role: c.Role, Name: name, NameTruncated: cut || c.NameTruncated,
-		Disabled: c.Disabled, Checked: c.Checked, Selected: c.Selected, Expanded: c.Expanded,
-		Pressed: c.Pressed, Required: c.Required, Readonly: c.Readonly, Focused: c.Focused,
-	}
-}
-
-// modelValue is a control's value as a view shows it: within valueCap
-// encoded bytes, a cut flagged, so that a control with a long value still
-// fits a 1 KiB view.
-func modelValue(c observation.Control) (*string, bool) {
-	if c.Value == nil {
-		return nil, false
-	}
-	v, cut := clip(*c.Value, valueCap)
-	return &v, cut || c.ValueTruncated
 }
 
 func longestRef(obs *observation.Observation) string {
