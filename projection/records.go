@@ -19,7 +19,6 @@ func modelControl(c observation.Control) Control {
 	}
 }
 
-
 // valueCap is the display cap of a field's value (tool version 1.9.0, the
 // read_values grant), in encoded bytes: a 256-unit value of any script
 // keeps its control within a 1 KiB view.
