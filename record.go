@@ -28,7 +28,8 @@ import (
 // runtime's key, which is never stored), form values, the DOM, cookies or
 // file contents: arguments are sanitized here, and canonical observations
 // hold none of those by construction, except the echo of the agent's own
-// draft, which is withheld (see withholdDraft).
+// draft and the field values a read_values grant shows, which are withheld
+// (see withhold).
 
 // recordTimeout bounds writing a call's result. The write does not end with
 // the call's context: a call that was cancelled after its dispatch is still
@@ -50,7 +51,7 @@ func (s *Session) recordSession(ctx context.Context, surface string) error {
 	if surface == "" {
 		surface = surfaceLibrary
 	}
-	grant, err := json.Marshal(grantRecord{Origins: s.grant.Origins, Classes: s.grant.Classes})
+	grant, err := json.Marshal(grantRecord{Origins: s.grant.Origins, Classes: s.grant.Classes, ReadValues: s.grant.ReadValues})
 	if err != nil {
 		return errcode.Wrap(errcode.Internal, err, "the session's grant cannot be recorded")
 	}
@@ -63,6 +64,9 @@ func (s *Session) recordSession(ctx context.Context, surface string) error {
 type grantRecord struct {
 	Origins []string `json:"origins,omitempty"`
 	Classes []string `json:"classes,omitempty"`
+	// ReadValues says the session's views showed field values
+	// (policy.GrantReadValues); the stored observations withhold them.
+	ReadValues bool `json:"read_values,omitempty"`
 }
 
 // callRecord is one call being recorded.
@@ -166,7 +170,7 @@ func (c *callRecord) fill(r *store.Result, res *Result) error {
 	if res != nil && res.Observation != nil {
 		// (A screenshot's result has none: its image is stored as a blob,
 		// and its summary view is derived from the blob's record.)
-		obs, withheld := withholdDraft(res.Observation)
+		obs, withheld := withhold(res.Observation)
 		var err error
 		if r.Observation, err = json.Marshal(obs); err != nil {
 			return errcode.Wrap(errcode.Internal, err, "the observation cannot be recorded")
@@ -180,7 +184,7 @@ func (c *callRecord) fill(r *store.Result, res *Result) error {
 		}
 		if withheld {
 			// Replay re-derives this view from the stored observation, draft
-			// withheld: what it compares with is that view's digest.
+			// and values withheld: what it compares with is that view's digest.
 			view, err := projection.Project(obs, p)
 			if err != nil {
 				return err
@@ -233,26 +237,43 @@ func postconditions(a *browser.ActResult) *postcondition {
 		NavigationCancelled: a.NavigationCancelled, DialogOpened: a.DialogOpened, URL: observation.WithoutUserinfo(a.URL)}
 }
 
-// withholdDraft returns obs as it is stored: the echo of the agent's own
-// draft is typed text, so its text part is replaced by a marker, and
-// withheld reports that it was.
-func withholdDraft(obs *observation.Observation) (stored *observation.Observation, withheld bool) {
-	for i, p := range obs.Text {
-		if p.Source != observation.TextSourceDraft {
-			continue
-		}
-		if !withheld {
+// withhold returns obs as it is stored: the echo of the agent's own draft
+// is typed text, so its text part is replaced by a marker; so is each
+// field value a read_values grant showed, since a field holds what the
+// agent typed into it as much as what the page put there (records hold
+// no form values). withheld reports that something was.
+func withhold(obs *observation.Observation) (stored *observation.Observation, withheld bool) {
+	copied := false
+	own := func() {
+		if !copied {
 			cp := *obs
 			cp.Text = append([]observation.TextPart(nil), obs.Text...)
-			obs, withheld = &cp, true
+			cp.Controls = append([]observation.Control(nil), obs.Controls...)
+			obs, copied = &cp, true
 		}
-		obs.Text[i].Text = draftWithheld
 	}
-	return obs, withheld
+	for i, p := range obs.Text {
+		if p.Source == observation.TextSourceDraft {
+			own()
+			obs.Text[i].Text = draftWithheld
+		}
+	}
+	for i, c := range obs.Controls {
+		if c.Value != nil {
+			own()
+			v := valueWithheld
+			obs.Controls[i].Value = &v
+		}
+	}
+	return obs, copied
 }
 
-// draftWithheld stands in the stored observation for the agent's draft.
-const draftWithheld = "[draft withheld]"
+// draftWithheld stands in the stored observation for the agent's draft,
+// valueWithheld for a field's value.
+const (
+	draftWithheld = "[draft withheld]"
+	valueWithheld = "[value withheld]"
+)
 
 // Arguments as recorded.
 

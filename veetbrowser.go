@@ -124,7 +124,9 @@ func checkBudget(b int) (int, error) {
 type SessionOptions struct {
 	Version string // browser tool version; "" pins the newest
 	Budget  int    // inline byte budget; 0 takes the runtime's
-	// Grant limits origins and action classes; the zero Grant allows all.
+	// Grant limits origins and action classes; the zero Grant allows all
+	// of them, and shows no field value (Grant.ReadValues, tool version
+	// 1.9.0, docs/realpages.md).
 	Grant policy.Grant
 	// Destinations refuses link-local and cloud-metadata addresses, and
 	// with DenyPrivate private and loopback ones, on every top-level hop.
@@ -199,7 +201,8 @@ func (r *Runtime) NewSession(ctx context.Context, opts SessionOptions) (*Session
 	}
 	page, err := openPage(ctx, r.provider, browser.SessionOptions{CheckNavigation: navigationCheck(opts.Grant, opts.Destinations),
 		Reading: v.Reading, ReadingBytes: observation.ReadingWindow(budget),
-		Frames: v.Frames, FrameAllowed: opts.Grant.AllowsOrigin, Interactions: v.Interactions, RealPages: v.RealPages})
+		Frames: v.Frames, FrameAllowed: opts.Grant.AllowsOrigin, Interactions: v.Interactions, RealPages: v.RealPages,
+		ReadValues: opts.Grant.ReadValues})
 	if err != nil {
 		return nil, err
 	}

@@ -55,6 +55,10 @@ type SessionOptions struct {
 	// pointer targets, scroll containers, inputs that take the typed
 	// value, multiple choice, field values on request.
 	RealPages bool
+	// ReadValues (with RealPages, under the read_values grant): each
+	// editable control of a field that is not a credential or payment
+	// field carries its current value.
+	ReadValues bool
 }
 
 // MaxTabs bounds the tabs of one session. A popup past it is closed as it

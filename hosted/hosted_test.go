@@ -4,8 +4,10 @@ import (
 	"context"
 	"crypto/sha256"
 	"encoding/json"
+	"fmt"
 	"net/http"
 	"reflect"
+	"strings"
 	"testing"
 	"time"
 
@@ -202,5 +204,25 @@ func TestViewOnly(t *testing.T) {
 	})
 	if recorded != 1 {
 		t.Fatalf("%d observations recorded", recorded)
+	}
+}
+
+// TestReadValuesTravels: the read_values grant reaches the sidecar's
+// session with the lease, so a hosted view shows a field's value (never
+// a password's); without it no value travels.
+func TestReadValuesTravels(t *testing.T) {
+	t.Parallel()
+	sc := startTabs(t)
+	page := browsertest.Serve(t, `<label>Summary <textarea>Hinge replaced under warranty</textarea></label>
+<label>Password <input type="password" value="never-travels"></label>`)
+	for _, granted := range []bool{true, false} {
+		opts := veetbrowser.SessionOptions{}
+		opts.Grant.ReadValues = granted
+		s := sc.Open(t, fmt.Sprintf("values-%v", granted), opts)
+		res := call(t, s, "browser_navigate", map[string]string{"url": page})
+		shown := strings.Contains(string(res.View), `"value":"Hinge replaced under warranty"`)
+		if shown != granted || strings.Contains(string(res.View), "never-travels") {
+			t.Errorf("granted %v: view %s", granted, res.View)
+		}
 	}
 }

@@ -12,6 +12,9 @@ const (
 	MaxAcquired  = WindowSize + 1 // handles acquired, one lookahead
 	MaxOffset    = 65536          // largest candidate offset a window may start at
 	MaxNameUnits = 1024           // UTF-16 units of a name kept canonically
+	// MaxValueUnits bounds a field's value shown under the read_values
+	// grant (tool version 1.9.0), in UTF-16 units, cut in the page.
+	MaxValueUnits = 256
 	// ScanNodes bounds the nodes one control scan visits, skipping to its
 	// offset included: the candidate bounds alone would let a page of prose
 	// cost time linear in its size. It bounds one observation, not the
@@ -172,6 +175,12 @@ type Control struct {
 	// MaxChosenUnits; ChosenMore counts the chosen options past them.
 	Chosen     []string `json:"chosen,omitempty"`
 	ChosenMore int      `json:"chosen_more,omitempty"`
+	// Value is an editable field's current value (tool version 1.9.0,
+	// only under the read_values grant, never for a credential or payment
+	// field; nil: not read), at most MaxValueUnits UTF-16 units, cut with
+	// ValueTruncated. Page content like every other field: untrusted.
+	Value          *string `json:"value,omitempty"`
+	ValueTruncated bool    `json:"value_truncated,omitempty"`
 }
 
 // States are the ARIA and native states of a control; false is the default.

@@ -29,6 +29,12 @@ func Validate(o *Observation) error {
 			return fail("duplicate control ref")
 		}
 		refs[c.Ref] = true
+		if c.Value != nil && UTF16Len(*c.Value) > MaxValueUnits {
+			return fail("a control value of %d units", UTF16Len(*c.Value))
+		}
+		if c.Value == nil && c.ValueTruncated {
+			return fail("a value cut without a value")
+		}
 	}
 	for _, g := range o.Regions {
 		if refs[g.Ref] {

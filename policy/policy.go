@@ -30,7 +30,16 @@ const (
 type Grant struct {
 	Origins []string // e.g. "https://example.com"; exact scheme://host[:port]
 	Classes []string
+	// ReadValues (tool version 1.9.0, the grant GrantReadValues) shows
+	// the current value of each editable control that is not a credential
+	// or payment field (docs/realpages.md). Off by default, and not an
+	// action class: an empty Classes list never grants it.
+	ReadValues bool
 }
+
+// GrantReadValues is the ReadValues grant's name where a grant is written
+// down: the read_values field of the records and of the sidecar's API.
+const GrantReadValues = "read_values"
 
 // AllowsOrigin reports whether origin (scheme://host[:port]) is granted.
 func (g Grant) AllowsOrigin(origin string) bool {

@@ -62,6 +62,9 @@ type Options struct {
 	Frames bool
 	// Tabs (browser tools ≥ 1.8.0): the session's tabs (tabs.go).
 	Tabs bool
+	// Values (browser tools ≥ 1.9.0): controls show the values the
+	// observation holds (read_values grant; records.go); else none.
+	Values bool
 }
 
 // Outcome is an action's postconditions; false flags are omitted.
@@ -168,6 +171,9 @@ type Control struct {
 	// 1.9.0: a multiple-choice list's chosen options, and how many more.
 	Chosen     []string `json:"chosen,omitempty"`
 	ChosenMore int      `json:"chosen_more,omitempty"`
+	// 1.9.0, read_values: the field's value, in its one record (records.go)
+	Value          *string `json:"value,omitempty"`
+	ValueTruncated bool    `json:"value_truncated,omitempty"`
 }
 
 // Skipped discloses a control too large to show even alone; pass its ref as
@@ -218,6 +224,9 @@ func Project(obs *observation.Observation, opts Options) ([]byte, error) {
 		a.controls[i] = modelControl(c)
 		if opts.Frames {
 			a.controls[i].Frame = c.Frame
+		}
+		if opts.Values {
+			a.controls[i].Value, a.controls[i].ValueTruncated = modelValue(c)
 		}
 		a.encoded[i] = size(a.controls[i])
 	}
@@ -512,22 +521,6 @@ func contextOf(v View, obs *observation.Observation) View {
 	v.Title, v.TitleTruncated = clip(obs.Title, titleCap)
 	v.TitleTruncated = v.TitleTruncated || obs.TitleTruncated
 	return v
-}
-
-func modelRegion(g observation.Region) Region {
-	name, cut := clip(g.Name, nameCap)
-	return Region{Ref: g.Ref, Kind: g.Kind, Level: g.Level, Name: name, NameTruncated: cut || g.NameTruncated,
-		Summary: g.Summary, SummaryTruncated: g.SummaryTruncated}
-}
-
-func modelControl(c observation.Control) Control {
-	name, cut := clip(c.Name, nameCap)
-	return Control{
-		Ref: c.Ref, Role: c.Role, Name: name, NameTruncated: cut || c.NameTruncated,
-		Disabled: c.Disabled, Checked: c.Checked, Selected: c.Selected, Expanded: c.Expanded,
-		Pressed: c.Pressed, Required: c.Required, Readonly: c.Readonly, Focused: c.Focused,
-		Chosen: c.Chosen, ChosenMore: c.ChosenMore,
-	}
 }
 
 func longestRef(obs *observation.Observation) string {

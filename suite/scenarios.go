@@ -25,6 +25,8 @@ type scenario struct {
 	// providerOrigin.
 	provider map[string]func() string
 	handlers map[string]handler // path under /<id>/ → an endpoint that answers for itself
+	// readValues grants the session read_values (tool version 1.9.0).
+	readValues bool
 	// run is the scripted agent's task. It starts on the scenario's page,
 	// base, which the harness has navigated to.
 	run func(ctx context.Context, a *agent, base string) error
@@ -327,6 +329,7 @@ setInterval(() => {
 		choicesScenarios(),
 		inputScenarios(),
 		scrollScenarios(),
+		valueScenarios(),
 	)...)
 }
 

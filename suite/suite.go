@@ -136,6 +136,7 @@ func runOne(ctx context.Context, rt *veetbrowser.Runtime, budget int, site *site
 	sctx, cancel := context.WithTimeout(ctx, 5*time.Minute)
 	defer cancel()
 	s, err := rt.NewSession(sctx, veetbrowser.SessionOptions{Budget: budget, Approver: approver(sc.approve), UploadRoot: root,
+		Grant:   policy.Grant{ReadValues: sc.readValues},
 		Surface: "suite"})
 	if err != nil {
 		res.Error, res.Detail = string(errcode.Of(err)), err.Error()

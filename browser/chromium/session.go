@@ -4,6 +4,7 @@ import (
 	"context"
 	"fmt"
 	"net/url"
+	"slices"
 	"sync/atomic"
 
 	"github.com/chromedp/cdproto/page"
@@ -45,6 +46,9 @@ type Session struct {
 	// realPages: tool version 1.9.0's everyday web (docs/realpages.md;
 	// browser.SessionOptions.RealPages).
 	realPages bool
+	// readValues: the read_values grant of a 1.9.0 session
+	// (browser.SessionOptions.ReadValues).
+	readValues bool
 	// first is the tab the session opened with; browserCtx the browser's
 	// context, which tabs are adopted under; checkNav the session's
 	// navigation check (browser.SessionOptions.CheckNavigation).
@@ -81,7 +85,8 @@ var _ browser.Session = (*Session)(nil)
 func newSession(ctx context.Context, p *Provider, browserCtx context.Context, opts browser.SessionOptions) (*Session, error) {
 	s := &Session{provider: p, timings: p.timings, refKeys: observation.NewKeys(), lock: semaphore.NewWeighted(1), validate: observation.Validate,
 		reading: opts.Reading, window: opts.ReadingBytes, frames: opts.Frames && opts.Reading, frameAllowed: opts.FrameAllowed,
-		interactions: opts.Interactions, realPages: opts.RealPages}
+		interactions: opts.Interactions, realPages: opts.RealPages,
+		readValues: opts.RealPages && opts.ReadValues}
 	t, err := tab.Open(ctx, browserCtx, tab.Options{Check: opts.CheckNavigation, Isolated: p.isolated, Frames: s.frames, Timings: s.timings})
 	if err != nil {
 		return nil, err
@@ -211,6 +216,7 @@ func (s *Session) observe(ctx context.Context, req observation.Request) (*observ
 	params.Revision = s.revisionToken(next)
 	params.Draft = s.draft
 	params.Frames = s.frames
+	params.Values = s.readValues
 	if s.frames {
 		s.tab.NameMainFrames(ctx, observation.MaxFrameRecords*4)
 	}
@@ -224,6 +230,10 @@ func (s *Session) observe(ctx context.Context, req observation.Request) (*observ
 	var fm *framemerge.Out
 	if s.frames {
 		res, fm = s.withFrames(ctx, params, res, rs)
+	}
+	if !params.Values && slices.ContainsFunc(res.Controls, func(c collect.Control) bool { return c.Value != nil }) {
+		// Without the grant no value may reach the observation.
+		return nil, errcode.Wrap(errcode.CaptureFailed, fmt.Errorf("collector returned a value it was not asked for"), "the page could not be observed")
 	}
 	if params.TextBytes > 0 && !params.TextEnded && res.TextCoverage.ByteBound != params.TextBytes {
 		// Decode holds the text to the bound the collector reports: it
@@ -483,6 +493,9 @@ func (s *Session) mintControls(rev uint64, collected []collect.Control) []observ
 			States:        c.States,
 			Chosen:        c.Chosen,
 			ChosenMore:    c.ChosenMore,
+			// Only a read_values observation holds values (observe).
+			Value:          c.Value,
+			ValueTruncated: c.ValueTruncated,
 		}
 	}
 	return out

@@ -197,7 +197,7 @@ func TestMCPHelpDocumentsTheLimits(t *testing.T) {
 			t.Errorf("mcp --help lacks %q", want)
 		}
 	}
-	for _, want := range []string{"-allow-origin", "-allow-any-origin", "One of them is required", "-allow-link-local"} {
+	for _, want := range []string{"-allow-origin", "-allow-any-origin", "One of them is required", "-allow-link-local", "-read-values"} {
 		if !strings.Contains(errs, want) {
 			t.Errorf("mcp --help lacks %q", want)
 		}

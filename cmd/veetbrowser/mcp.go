@@ -40,6 +40,8 @@ hop (links, forms, redirects, page script) outside them is stopped; or
 --allow-any-origin lets it go to any http(s) origin. One of them is required.
 Link-local and cloud-metadata destinations (169.254.0.0/16, fe80::/10,
 metadata host names) are refused in every case unless --allow-link-local.
+Field values are never shown unless --read-values (tool version 1.9.0; never
+for a password, credential or payment field); values shown are recorded.
 
 Over HTTP every request needs "Authorization: Bearer $` + EnvToken + `";
 without it the answer is 401 {"error":{"code":"unauthorized",...}}. A request
@@ -77,6 +79,7 @@ func runMCP(ctx context.Context, c cli, fs *flag.FlagSet, args []string) error {
 	fs.Var(&origins, "allow-origin", "origin (scheme://host[:port]) the agent may navigate to and act on (repeatable)")
 	anyOrigin := fs.Bool("allow-any-origin", false, "let the agent navigate to and act on any http(s) origin")
 	linkLocal := fs.Bool("allow-link-local", false, "allow link-local and cloud-metadata destinations")
+	readValues := fs.Bool("read-values", false, "tool version 1.9.0: show the current value of each editable field that is not a credential or payment field (recorded with the observation)")
 	fs.Var(&callerOrigins, "http-allow-origin", "HTTP: web origin (scheme://host[:port]) whose pages may call the server (repeatable; default: none)")
 	hostedURL := fs.String("hosted", "", "run the pages on this sidecar (http(s)://host:port) instead of a local browser")
 	profile := fs.String("profile", "", "with --hosted: the sidecar profile each session leases")
@@ -94,7 +97,7 @@ func runMCP(ctx context.Context, c cli, fs *flag.FlagSet, args []string) error {
 		return errcode.New(errcode.InvalidArgument, "--max-sessions must be at least 1 and --idle-timeout positive")
 	}
 	opts := mcpserver.Options{Version: *version, ServerVersion: Version, UploadRoot: *uploadRoot,
-		Grant: policy.Grant{Origins: origins}, Destinations: policy.Destinations{AllowLinkLocal: *linkLocal}, Logger: c.log.Logger}
+		Grant: policy.Grant{Origins: origins, ReadValues: *readValues}, Destinations: policy.Destinations{AllowLinkLocal: *linkLocal}, Logger: c.log.Logger}
 	var rt *veetbrowser.Runtime
 	if (*hostedURL == "") != (*profile == "") {
 		return errcode.New(errcode.InvalidArgument, "--hosted and --profile go together")

@@ -35,6 +35,8 @@ const (
 type Grant struct {
 	Origins []string `json:"origins,omitempty"`
 	Classes []string `json:"classes,omitempty"`
+	// ReadValues is policy.Grant.ReadValues: field values on request.
+	ReadValues bool `json:"read_values,omitempty"`
 }
 
 // LeaseRequest is POST /v1/leases.

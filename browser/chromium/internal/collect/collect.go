@@ -35,7 +35,7 @@ var sources embed.FS
 // uses only what an earlier file or its own defines.
 var files = []string{
 	"dom.js", "strings.js", "visibility.js", "clip.js", "names.js", "frames.js", "controls.js", "regions.js",
-	"text.js", "draft.js", "typed.js", "actions.js", "choices.js", "find.js", "screenshot.js", "observe.js",
+	"text.js", "draft.js", "values.js", "typed.js", "actions.js", "choices.js", "find.js", "screenshot.js", "observe.js",
 }
 
 // named is one value the collector reads from B or R, by its Go name.
@@ -88,6 +88,11 @@ var bounds = []named{
 	{"MaxQueryUnits", observation.MaxQueryUnits},
 	{"MaxQueryWords", observation.MaxQueryWords},
 	{"ReadingScope", observation.ReadingScope},
+	{"MaxValueUnits", observation.MaxValueUnits},
+	// Not numbers: the words that make a field a credential field, from
+	// the one list policy keeps (values.js).
+	{"CredentialWords", policy.CredentialWords},
+	{"CredentialSpaceless", policy.CredentialSpaceless},
 }
 
 // codes are every refusal the collector answers a call with and every
@@ -142,7 +147,7 @@ func frozen(b *strings.Builder, name string, values []named) {
 	for _, c := range values {
 		v, err := json.Marshal(c.value)
 		if err != nil {
-			panic(err) // numbers and strings only
+			panic(err) // numbers, strings and lists of strings only
 		}
 		fmt.Fprintf(b, "  %s: %s,\n", c.name, v)
 	}
@@ -217,6 +222,11 @@ type Params struct {
 	// from them; a multiple-choice list's control carries the labels of
 	// its chosen options.
 	RealPages bool `json:"real_pages,omitempty"`
+	// Values (tool version 1.9.0 with the read_values grant): each
+	// editable control of a field that is not a credential or payment
+	// field carries its current value (values.js); without it the
+	// collector reads no value at all.
+	Values bool `json:"values,omitempty"`
 }
 
 // RoleFrame is the role of a frame owner in a frames-mode control scan: a
@@ -321,6 +331,9 @@ type Control struct {
 	// many more are chosen past observation.MaxChosen.
 	Chosen     []string `json:"chosen,omitempty"`
 	ChosenMore int      `json:"chosen_more,omitempty"`
+	// Value: Params.Values only, at most observation.MaxValueUnits.
+	Value          *string `json:"value,omitempty"`
+	ValueTruncated bool    `json:"value_truncated,omitempty"`
 }
 
 // ControlCoverage is the collector's view of the control scan.
@@ -352,6 +365,11 @@ func Decode(raw []byte) (*Result, error) {
 	}
 	if n := len(r.Controls); n > observation.MaxControls {
 		return nil, fmt.Errorf("collector returned %d controls, more than %d", n, observation.MaxControls)
+	}
+	for _, c := range r.Controls {
+		if c.Value != nil && observation.UTF16Len(*c.Value) > observation.MaxValueUnits {
+			return nil, fmt.Errorf("collector returned a value of %d units, more than %d", observation.UTF16Len(*c.Value), observation.MaxValueUnits)
+		}
 	}
 	if a := r.ControlCoverage.Acquired; a > observation.MaxAcquired {
 		return nil, fmt.Errorf("collector acquired %d candidates, more than %d", a, observation.MaxAcquired)

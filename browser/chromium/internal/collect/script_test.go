@@ -182,6 +182,7 @@ var codesAllowed = map[string][]string{
 	"dom.js":        {"hidden"}, // content-visibility: hidden
 	"screenshot.js": {"hidden"}, // the hidden input type
 	"text.js":       {"hidden"}, // content-visibility: hidden
+	"values.js":     {"hidden"}, // the hidden input type
 	"visibility.js": {"hidden"}, // the hidden attribute; overflow: hidden
 }
 
@@ -415,7 +416,7 @@ func openPage(t *testing.T, setup string) context.Context {
 
 // testTail exposes, after the collector's files, what the tests compare
 // with Go.
-const testTail = "globalThis.__collectTest = {B, R, cut, partCost, cutCost};\n"
+const testTail = "globalThis.__collectTest = {B, R, cut, partCost, cutCost, saysCredential};\n"
 
 func evaluate(t *testing.T, ctx context.Context, expr string, v any) {
 	t.Helper()
@@ -442,6 +443,15 @@ func TestPreludeInPage(t *testing.T) {
 		want := b.value
 		if n, ok := want.(int); ok {
 			want = float64(n)
+		}
+		if words, ok := want.([]string); ok {
+			// The credential words: a list, compared as JSON.
+			w, _ := json.Marshal(words)
+			g, _ := json.Marshal(got[b.name])
+			if string(w) != string(g) {
+				t.Errorf("B.%s = %s, want %s", b.name, g, w)
+			}
+			continue
 		}
 		if got[b.name] != want {
 			t.Errorf("B.%s = %v, want %v", b.name, got[b.name], want)

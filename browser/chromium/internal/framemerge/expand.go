@@ -250,6 +250,7 @@ func (m *frameMerge) frameParams(controlsBefore, textBefore int) collect.Params 
 		Window:    max(m.window-1, 0),
 		MaxOffset: m.params.MaxOffset,
 		Reading:   m.params.Reading,
+		Values:    m.params.Values, // a frame's fields as the page's
 		Frames:    true,
 		RealPages: m.params.RealPages,
 		TextBytes: max(textLeft, 0),

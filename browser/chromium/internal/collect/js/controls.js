@@ -201,6 +201,7 @@ function collectControls(p, revision, visible) {
     const [name, truncated] = cut(accessibleName(el, role), B.MaxNameUnits);
     const c = {role, name, name_truncated: truncated, position: start + scanned - 1, states: states(el, role, focused)};
     if (p.real_pages === true && el.localName === 'select' && el.multiple) Object.assign(c, chosenOptions(el));
+    if (p.values) withValue(c, el, role);
     controls.push(c);
     nodes.push(el);
     parents.push(flatParent(el));
