@@ -143,7 +143,7 @@ func realPagesAct(all []Tool) {
 		all[i].InputSchema = object([]string{"kind"},
 			`"ref":{"type":"string","description":"ref of a control in the newest observation (optional for scroll)"}`,
 			`"kind":{"type":"string","enum":["click","dblclick","context_click","type","press","select","select_text","check","uncheck","hover","scroll","drag","dialog"]}`,
-			`"text":{"type":"string","description":"type: the text to insert; select_text: the part of the control's text to select (default all); dialog: prompt text"}`,
+			`"text":{"type":"string","description":"type: the text to insert (a date, time, month, week, number or range input takes its ISO form: 2012-09-10, 14:05, 2012-09, 2012-W37); select_text: the part of the control's text to select (default all); dialog: prompt text"}`,
 			`"submit":{"type":"boolean","description":"type: press Enter after the text"}`,
 			`"key":{"type":"string","description":"press: a key such as Enter, Tab, Escape, ArrowDown, or one character, with modifiers Control, Shift, Alt, Meta joined by + (Control+A)"}`,
 			`"option":{"type":"string","description":"select: the visible label of the option"}`,
