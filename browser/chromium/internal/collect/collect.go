@@ -34,7 +34,7 @@ var sources embed.FS
 // may call any file's functions; code that runs while the script loads
 // uses only what an earlier file or its own defines.
 var files = []string{
-	"dom.js", "strings.js", "visibility.js", "names.js", "frames.js", "controls.js", "regions.js",
+	"dom.js", "strings.js", "visibility.js", "names.js", "frames.js", "controls.js", "pointer.js", "regions.js",
 	"text.js", "draft.js", "actions.js", "find.js", "screenshot.js", "observe.js",
 }
 
@@ -199,6 +199,11 @@ type Params struct {
 	TextUnits   int    `json:"text_units,omitempty"`
 	RegionNodes int    `json:"region_nodes,omitempty"`
 	MaxRegions  *int   `json:"max_regions,omitempty"`
+
+	// Pointer (tool version 1.9.0): pointer targets, elements a person
+	// clicks though ARIA names no control, are candidates of the control
+	// scan (docs/realpages.md).
+	Pointer bool `json:"pointer,omitempty"`
 }
 
 // RoleFrame is the role of a frame owner in a frames-mode control scan: a

@@ -25,6 +25,9 @@ type FindRequest struct {
 	Doc      string    `json:"doc,omitempty"`
 	Query    string    `json:"query"`
 	From     *FindFrom `json:"from,omitempty"`
+	// Pointer (tool version 1.9.0): pointer targets are candidates, as in
+	// an observation's control scan.
+	Pointer bool `json:"pointer,omitempty"`
 }
 
 // FindFrom continues the find of Revision: its control stream at its
