@@ -4,6 +4,7 @@ import (
 	"context"
 	"fmt"
 	"regexp"
+	"slices"
 	"strings"
 
 	"github.com/veetbot/veetbrowser/errcode"
@@ -321,7 +322,10 @@ setInterval(() => {
 				return a.click(ctx, "Pay")
 			},
 		},
-	}, interactionScenarios()...)
+	}, slices.Concat(
+		interactionScenarios(),
+		pointerScenarios(),
+	)...)
 }
 
 // longRead is the long-read scenario's article: 2,100 paragraphs, the code
