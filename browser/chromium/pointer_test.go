@@ -9,6 +9,7 @@ import (
 	"time"
 
 	"github.com/veetbot/veetbrowser/browser"
+	"github.com/veetbot/veetbrowser/browser/chromium/internal/collect"
 	"github.com/veetbot/veetbrowser/internal/browsertest"
 	"github.com/veetbot/veetbrowser/observation"
 )
@@ -261,4 +262,61 @@ func benchObserve(b *testing.B, s *Session) {
 		controls = len(obs.Controls)
 	}
 	b.ReportMetric(float64(controls), "controls")
+}
+
+// TestListenerMarksAreBounded: at most the bound's number of listener
+// elements is marked, in document order: at the bound all are, one past
+// it the last is not.
+func TestListenerMarksAreBounded(t *testing.T) {
+	t.Parallel()
+	s, _ := openVersionPage(t, spansPage(3), true)
+	ctx := browsertest.Context(t, time.Minute)
+	for _, bound := range []int{3, 2} {
+		// From 3 to 2, the element marked last is no longer: all are
+		// marked again.
+		found, err := s.tab.MarkListeners(ctx, bound)
+		if err != nil || found != 3 {
+			t.Fatalf("bound %d: found %d, %v", bound, found, err)
+		}
+		raw, err := s.tab.Evaluate(ctx, collect.Expression(collect.Params{Revision: "b", MaxVisible: observation.MaxControls,
+			Window: observation.WindowSize, MaxOffset: observation.MaxOffset, Pointer: true}))
+		if err != nil {
+			t.Fatal(err)
+		}
+		res, err := collect.Decode(raw)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if len(res.Controls) != bound || res.Controls[bound-1].Name != fmt.Sprintf("post %d", bound-1) {
+			t.Fatalf("bound %d: %+v", bound, res.Controls)
+		}
+	}
+}
+
+// TestListenerMarksFollowThePage: a listener the page adds later makes a
+// target, one it removes unmakes it, across observations of one document.
+func TestListenerMarksFollowThePage(t *testing.T) {
+	t.Parallel()
+	s, obs := openVersionPage(t, `<title>Board</title>
+<p>Cards: <span id="a">Card A</span>, <span id="b">Card B</span></p>
+<button id="swap">Swap handlers</button>
+<script>
+const f = () => {};
+document.getElementById('a').addEventListener('click', f);
+document.getElementById('swap').addEventListener('click', () => {
+  document.getElementById('a').removeEventListener('click', f);
+  document.getElementById('b').addEventListener('mousedown', f);
+});
+</script>`, true)
+	if got := roleNames(obs); !slices.Equal(got, []string{"generic Card A", "button Swap handlers"}) {
+		t.Fatalf("before: %q", got)
+	}
+	ctx := browsertest.Context(t, time.Minute)
+	res, err := s.Act(ctx, browser.Action{Kind: browser.ActClick, Ref: find(t, obs, "Swap handlers").Ref}, allowAll)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if got := roleNames(res.Observation); !slices.Equal(got, []string{"generic Card B", "button Swap handlers"}) {
+		t.Fatalf("after: %q", got)
+	}
 }

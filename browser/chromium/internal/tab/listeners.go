@@ -3,6 +3,8 @@ package tab
 import (
 	"context"
 	"encoding/json"
+	"fmt"
+	"slices"
 	"sync"
 
 	"github.com/chromedp/cdproto/cdp"
@@ -24,6 +26,14 @@ var clickTypes = map[string]bool{"click": true, "mousedown": true, "mouseup": tr
 // listenerGroup holds the remote objects of one marking, released at its end.
 const listenerGroup = "veetbrowser-listeners"
 
+// marks are the elements the collector's world holds marked: the world
+// and the elements' backend ids. The session calls MarkListeners one
+// observation at a time; marksMu keeps that so.
+type marks struct {
+	world string
+	ids   map[cdp.BackendNodeID]bool
+}
+
 // resolvers is how many node resolutions are in flight at once.
 const resolvers = 8
 
@@ -32,8 +42,9 @@ const resolvers = 8
 // light tree) and marks the first max of them, in the
 // order Chromium reports them (the document's), in the collector's world,
 // where the next scan reads the marks. It answers how many it found before
-// the cap. Its cost: five round trips plus one resolution per marked
-// element, eight in flight.
+// the cap. Its cost: five round trips plus one resolution per element not
+// marked by an earlier call, eight in flight, and one more round trip when
+// any was.
 func (t *Tab) MarkListeners(ctx context.Context, max int) (int, error) {
 	octx, end, err := t.Begin(ctx)
 	if err != nil {
@@ -86,6 +97,25 @@ func (t *Tab) MarkListeners(ctx context.Context, max int) (int, error) {
 	}
 	found := len(ids)
 	ids = ids[:min(len(ids), max)]
+	// Only the elements not marked yet are resolved, unless one that was
+	// marked lost its listeners or left the document: then all are.
+	t.marksMu.Lock()
+	defer t.marksMu.Unlock()
+	add := t.marks.world == world && t.marks.ids != nil
+	if add {
+		now := make(map[cdp.BackendNodeID]bool, len(ids))
+		for _, id := range ids {
+			now[id] = true
+		}
+		for id := range t.marks.ids {
+			add = add && now[id]
+		}
+	}
+	if add {
+		ids = slices.DeleteFunc(ids, func(id cdp.BackendNodeID) bool { return t.marks.ids[id] })
+	} else {
+		t.marks.world, t.marks.ids = "", nil
+	}
 	args := make([]*runtime.CallArgument, len(ids))
 	var wg sync.WaitGroup
 	next := make(chan int)
@@ -115,8 +145,11 @@ func (t *Tab) MarkListeners(ctx context.Context, max int) (int, error) {
 			kept = append(kept, a)
 		}
 	}
+	if add && len(kept) == 0 {
+		return found, nil
+	}
 	res, err := cdp.Call(octx, t.target, runtime.CallFunctionOn, runtime.CallFunctionOnParams{
-		FunctionDeclaration: "function(...els) { return globalThis.__veetbrowser.markListened(...els); }",
+		FunctionDeclaration: fmt.Sprintf("function(...els) { return globalThis.__veetbrowser.markListened(%v, ...els); }", add),
 		ExecutionContextID:  worldID, Arguments: kept, ReturnByValue: ptr(true), Silent: ptr(true)})
 	if err != nil {
 		return fail(err)
@@ -127,6 +160,14 @@ func (t *Tab) MarkListeners(ctx context.Context, max int) (int, error) {
 	var n int
 	if err := json.Unmarshal(res.Result.Value, &n); err != nil || n != len(kept) {
 		return fail(errcode.New(errcode.CaptureFailed, "the listener marks were not all taken"))
+	}
+	if t.marks.ids == nil {
+		t.marks.world, t.marks.ids = world, map[cdp.BackendNodeID]bool{}
+	}
+	for i, a := range args {
+		if a != nil {
+			t.marks.ids[ids[i]] = true
+		}
 	}
 	return found, nil
 }

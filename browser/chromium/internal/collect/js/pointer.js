@@ -26,10 +26,11 @@ let listened = new WeakSet();
 // (inspect), which cannot recompute a listener-found target's role.
 const pointerRoles = new WeakMap();
 
-// markListened replaces the listener marks with els (the elements Go
-// resolved in this world) and answers how many it kept.
-function markListened(...els) {
-  listened = new WeakSet();
+// markListened adds els (the elements Go resolved in this world) to the
+// listener marks, or with add false replaces the marks with them, and
+// answers how many it was given.
+function markListened(add, ...els) {
+  if (!add) listened = new WeakSet();
   for (const el of els) {
     if (el && el.nodeType === 1 && el !== document.documentElement && el !== document.body) listened.add(el);
   }
