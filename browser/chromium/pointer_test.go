@@ -125,7 +125,7 @@ func TestPointerTargetsOnlyInRealPages(t *testing.T) {
 // TestClickPointerTarget fails on the base (no ref to click): a click on a
 // listener-only span in a paragraph, on a tree node with a mousedown
 // listener and on a delegated inbox row reaches the page's handlers, with
-// the same guards as any control.
+// the same guards and approval facts as any control.
 func TestClickPointerTarget(t *testing.T) {
 	t.Parallel()
 	s, obs := openVersionPage(t, intranetPage, true)
@@ -136,9 +136,14 @@ func TestClickPointerTarget(t *testing.T) {
 		{"VPN drops every hour", "Opened VPN drops every hour"},
 		{"Send ticket", "Opened send"},
 	} {
-		res, err := s.Act(ctx, browser.Action{Kind: browser.ActClick, Ref: find(t, obs, c.name).Ref}, allowAll)
+		var j judged
+		res, err := s.Act(ctx, browser.Action{Kind: browser.ActClick, Ref: find(t, obs, c.name).Ref}, j.authorize)
 		if err != nil {
 			t.Fatalf("click %q: %v", c.name, err)
+		}
+		// The approval facts are the target's, as the view shows it.
+		if f := j.last(t); f.Role != "generic" || f.Name != c.name {
+			t.Fatalf("click %q authorized with %+v", c.name, f)
 		}
 		if !res.Dispatched || !textHas(res.Observation, c.status) {
 			t.Fatalf("click %q: dispatched %v, text %+v", c.name, res.Dispatched, res.Observation.Text)
