@@ -60,7 +60,7 @@ func (t *Tab) MarkListeners(ctx context.Context, max int) (int, error) {
 		return 0, Classify(octx, err, errcode.CaptureFailed, "the page has no document to observe")
 	}
 	fail := func(err error) (int, error) {
-		return 0, Classify(octx, err, errcode.CaptureFailed, "the page's listeners could not be read")
+		return 0, t.stepError(octx, world, err, "the page's listeners could not be read")
 	}
 	defer cdp.Call(context.WithoutCancel(octx), t.target, runtime.ReleaseObjectGroup, runtime.ReleaseObjectGroupParams{ObjectGroup: listenerGroup})
 	doc, err := cdp.Call(octx, t.target, runtime.Evaluate, runtime.EvaluateParams{
