@@ -192,7 +192,7 @@ func Consequential(f Facts) bool {
 		return true
 	}
 	switch f.Role {
-	case "button", "link", "menuitem", "menuitemcheckbox", "menuitemradio", "option", "switch", "checkbox", "radio", "tab", "treeitem":
+	case "button", "link", "menuitem", "menuitemcheckbox", "menuitemradio", "option", "switch", "checkbox", "radio", "tab", "treeitem", "generic":
 	case "dialog":
 		// Accepting a dialog: its message is a question, judged whole.
 		words := wordSplit.Split(strings.ToLower(f.Name), -1)

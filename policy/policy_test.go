@@ -33,6 +33,11 @@ func TestConsequentialInSeveralLanguages(t *testing.T) {
 	if !Consequential(Facts{Role: "button", Name: "Go", Submit: true}) {
 		t.Error("a form submission is not consequential")
 	}
+	// A pointer target (tool version 1.9.0) is judged by its name, as a
+	// button is: a clickable "Delete account" div deletes.
+	if !Consequential(Facts{Role: "generic", Name: "Delete account"}) || Consequential(Facts{Role: "generic", Name: "Ada Lovelace"}) {
+		t.Error("pointer targets are classified wrong")
+	}
 	if Consequential(Facts{Role: "textbox", Name: "Publish date"}) {
 		t.Error("a textbox named Publish date is consequential")
 	}

@@ -330,6 +330,7 @@ setInterval(() => {
 		inputScenarios(),
 		scrollScenarios(),
 		valueScenarios(),
+		pointerScenarios(),
 	)...)
 }
 

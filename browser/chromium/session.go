@@ -220,6 +220,9 @@ func (s *Session) observe(ctx context.Context, req observation.Request) (*observ
 	if s.frames {
 		s.tab.NameMainFrames(ctx, observation.MaxFrameRecords*4)
 	}
+	if err := s.markPointers(ctx); err != nil {
+		return nil, err
+	}
 	res, err := collectIn(ctx, s.tab.Evaluate, collect.Expression(params), collect.Decode, "the page could not be observed")
 	if err != nil {
 		return nil, err
@@ -540,4 +543,15 @@ func (s *Session) Close(ctx context.Context) error {
 	s.closeTabs()
 	s.provider.forget(s)
 	return nil
+}
+
+// markPointers readies a scan for pointer targets (tool version 1.9.0,
+// docs/realpages.md): the elements with click-type listeners are marked in
+// the page, at most a window of them, for the scan to list.
+func (s *Session) markPointers(ctx context.Context) error {
+	if !s.realPages {
+		return nil
+	}
+	_, err := s.tab.MarkListeners(ctx, observation.WindowSize)
+	return err
 }

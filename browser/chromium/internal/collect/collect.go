@@ -34,7 +34,7 @@ var sources embed.FS
 // may call any file's functions; code that runs while the script loads
 // uses only what an earlier file or its own defines.
 var files = []string{
-	"dom.js", "strings.js", "visibility.js", "clip.js", "names.js", "frames.js", "controls.js", "regions.js",
+	"dom.js", "strings.js", "visibility.js", "clip.js", "names.js", "frames.js", "controls.js", "pointer.js", "regions.js",
 	"text.js", "draft.js", "values.js", "typed.js", "actions.js", "choices.js", "find.js", "screenshot.js", "observe.js",
 }
 
@@ -217,10 +217,12 @@ type Params struct {
 	RegionNodes int    `json:"region_nodes,omitempty"`
 	MaxRegions  *int   `json:"max_regions,omitempty"`
 
-	// RealPages (tool version 1.9.0, docs/realpages.md): content that
-	// scroll containers clip is visible, and coverage counts what came
-	// from them; a multiple-choice list's control carries the labels of
-	// its chosen options.
+	// RealPages (tool version 1.9.0, docs/realpages.md): pointer targets,
+	// elements a person clicks though ARIA names no control, are
+	// candidates of the control scan; content that scroll containers clip
+	// is visible, and coverage counts what came from them; a
+	// multiple-choice list's control carries the labels of its chosen
+	// options.
 	RealPages bool `json:"real_pages,omitempty"`
 	// Values (tool version 1.9.0 with the read_values grant): each
 	// editable control of a field that is not a credential or payment

@@ -25,7 +25,8 @@ type FindRequest struct {
 	Doc      string    `json:"doc,omitempty"`
 	Query    string    `json:"query"`
 	From     *FindFrom `json:"from,omitempty"`
-	// RealPages (tool version 1.9.0): as Params.RealPages.
+	// RealPages (tool version 1.9.0): as Params.RealPages: pointer targets are
+	// candidates and scroll containers show their content.
 	RealPages bool `json:"real_pages,omitempty"`
 }
 

@@ -99,18 +99,7 @@ func (t *Tab) Evaluate(ctx context.Context, expr string) ([]byte, error) {
 		Silent:          ptr(true),
 	})
 	if err != nil {
-		if octx.Err() != nil {
-			// Cancelled, timed out, or interrupted by a crash or a dialog.
-			return nil, Classify(octx, err, errcode.CaptureFailed, "the page could not be observed")
-		}
-		t.mu.Lock()
-		moved := t.world != world
-		t.mu.Unlock()
-		msg := err.Error()
-		if moved || strings.Contains(msg, "Cannot find context") || strings.Contains(msg, "context was destroyed") {
-			return nil, errcode.Wrap(errcode.DocumentChanged, err, "the document changed during the observation; observe again")
-		}
-		return nil, Classify(octx, err, errcode.CaptureFailed, "the page could not be observed")
+		return nil, t.stepError(octx, world, err, "the page could not be observed")
 	}
 	if res.ExceptionDetails != nil {
 		msg := res.ExceptionDetails.Text
@@ -120,6 +109,29 @@ func (t *Tab) Evaluate(ctx context.Context, expr string) ([]byte, error) {
 		return nil, errcode.Wrap(errcode.CaptureFailed, errors.New(msg), "the page could not be observed")
 	}
 	return res.Result.Value, nil
+}
+
+// stepError is the public error of a failed call in world, the collector
+// world of the document a step began on: document_changed when that
+// document went away during the call, else the step's own failure.
+func (t *Tab) stepError(octx context.Context, world string, err error, msg string) error {
+	if octx.Err() != nil {
+		// Cancelled, timed out, or interrupted by a crash or a dialog.
+		return Classify(octx, err, errcode.CaptureFailed, msg)
+	}
+	t.mu.Lock()
+	moved := t.world != world
+	t.mu.Unlock()
+	if err != nil {
+		text := err.Error()
+		if strings.Contains(text, "Cannot find context") || strings.Contains(text, "context was destroyed") {
+			moved = true
+		}
+	}
+	if moved {
+		return errcode.Wrap(errcode.DocumentChanged, err, "the document changed during the observation; observe again")
+	}
+	return Classify(octx, err, errcode.CaptureFailed, msg)
 }
 
 // Classify maps a page step's failure to a public error: an interruption

@@ -48,6 +48,9 @@ type Tab struct {
 	mainFrame cdp.FrameID
 	world     string // unique id of the collector world of the main document; "" between documents
 	worldID   runtime.ExecutionContextID
+	// marks: the listener marks of the collector's world (MarkListeners).
+	marksMu   sync.Mutex
+	marks     marks
 	lifecycle map[cdp.LoaderID]string // newest lifecycle milestone per main-frame loader
 	crashed   bool
 	hung      bool                               // the renderer was found hung and sent a crash

@@ -25,7 +25,7 @@ function inspect(p) {
   const el = retainedNode(p);
   if (!el) return {error: R.Stale};
   if (!el.isConnected) return {error: R.Detached};
-  const role = controlRole(el) || '';
+  const role = controlRole(el) || pointerRoles.get(el) || '';
   let name, nameCut, form, formLabel;
   nameCap = B.MaxFactName;
   try {

@@ -156,10 +156,7 @@ function collectControls(p, revision, visible) {
   }
   const acquired = []; // {el, role}: the role is computed once, in the scan
   const frames = p.frames === true;
-  const scan = walk(null, {stack, max: B.ScanNodes, shadow: true}, (n) => {
-    if (n.nodeType !== 1) return SKIP;
-    const role = controlRole(n) || (frames && FRAME_TAGS.has(n.localName) ? 'frame' : null);
-    if (!role) return;
+  const w = candidateWalk(p.real_pages === true, frames, (n, role) => {
     if (start < 0) {
       if (n === anchor) start = position + 1;
       position++;
@@ -170,6 +167,7 @@ function collectControls(p, revision, visible) {
     position++;
     return acquired.length > windowSize ? STOP : undefined;
   });
+  const scan = walk(null, {stack, max: B.ScanNodes, shadow: true, leave: w.leave}, w.visit);
   if (start < 0) return {error: R.AnchorMoved};
   terminal.coverage.offset = start;
   if (start > maxOffset) return terminal;

@@ -44,7 +44,7 @@ function find(p) {
   }
   if (!words.length) fromControls = fromText = ENDED; // nothing to look for
   const visible = visibilityChecker({scrollers: p.real_pages === true});
-  const c = findControls(words, fromControls, visible);
+  const c = findControls(words, fromControls, visible, p.real_pages === true);
   if (c.error) return {error: c.error, doc: docId};
   const t = findText(words, fromText, visible);
   if (t.error) return {error: t.error, doc: docId};
@@ -75,20 +75,20 @@ function continuation(points, k) {
 // whose name holds every word, up to B.FindMatches; a further match is where
 // the next find starts. A point is {node, parent, position, at}: the walk
 // visits node first when at, else resumes right after it (resumeStack).
-function findControls(words, from, visible) {
+function findControls(words, from, visible, pointer) {
   const out = {controls: [], nodes: [], parents: [], points: [], stop: null, visits: 0, candidates: 0, nodeLimit: false,
     offsetLimit: false};
   if (from === ENDED) return out;
-  const r = from === FROM_START ? {stack: [document.documentElement]} : resumeStack(from);
+  // With pointer targets, a point visited first is walked, not considered
+  // alone: a target is taken once its subtree is walked.
+  const before = pointer && from.at;
+  const r = from === FROM_START ? {stack: [document.documentElement]} : before ? resumeBefore(from) : resumeStack(from);
   if (r.error) return r;
   let position = from.position || 0;
   const focused = deepActiveElement();
   const point = (n, at) => ({node: n, parent: walkParent(n), position, at});
   const stopAt = (n) => { out.stop = point(n, true); return STOP; };
-  const consider = (n) => {
-    if (n.nodeType !== 1) return SKIP;
-    const role = controlRole(n);
-    if (!role) return;
+  const consider = (n, role) => {
     // The candidate past a bound is where the next find starts.
     if (out.candidates === B.MaxOffset) { out.offsetLimit = true; return stopAt(n); }
     out.candidates++;
@@ -102,11 +102,12 @@ function findControls(words, from, visible) {
     }
     position++;
   };
-  if (from.at) {
+  const w = candidateWalk(pointer, false, consider);
+  if (from.at && !before) {
     out.visits++;
-    if (consider(from.node) === STOP) return out;
+    if (w.visit(from.node) === STOP) return out;
   }
-  const scan = walk(null, {stack: r.stack, max: B.ScanNodes - out.visits, shadow: true}, consider);
+  const scan = walk(null, {stack: r.stack, max: B.ScanNodes - out.visits, shadow: true, leave: w.leave}, w.visit);
   out.visits += scan.visits;
   if (scan.bound) [out.nodeLimit, out.stop] = [true, point(scan.last, false)];
   return out;

@@ -9,7 +9,7 @@ let nameCap = B.MaxNameUnits;
 
 const NAME_FROM_CONTENT = new Set([
   'button', 'link', 'checkbox', 'radio', 'switch', 'tab', 'menuitem', 'menuitemcheckbox',
-  'menuitemradio', 'option', 'treeitem',
+  'menuitemradio', 'option', 'treeitem', 'generic',
 ]);
 
 // Walk entries of textAlternative: a node with flags, a string to add, a
@@ -248,7 +248,7 @@ function accessibleName(el, role) {
     if (type === 'submit') return 'Submit';
     if (type === 'reset') return 'Reset';
   }
-  if (NAME_FROM_CONTENT.has(role) || tag === 'summary') {
+  if (NAME_FROM_CONTENT.has(role) || tag === 'summary' || pointerRoles.get(el) === role) {
     name = textAlternative(el, 'content', undefined, budget);
     if (name) return name;
   }
