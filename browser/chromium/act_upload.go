@@ -74,7 +74,7 @@ func (s *Session) setFiles(ctx context.Context, ct collect.Target, stage browser
 		// Never fall back to the page's own world.
 		return errcode.New(errcode.DocumentChanged, "the page is between documents; observe again")
 	}
-	defer cdp.Call(context.WithoutCancel(octx), target, runtime.ReleaseObjectGroup, runtime.ReleaseObjectGroupParams{ObjectGroup: group})
+	defer s.tab.Release(octx, target, group)
 	res, err := cdp.Call(octx, target, runtime.Evaluate, runtime.EvaluateParams{
 		Expression: collect.Node(ct), UniqueContextID: world, ObjectGroup: group,
 	})

@@ -345,7 +345,7 @@ func (t *Tab) nameFrame(ctx context.Context, target *chromedp.Target, id cdp.Fra
 	if err != nil {
 		return false
 	}
-	defer cdp.Call(context.WithoutCancel(ctx), target, runtime.ReleaseObjectGroup, runtime.ReleaseObjectGroupParams{ObjectGroup: nameFrameGroup})
+	defer t.Release(ctx, target, nameFrameGroup)
 	obj, err := cdp.Call(ctx, target, dom.ResolveNode, dom.ResolveNodeParams{BackendNodeID: owner.BackendNodeID,
 		ExecutionContextID: worldID, ObjectGroup: nameFrameGroup})
 	if err != nil || obj.Object == nil {

@@ -62,7 +62,7 @@ func (t *Tab) MarkListeners(ctx context.Context, max int) (int, error) {
 	fail := func(err error) (int, error) {
 		return 0, t.stepError(octx, world, err, "the page's listeners could not be read")
 	}
-	defer cdp.Call(context.WithoutCancel(octx), t.target, runtime.ReleaseObjectGroup, runtime.ReleaseObjectGroupParams{ObjectGroup: listenerGroup})
+	defer t.Release(octx, t.target, listenerGroup)
 	doc, err := cdp.Call(octx, t.target, runtime.Evaluate, runtime.EvaluateParams{
 		Expression: "document", UniqueContextID: world, ObjectGroup: listenerGroup, Silent: ptr(true)})
 	if err != nil || doc.Result == nil || doc.Result.ObjectID == "" {

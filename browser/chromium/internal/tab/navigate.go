@@ -49,7 +49,9 @@ func (t *Tab) Navigate(ctx context.Context, url string) (Navigated, error) {
 	if err != nil {
 		if octx.Err() == nil && errors.Is(err, context.DeadlineExceeded) {
 			// The server never answered: stop the request, keep the page.
-			cdp.Call(context.WithoutCancel(octx), t.target, page.StopLoading, cdp.Empty{})
+			cctx, cancel := t.timings.CleanupContext(octx)
+			cdp.Call(cctx, t.target, page.StopLoading, cdp.Empty{})
+			cancel()
 			return Navigated{}, errcode.Wrap(errcode.Timeout, err, "the site did not answer within %s; the page stayed", t.timings.NavigateBound)
 		}
 		return Navigated{}, Classify(octx, err, errcode.NavigationFailed, "the navigation failed")

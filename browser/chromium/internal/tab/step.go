@@ -192,3 +192,12 @@ func (t *Tab) EvaluatorIn(target *chromedp.Target, world string) func(context.Co
 }
 
 func ptr[T any](v T) *T { return &v }
+
+// Release releases an object group of handles on target after a step on
+// ctx, within Timings.Cleanup: the step may have ended because the renderer
+// stopped answering.
+func (t *Tab) Release(ctx context.Context, target *chromedp.Target, group string) {
+	cctx, cancel := t.timings.CleanupContext(ctx)
+	defer cancel()
+	cdp.Call(cctx, target, runtime.ReleaseObjectGroup, runtime.ReleaseObjectGroupParams{ObjectGroup: group})
+}

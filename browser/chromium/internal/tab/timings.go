@@ -1,6 +1,7 @@
 package tab
 
 import (
+	"context"
 	"os"
 	goruntime "runtime"
 	"strconv"
@@ -66,6 +67,11 @@ type Timings struct {
 	// (ScrollSettle, read every ScrollPoll), a wait's check (WaitPoll), and
 	// the cleanup of a session whose caller has gone (CloseWait).
 	TabOpen, DialogClose, ScrollSettle, ScrollPoll, WaitPoll, CloseWait time.Duration
+
+	// Cleanup bounds a call that must run after its step ended or was
+	// interrupted (releasing handles, stopping a load): a hung or crashed
+	// renderer never answers it, and it must not wait for one.
+	Cleanup time.Duration
 }
 
 // DefaultTimings are the runtime's timings. The renderer guard's leave
@@ -104,7 +110,15 @@ func DefaultTimings() Timings {
 		ScrollPoll:   100 * time.Millisecond,
 		WaitPoll:     120 * time.Millisecond,
 		CloseWait:    5 * time.Second,
+
+		Cleanup: 2 * time.Second,
 	}
+}
+
+// CleanupContext is the context of a cleanup call after a step on ctx: it
+// is not cancelled with ctx, and ends after Cleanup.
+func (tm Timings) CleanupContext(ctx context.Context) (context.Context, context.CancelFunc) {
+	return context.WithTimeout(context.WithoutCancel(ctx), tm.Cleanup)
 }
 
 // HangBound is how long a step may leave the renderer silent on an idle
