@@ -252,25 +252,9 @@ document.addEventListener('pointerup', () => {
   fetch('order', {method: 'POST', body: [...list.children].map((el) => el.dataset.id).join(',')});
 });
 </script>`)},
-			handlers: map[string]handler{"order": func(w http.ResponseWriter, r *http.Request, record func(string)) {
-				b, _ := io.ReadAll(io.LimitReader(r.Body, 256))
-				record("order:" + string(b))
-			}},
+			handlers: orderHandlers,
 			expected: []string{"order:3,1,2,4"},
-			run: func(ctx context.Context, a *agent, base string) error {
-				// Both refs from one view: a second observation would
-				// make the first stale.
-				from, err := a.find(ctx, "Third task")
-				if err != nil {
-					return err
-				}
-				i := slices.IndexFunc(a.view.Controls, func(c projection.Control) bool { return c.Name == "First task" })
-				if i < 0 {
-					return fmt.Errorf("First task is not in the view with Third task")
-				}
-				_, err = a.call(ctx, tools.Act, map[string]any{"kind": "drag", "ref": from, "to": a.view.Controls[i].Ref})
-				return err
-			},
+			run:      dragOnto("Third task", "First task"),
 		},
 	}
 }
@@ -341,4 +325,27 @@ func (a *agent) findControl(ctx context.Context, query, name string) (string, er
 		args["cursor"] = v.Next.Cursor
 	}
 	return "", fmt.Errorf("browser_find did not end")
+}
+
+// orderHandlers record the order a sortable list posts.
+var orderHandlers = map[string]handler{"order": func(w http.ResponseWriter, r *http.Request, record func(string)) {
+	b, _ := io.ReadAll(io.LimitReader(r.Body, 256))
+	record("order:" + string(b))
+}}
+
+// dragOnto drags the control named item onto the one named onto. Both refs
+// come from one view: a second observation would make the first stale.
+func dragOnto(item, onto string) func(ctx context.Context, a *agent, base string) error {
+	return func(ctx context.Context, a *agent, base string) error {
+		from, err := a.find(ctx, item)
+		if err != nil {
+			return err
+		}
+		i := slices.IndexFunc(a.view.Controls, func(c projection.Control) bool { return c.Name == onto })
+		if i < 0 {
+			return fmt.Errorf("%s is not in the view with %s", onto, item)
+		}
+		_, err = a.call(ctx, tools.Act, map[string]any{"kind": "drag", "ref": from, "to": a.view.Controls[i].Ref})
+		return err
+	}
 }

@@ -1,16 +1,5 @@
 package suite
 
-import (
-	"context"
-	"fmt"
-	"io"
-	"net/http"
-	"slices"
-
-	"github.com/veetbot/veetbrowser/projection"
-	"github.com/veetbot/veetbrowser/tools"
-)
-
 // Scenarios of tool version 1.9.0's pointer targets: what a page makes
 // clickable without an ARIA role. A handler-only span in a paragraph, a
 // file tree whose nodes are spans under one delegated listener, and a
@@ -114,25 +103,9 @@ document.addEventListener('mouseup', () => {
   fetch('order', {method: 'POST', body: [...list.children].map((el) => el.dataset.id).join(',')});
 });
 </script>`)},
-			handlers: map[string]handler{"order": func(w http.ResponseWriter, r *http.Request, record func(string)) {
-				b, _ := io.ReadAll(io.LimitReader(r.Body, 256))
-				record("order:" + string(b))
-			}},
+			handlers: orderHandlers,
 			expected: []string{"order:3,1,2,4"},
-			run: func(ctx context.Context, a *agent, base string) error {
-				// Both refs from one view: a second observation would
-				// make the first stale.
-				from, err := a.find(ctx, "Item 3")
-				if err != nil {
-					return err
-				}
-				i := slices.IndexFunc(a.view.Controls, func(c projection.Control) bool { return c.Name == "Item 1" })
-				if i < 0 {
-					return fmt.Errorf("Item 1 is not in the view with Item 3")
-				}
-				_, err = a.call(ctx, tools.Act, map[string]any{"kind": "drag", "ref": from, "to": a.view.Controls[i].Ref})
-				return err
-			},
+			run:      dragOnto("Item 3", "Item 1"),
 		},
 	}
 }
