@@ -19,18 +19,7 @@ import (
 // when real is false.
 func openRealPages(t testing.TB, html string, real bool) (*Session, *observation.Observation) {
 	t.Helper()
-	ctx := browsertest.Context(t, time.Minute)
-	bs, err := shared.Get(t).NewSession(ctx, browser.SessionOptions{Reading: true, Frames: true, Interactions: true, RealPages: real})
-	if err != nil {
-		t.Fatal(err)
-	}
-	t.Cleanup(func() { bs.Close(context.Background()) })
-	s := bs.(*Session)
-	obs, err := s.Navigate(ctx, browsertest.Serve(t, html))
-	if err != nil {
-		t.Fatal(err)
-	}
-	return s, obs
+	return openReal(t, browsertest.Serve(t, html), real)
 }
 
 // preferences is a newsletter settings page: a scrolling multiple-choice

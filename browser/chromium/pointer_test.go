@@ -14,24 +14,6 @@ import (
 	"github.com/veetbot/veetbrowser/observation"
 )
 
-// openVersionPage opens a session of tool version 1.9.0 (real) or 1.8.0
-// on html and returns its first observation.
-func openVersionPage(tb testing.TB, html string, real bool) (*Session, *observation.Observation) {
-	tb.Helper()
-	ctx := browsertest.Context(tb, time.Minute)
-	bs, err := shared.Get(tb).NewSession(ctx, browser.SessionOptions{Reading: true, Frames: true, Interactions: true, RealPages: real})
-	if err != nil {
-		tb.Fatal(err)
-	}
-	tb.Cleanup(func() { bs.Close(context.Background()) })
-	s := bs.(*Session)
-	obs, err := s.Navigate(ctx, browsertest.Serve(tb, html))
-	if err != nil {
-		tb.Fatal(err)
-	}
-	return s, obs
-}
-
 // roleNames are the controls as "role name".
 func roleNames(obs *observation.Observation) []string {
 	out := make([]string, len(obs.Controls))
@@ -101,7 +83,7 @@ const intranetPage = `<title>Acme help desk</title>
 // list, the card holding a link) and the span inside the button are not.
 func TestPointerTargetsAreControls(t *testing.T) {
 	t.Parallel()
-	_, obs := openVersionPage(t, intranetPage, true)
+	_, obs := openRealPages(t, intranetPage, true)
 	want := []string{
 		"generic terms of service", "generic FAQ", "generic src", "generic main.go", "generic Send ticket",
 		"generic Printer on floor 3 is jammed", "generic VPN drops every hour", "generic Urgent", "generic Normal",
@@ -116,7 +98,7 @@ func TestPointerTargetsAreControls(t *testing.T) {
 // same page as before, with the ARIA controls only.
 func TestPointerTargetsOnlyInRealPages(t *testing.T) {
 	t.Parallel()
-	_, obs := openVersionPage(t, intranetPage, false)
+	_, obs := openRealPages(t, intranetPage, false)
 	if got, want := roleNames(obs), []string{"link Knowledge base", "button Save draft"}; !slices.Equal(got, want) {
 		t.Fatalf("1.8.0 controls:\n got %q\nwant %q", got, want)
 	}
@@ -128,7 +110,7 @@ func TestPointerTargetsOnlyInRealPages(t *testing.T) {
 // the same guards and approval facts as any control.
 func TestClickPointerTarget(t *testing.T) {
 	t.Parallel()
-	s, obs := openVersionPage(t, intranetPage, true)
+	s, obs := openRealPages(t, intranetPage, true)
 	ctx := browsertest.Context(t, time.Minute)
 	for _, c := range []struct{ name, status string }{
 		{"terms of service", "Opened terms"},
@@ -156,7 +138,7 @@ func TestClickPointerTarget(t *testing.T) {
 // is found only as text: browser_find lists it as a control, with a ref.
 func TestFindFindsPointerTargets(t *testing.T) {
 	t.Parallel()
-	s, _ := openVersionPage(t, intranetPage, true)
+	s, _ := openRealPages(t, intranetPage, true)
 	obs, err := s.Find(browsertest.Context(t, time.Minute), browser.FindRequest{Query: "terms of service"})
 	if err != nil {
 		t.Fatal(err)
@@ -171,7 +153,7 @@ func TestFindFindsPointerTargets(t *testing.T) {
 // signal it bears.
 func TestPointerTargetsNeverHidden(t *testing.T) {
 	t.Parallel()
-	_, obs := openVersionPage(t, `<title>Feed</title>
+	_, obs := openRealPages(t, `<title>Feed</title>
 <style>.more { cursor: pointer; }</style>
 <article>
   <p>Weekly update <span class="more" id="ok">read more</span></p>
@@ -204,7 +186,7 @@ func TestPointerTargetsShareTheBounds(t *testing.T) {
 	for _, n := range []int{observation.MaxControls, observation.MaxControls + 1} {
 		t.Run(fmt.Sprint(n), func(t *testing.T) {
 			t.Parallel()
-			s, obs := openVersionPage(t, spansPage(n), true)
+			s, obs := openRealPages(t, spansPage(n), true)
 			if len(obs.Controls) != min(n, observation.MaxControls) || obs.Controls[0].Name != "post 0" {
 				t.Fatalf("%d spans: %d controls, first %q", n, len(obs.Controls), obs.Controls[0].Name)
 			}
@@ -238,7 +220,7 @@ func spansPage(n int) string {
 func BenchmarkObservePointerSpans(b *testing.B) {
 	for _, real := range []bool{false, true} {
 		b.Run(fmt.Sprintf("realpages=%v", real), func(b *testing.B) {
-			s, _ := openVersionPage(b, spansPage(4000), real)
+			s, _ := openRealPages(b, spansPage(4000), real)
 			benchObserve(b, s)
 		})
 	}
@@ -249,7 +231,7 @@ func BenchmarkObservePointerSpans(b *testing.B) {
 func BenchmarkObservePointerButtons(b *testing.B) {
 	for _, real := range []bool{false, true} {
 		b.Run(fmt.Sprintf("realpages=%v", real), func(b *testing.B) {
-			s, _ := openVersionPage(b, buttons(12000, ""), real)
+			s, _ := openRealPages(b, buttons(12000, ""), real)
 			benchObserve(b, s)
 		})
 	}
@@ -274,7 +256,7 @@ func benchObserve(b *testing.B, s *Session) {
 // it the last is not.
 func TestListenerMarksAreBounded(t *testing.T) {
 	t.Parallel()
-	s, _ := openVersionPage(t, spansPage(3), true)
+	s, _ := openRealPages(t, spansPage(3), true)
 	ctx := browsertest.Context(t, time.Minute)
 	for _, bound := range []int{3, 2} {
 		// From 3 to 2, the element marked last is no longer: all are
@@ -302,7 +284,7 @@ func TestListenerMarksAreBounded(t *testing.T) {
 // target, one it removes unmakes it, across observations of one document.
 func TestListenerMarksFollowThePage(t *testing.T) {
 	t.Parallel()
-	s, obs := openVersionPage(t, `<title>Board</title>
+	s, obs := openRealPages(t, `<title>Board</title>
 <p>Cards: <span id="a">Card A</span>, <span id="b">Card B</span></p>
 <button id="swap">Swap handlers</button>
 <script>
