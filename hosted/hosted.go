@@ -132,6 +132,23 @@ func CreateProfile(ctx context.Context, opts Options) error {
 	return c.do(ctx, http.MethodPut, "/v1/profiles/"+url.PathEscape(opts.Profile), nil, nil)
 }
 
+// Check asks the sidecar whether it is up (/healthz) and which tenant the
+// token belongs to, without leasing anything.
+func Check(ctx context.Context, opts Options) (tenant string, err error) {
+	c, err := newClient(opts)
+	if err != nil {
+		return "", err
+	}
+	if err := c.do(ctx, http.MethodGet, "/healthz", nil, nil); err != nil {
+		return "", err
+	}
+	var p api.Profiles
+	if err := c.do(ctx, http.MethodGet, "/v1/profiles", nil, &p); err != nil {
+		return "", err
+	}
+	return p.Tenant, nil
+}
+
 // renew keeps a lease alive at a third of its TTL until Close, or until
 // the sidecar refuses it: then the lease is lost.
 func (s *Session) renew(lease string, ttl time.Duration) {

@@ -169,7 +169,7 @@ func (s *Server) listProfiles(w http.ResponseWriter, r *http.Request, tenant str
 		}
 	}
 	s.mu.Unlock()
-	out := api.Profiles{Profiles: []api.Profile{}}
+	out := api.Profiles{Tenant: tenant, Profiles: []api.Profile{}}
 	for _, e := range entries {
 		if e.IsDir() && validName(e.Name()) {
 			out.Profiles = append(out.Profiles, api.Profile{Name: e.Name(), Leased: leased[e.Name()]})

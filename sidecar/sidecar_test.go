@@ -279,7 +279,7 @@ func TestProfiles(t *testing.T) {
 	var list api.Profiles
 	r := f.json(t, f.acme, http.MethodGet, "/v1/profiles", nil)
 	r.decode(t, &list)
-	if len(list.Profiles) != 3 || list.Profiles[0].Name != strings.Repeat("a", 63) || list.Profiles[1] != (api.Profile{Name: "mail"}) || list.Profiles[2] != (api.Profile{Name: "shop", Leased: true}) {
+	if list.Tenant != "acme" || len(list.Profiles) != 3 || list.Profiles[0].Name != strings.Repeat("a", 63) || list.Profiles[1] != (api.Profile{Name: "mail"}) || list.Profiles[2] != (api.Profile{Name: "shop", Leased: true}) {
 		t.Fatalf("profiles: %s", r.body)
 	}
 	// A leased profile is not deleted under its browser.

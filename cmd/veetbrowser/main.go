@@ -10,7 +10,9 @@
 //	veetbrowser replay [--store SPEC] [--budget BYTES] [--tool-version V] [--html FILE] [SESSION]
 //	veetbrowser view [--store SPEC] [--listen ADDR] [--token-file FILE]
 //	veetbrowser sessions [--store SPEC] [--limit N]
+//	veetbrowser doctor [--json] [--browser PATH] [--store SPEC] [--upload-root DIR] [--hosted URL] [--log-level LEVEL]
 //	veetbrowser version
+//	veetbrowser help [COMMAND]
 //
 // observe with no URL serves the built-in demo site on loopback and observes it.
 // read prints every view of a page, following next until it is absent; find
@@ -39,10 +41,9 @@ import (
 	"github.com/veetbot/veetbrowser/browser/chromium"
 	"github.com/veetbot/veetbrowser/errcode"
 	"github.com/veetbot/veetbrowser/mcpserver"
+	"github.com/veetbot/veetbrowser/projection"
+	"github.com/veetbot/veetbrowser/tools"
 )
-
-// Version of this build.
-var Version = "0.1.0-dev"
 
 // cli is what every command writes to and logs with.
 type cli struct {
@@ -67,6 +68,7 @@ var commands = map[string]command{
 	"sessions": runSessions,
 	"view":     runView,
 	"version":  runVersion,
+	"doctor":   runDoctor,
 }
 
 func main() {
@@ -80,7 +82,7 @@ func run(ctx context.Context, args []string, stdout, stderr io.Writer) int {
 		usage(stderr)
 		return 2
 	}
-	if args[0] == "help" || args[0] == "-h" || args[0] == "--help" {
+	if args[0] == "-h" || args[0] == "--help" {
 		usage(stdout)
 		return 0
 	}
@@ -92,7 +94,9 @@ func run(ctx context.Context, args []string, stdout, stderr io.Writer) int {
 	}
 	log := newCLILog(stderr)
 	c := cli{stdout: stdout, stderr: stderr, log: log}
-	if err := cmd(ctx, c, flag.NewFlagSet(args[0], flag.ContinueOnError), args[1:]); err != nil {
+	fs := flag.NewFlagSet(args[0], flag.ContinueOnError)
+	fs.SetOutput(stderr)
+	if err := cmd(ctx, c, fs, args[1:]); err != nil {
 		if err == flag.ErrHelp {
 			return 0
 		}
@@ -135,7 +139,10 @@ commands:
                   (--html FILE: write its timeline as one self-contained HTML file)
   view            serve the recorded sessions as timelines on a local read-only web page
   sessions        list the recorded sessions, newest first
-  version         print the version and the browser tool versions
+  doctor          check the browser, the store, uploads, MCP and a sidecar, and say
+                  how to fix what fails
+  version         print the module version, its revision and the browser tool versions
+  help [COMMAND]  print a command's flags with their defaults and two examples
 
 observe, read, find, mcp and suite record every call in the artifact store:
 --store SPEC (a SQLite file, a postgres:// URL, or none; default $`+EnvStore+`,
@@ -153,6 +160,9 @@ flags:
   `+replayUsageLine+`
   `+viewUsageLine+`
   `+sessionsUsageLine+`
+  `+doctorUsageLine+`
+  `+versionUsageLine+`
+  `+helpUsageLine+`
 `)
 }
 
@@ -168,8 +178,11 @@ func parseUsage(fs *flag.FlagSet, args []string, maxPositional int, usageLine st
 	if err == flag.ErrHelp {
 		return nil, err
 	}
-	if err != nil || len(pos) > maxPositional {
-		return nil, errcode.New(errcode.InvalidArgument, "usage: %s", usageLine)
+	if err != nil {
+		return nil, errcode.Wrap(errcode.InvalidArgument, err, "invalid flags: %s; usage: %s", errcode.Quote(err.Error()), usageLine)
+	}
+	if len(pos) > maxPositional {
+		return nil, errcode.New(errcode.InvalidArgument, "too many arguments; usage: %s", usageLine)
 	}
 	return pos, nil
 }
@@ -179,7 +192,7 @@ func parseUsage(fs *flag.FlagSet, args []string, maxPositional int, usageLine st
 func parseExactly(fs *flag.FlagSet, args []string, n int, usageLine string) ([]string, error) {
 	pos, err := parseUsage(fs, args, n, usageLine)
 	if err == nil && len(pos) != n {
-		return nil, errcode.New(errcode.InvalidArgument, "usage: %s", usageLine)
+		return nil, errcode.New(errcode.InvalidArgument, "want %d argument(s), got %d; usage: %s", n, len(pos), usageLine)
 	}
 	return pos, err
 }
@@ -249,6 +262,9 @@ func (b *browserFlags) register(fs *flag.FlagSet, log cliLog) {
 // them (with opts, budget and store set from the flags); close releases
 // all three.
 func (b *browserFlags) runtime(ctx context.Context, budget int, sf *storeFlags, opts veetbrowser.Options) (rt *veetbrowser.Runtime, close func(), err error) {
+	if err := checkBudgetFlag(budget); err != nil {
+		return nil, nil, err
+	}
 	st, err := sf.open(ctx)
 	if err != nil {
 		return nil, nil, err
@@ -268,6 +284,31 @@ func (b *browserFlags) runtime(ctx context.Context, budget int, sf *storeFlags, 
 		return nil, nil, err
 	}
 	return rt, func() { p.Close(closeCtx); st.Close() }, nil
+}
+
+// checkBudgetFlag refuses a --budget the runtime would refuse, naming the
+// flag, before a store or a browser is opened.
+func checkBudgetFlag(budget int) error {
+	if budget != 0 && (budget < projection.MinBudget || budget > projection.MaxBudget) {
+		return errcode.New(errcode.InvalidArgument, "--budget must be between %d and %d bytes", projection.MinBudget, projection.MaxBudget)
+	}
+	return nil
+}
+
+// checkVersionFlag refuses an unknown --tool-version, naming the flag,
+// before a store or a browser is opened.
+func checkVersionFlag(version string) error {
+	if _, err := tools.Lookup(version); err != nil {
+		return flagged("--tool-version", err)
+	}
+	return nil
+}
+
+// flagged names the flag that caused err in its public message; the code
+// stays.
+func flagged(flagName string, err error) error {
+	code, msg := errcode.Public(err)
+	return errcode.Wrap(code, err, "%s: %s", flagName, msg)
 }
 
 func (b *browserFlags) provider(ctx context.Context) (*chromium.Provider, error) {

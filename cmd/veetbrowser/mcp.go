@@ -93,10 +93,13 @@ func runMCP(ctx context.Context, c cli, fs *flag.FlagSet, args []string) error {
 	if (len(origins) == 0) == !*anyOrigin {
 		return errcode.New(errcode.InvalidArgument, "give the task grant: --allow-origin ORIGIN (repeatable), or --allow-any-origin, not both")
 	}
+	if err := checkVersionFlag(*version); err != nil {
+		return err
+	}
 	if *maxSessions < 1 || *idle <= 0 {
 		return errcode.New(errcode.InvalidArgument, "--max-sessions must be at least 1 and --idle-timeout positive")
 	}
-	opts := mcpserver.Options{Version: *version, ServerVersion: Version, UploadRoot: *uploadRoot,
+	opts := mcpserver.Options{Version: *version, ServerVersion: build().version, UploadRoot: *uploadRoot,
 		Grant: policy.Grant{Origins: origins, ReadValues: *readValues}, Destinations: policy.Destinations{AllowLinkLocal: *linkLocal}, Logger: c.log.Logger}
 	var rt *veetbrowser.Runtime
 	if (*hostedURL == "") != (*profile == "") {

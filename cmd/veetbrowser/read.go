@@ -30,6 +30,9 @@ func (f *sessionFlags) register(fs *flag.FlagSet, log cliLog) {
 // session opens the store, the browser and a session on them; end closes
 // all three.
 func (f *sessionFlags) session(ctx context.Context) (s *veetbrowser.Session, end func(), err error) {
+	if err := checkVersionFlag(f.version); err != nil {
+		return nil, nil, err
+	}
 	rt, closeBrowser, err := f.browser.runtime(ctx, f.budget, &f.store, veetbrowser.Options{})
 	if err != nil {
 		return nil, nil, err

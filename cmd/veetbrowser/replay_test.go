@@ -13,7 +13,9 @@ import (
 	"github.com/veetbot/veetbrowser/internal/pgtest"
 )
 
-func TestMain(m *testing.M) { browsertest.Main(m, browsertest.Cleanup(pgtest.Stop)) }
+func TestMain(m *testing.M) {
+	browsertest.Main(m, browsertest.Cleanup(pgtest.Stop), browsertest.Cleanup(removeInstalled))
+}
 
 // TestReplayAndSessionsOnARecordedStore: observe records into the store
 // --store names; sessions lists what it holds; replay re-derives the

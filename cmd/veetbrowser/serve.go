@@ -76,7 +76,7 @@ func runServe(ctx context.Context, c cli, fs *flag.FlagSet, args []string) error
 		return err
 	}
 	if *data == "" || *tokens == "" {
-		return errcode.New(errcode.InvalidArgument, "usage: %s", serveUsageLine)
+		return errcode.New(errcode.InvalidArgument, "--data DIR and --tokens FILE are required; usage: %s", serveUsageLine)
 	}
 	if *maxLeases < 1 {
 		return errcode.New(errcode.InvalidArgument, "--max-leases must be at least 1")
@@ -95,7 +95,7 @@ func runServe(ctx context.Context, c cli, fs *flag.FlagSet, args []string) error
 	log := slog.New(slog.NewJSONHandler(c.stderr, &slog.HandlerOptions{Level: level}))
 	f, err := os.Open(*tokens)
 	if err != nil {
-		return errcode.Wrap(errcode.InvalidArgument, err, "the token file could not be opened")
+		return errcode.Wrap(errcode.InvalidArgument, err, "--tokens: the token file could not be opened")
 	}
 	toks, err := sidecar.ParseTokens(f)
 	f.Close()
@@ -104,7 +104,7 @@ func runServe(ctx context.Context, c cli, fs *flag.FlagSet, args []string) error
 	}
 	if *spec == "" {
 		if err := os.MkdirAll(*data, 0o700); err != nil {
-			return errcode.Wrap(errcode.InvalidArgument, err, "the data directory could not be created")
+			return errcode.Wrap(errcode.InvalidArgument, err, "--data: the directory could not be created")
 		}
 		*spec = filepath.Join(*data, "store.db")
 	}

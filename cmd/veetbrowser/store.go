@@ -55,7 +55,7 @@ func (f *storeFlags) open(ctx context.Context) (store.Store, error) {
 	}
 	st, err := storespec.Open(ctx, f.spec)
 	if err != nil {
-		return nil, err
+		return nil, flagged("--store", err)
 	}
 	if f.retain > 0 || f.retainBytes > 0 {
 		if _, err := st.Prune(ctx, f.retain, f.retainBytes); err != nil {

@@ -53,10 +53,10 @@ func runView(ctx context.Context, c cli, fs *flag.FlagSet, args []string) error 
 	if *tokenFile != "" {
 		b, err := os.ReadFile(*tokenFile)
 		if err != nil {
-			return errcode.Wrap(errcode.InvalidArgument, err, "the token file could not be read")
+			return errcode.Wrap(errcode.InvalidArgument, err, "--token-file: the file could not be read")
 		}
 		if token = strings.TrimSpace(string(b)); token == "" {
-			return errcode.New(errcode.InvalidArgument, "the token file is empty")
+			return errcode.New(errcode.InvalidArgument, "--token-file: the file is empty")
 		}
 	}
 	st, err := sf.open(ctx)

@@ -75,6 +75,7 @@ type Profile struct {
 
 // Profiles answers GET /v1/profiles.
 type Profiles struct {
+	Tenant   string    `json:"tenant"` // the token's tenant: a client checks which tenant it acts for
 	Profiles []Profile `json:"profiles"`
 }
 
