@@ -10,6 +10,7 @@ import (
 
 	"github.com/veetbot/veetbrowser/browser"
 	"github.com/veetbot/veetbrowser/errcode"
+	"github.com/veetbot/veetbrowser/sidecar"
 	"github.com/veetbot/veetbrowser/sidecar/sidecartest"
 )
 
@@ -191,6 +192,9 @@ func TestFlagErrorsNameTheFlag(t *testing.T) {
 	t.Parallel()
 	file := filepath.Join(t.TempDir(), "file")
 	os.WriteFile(file, nil, 0o600)
+	tokens := filepath.Join(t.TempDir(), "tokens")
+	_, line, _ := sidecar.NewToken("acme")
+	os.WriteFile(tokens, []byte(line+"\n"), 0o600)
 	for _, tc := range []struct {
 		args []string
 		flag string
@@ -206,6 +210,9 @@ func TestFlagErrorsNameTheFlag(t *testing.T) {
 		{[]string{"serve", "--data", t.TempDir(), "--tokens", filepath.Join(t.TempDir(), "none")}, "--tokens"},
 		{[]string{"sessions", "--limit", "ten"}, "-limit"},
 		{[]string{"mcp"}, "--allow-origin"},
+		{[]string{"mcp", "--allow-any-origin", "--store", "none", "--http", "127.0.0.1:notaport"}, "--http"},
+		{[]string{"view", "--store", "none", "--listen", "0.0.0.0:0"}, "--listen"},
+		{[]string{"serve", "--data", t.TempDir(), "--tokens", tokens, "--listen", "127.0.0.1:notaport"}, "--listen"},
 	} {
 		out, code := runCLI(t, tc.args...)
 		if code == 0 || !strings.Contains(out, tc.flag) {

@@ -101,6 +101,17 @@ func runMCP(ctx context.Context, c cli, fs *flag.FlagSet, args []string) error {
 	}
 	opts := mcpserver.Options{Version: *version, ServerVersion: build().version, UploadRoot: *uploadRoot,
 		Grant: policy.Grant{Origins: origins, ReadValues: *readValues}, Destinations: policy.Destinations{AllowLinkLocal: *linkLocal}, Logger: c.log.Logger}
+	// The HTTP clients' token is checked before a browser starts.
+	httpToken := os.Getenv(EnvToken)
+	if *addr != "" && *hostedURL != "" {
+		httpToken = os.Getenv(EnvMCPToken)
+		if httpToken == "" || httpToken == os.Getenv(EnvToken) {
+			return errcode.New(errcode.InvalidArgument, "with --hosted and --http, set $%s to the MCP clients' token, other than the sidecar's", EnvMCPToken)
+		}
+	}
+	if *addr != "" && httpToken == "" {
+		return errcode.New(errcode.InvalidArgument, "--http needs the clients' bearer token in $%s", EnvToken)
+	}
 	var rt *veetbrowser.Runtime
 	if (*hostedURL == "") != (*profile == "") {
 		return errcode.New(errcode.InvalidArgument, "--hosted and --profile go together")
@@ -127,13 +138,6 @@ func runMCP(ctx context.Context, c cli, fs *flag.FlagSet, args []string) error {
 	if *addr == "" {
 		return mcpserver.RunStdio(ctx, rt, opts)
 	}
-	httpToken := os.Getenv(EnvToken)
-	if *hostedURL != "" {
-		httpToken = os.Getenv(EnvMCPToken)
-		if httpToken == "" || httpToken == os.Getenv(EnvToken) {
-			return errcode.New(errcode.InvalidArgument, "with --hosted and --http, set $%s to the MCP clients' token, other than the sidecar's", EnvMCPToken)
-		}
-	}
 	h, err := mcpserver.HTTPHandler(ctx, rt, opts, mcpserver.HTTPOptions{Token: httpToken,
 		AllowedOrigins: callerOrigins, MaxSessions: *maxSessions, IdleTimeout: *idle})
 	if err != nil {
@@ -141,7 +145,7 @@ func runMCP(ctx context.Context, c cli, fs *flag.FlagSet, args []string) error {
 	}
 	ln, err := net.Listen("tcp", *addr)
 	if err != nil {
-		return errcode.Wrap(errcode.InvalidArgument, err, "cannot listen on %s", errcode.Quote(*addr))
+		return errcode.Wrap(errcode.InvalidArgument, err, "--http: cannot listen on %s", errcode.Quote(*addr))
 	}
 	fmt.Fprintf(c.stderr, "veetbrowser: MCP on http://%s/\n", ln.Addr())
 	srv := &http.Server{Handler: h, ReadHeaderTimeout: 10 * time.Second}

@@ -125,7 +125,7 @@ func runServe(ctx context.Context, c cli, fs *flag.FlagSet, args []string) error
 	ln, err := net.Listen("tcp", *listen)
 	if err != nil {
 		srv.Close(context.WithoutCancel(ctx))
-		return errcode.Wrap(errcode.InvalidArgument, err, "cannot listen on %s", errcode.Quote(*listen))
+		return errcode.Wrap(errcode.InvalidArgument, err, "--listen: cannot listen on %s", errcode.Quote(*listen))
 	}
 	scheme := "http"
 	hs := &http.Server{Handler: srv.Handler(), ReadHeaderTimeout: 10 * time.Second, ReadTimeout: 5 * time.Minute,
@@ -136,7 +136,7 @@ func runServe(ctx context.Context, c cli, fs *flag.FlagSet, args []string) error
 		if err != nil {
 			srv.Close(context.WithoutCancel(ctx))
 			ln.Close()
-			return errcode.Wrap(errcode.InvalidArgument, err, "the TLS certificate and key could not be loaded")
+			return errcode.Wrap(errcode.InvalidArgument, err, "--tls-cert, --tls-key: the certificate and key could not be loaded")
 		}
 		hs.TLSConfig = &tls.Config{Certificates: []tls.Certificate{pair}, MinVersion: tls.VersionTLS12}
 		ln = tls.NewListener(ln, hs.TLSConfig)

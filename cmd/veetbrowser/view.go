@@ -70,7 +70,7 @@ func runView(ctx context.Context, c cli, fs *flag.FlagSet, args []string) error 
 	}
 	ln, err := viewer.Listen(*listen, token != "")
 	if err != nil {
-		return err
+		return flagged("--listen", err)
 	}
 	srv := &http.Server{Handler: h, ReadHeaderTimeout: 10 * time.Second}
 	done := make(chan error, 1)
