@@ -83,23 +83,35 @@ func parseTyped(kind, text string) (typedParts, error) {
 }
 
 // typedRefusal refuses, before authorization, text that the input of kind
-// cannot take: malformed text, or a color, whose field opens the browser's
-// picker, which no keyboard reaches.
+// cannot take.
 func typedRefusal(kind, text string) error {
-	if _, err := parseTyped(kind, text); err != nil {
-		return err
-	}
-	if kind == "color" {
-		return errcode.New(errcode.NotActionable, "a color input opens the browser's color picker, which trusted input cannot drive; the runtime does not set a color from script")
-	}
-	return nil
+	_, err := parseTyped(kind, text)
+	return err
 }
 
 // typedSteps are the key events that type r.Value into an input of kind,
 // as the page plans them: a date or time field's segments in the
 // locale's order, a range's arrows, a number's digits over its selected
-// text.
+// text; for a color, the one step that sets it as its picker would.
 func (s *Session) typedSteps(octx context.Context, tgt cdp.Session, r collect.TypedRequest, kind string) ([]func() error, error) {
+	if kind == "color" {
+		// A color field opens the browser's picker, a window no trusted
+		// input reaches: the page sets the value as the picker does.
+		return []func() error{func() error {
+			raw, err := s.eval(octx, collect.SetColor(r))
+			verdict := collect.TypedGone
+			if err == nil {
+				verdict, err = collect.DecodeTypedCheck(raw)
+			}
+			if err != nil {
+				return errcode.Wrap(errcode.ActionUncertain, err, "the color could not be set; observe before trying again")
+			}
+			if verdict != collect.TypedMatch {
+				return &refused{errcode.New(errcode.StaleReference, "the color input is no longer on the page; observe again")}
+			}
+			return nil
+		}}, nil
+	}
 	if kind == "number" {
 		c, _ := keys.ParseChord("Control+a")
 		press, release := keys.ChordSteps(octx, tgt, c)

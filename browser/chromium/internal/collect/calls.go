@@ -29,6 +29,7 @@ const (
 	fnSelectedIs    = "selectedIs"
 	fnTypedPlan     = "typedPlan"
 	fnTypedCheck    = "typedCheck"
+	fnSetColor      = "setColor"
 	fnBindDraft     = "bindDraft"
 	fnNode          = "node"
 	fnRetainedNodes = "retainedNodes"
@@ -483,7 +484,12 @@ func DecodeTypedPlan(raw []byte) (*TypedKeys, error) {
 // field took the text; it answers a verdict, never the value.
 func TypedCheck(r TypedRequest) string { return call(fnTypedCheck, r) }
 
-// TypedVerdict is the answer of TypedCheck.
+// SetColor is the expression that sets a color input to the value as its
+// picker would (1.9.0); it answers TypedGone when the control is no longer
+// a color input on the page, else TypedMatch. TypedCheck verifies after.
+func SetColor(r TypedRequest) string { return call(fnSetColor, r) }
+
+// TypedVerdict is the answer of TypedCheck and SetColor.
 type TypedVerdict string
 
 const (

@@ -38,6 +38,7 @@ func TestCallExpressions(t *testing.T) {
 		{SelectedIs(option), fnSelectedIs, &option},
 		{TypedPlan(typed), fnTypedPlan, &typed},
 		{TypedCheck(typed), fnTypedCheck, &typed},
+		{SetColor(typed), fnSetColor, &typed},
 		{BindDraft(target), fnBindDraft, &target},
 		{Node(target), fnNode, &target},
 		{RetainedNodes(), fnRetainedNodes, nil},
@@ -84,7 +85,7 @@ func TestCallsAreExposed(t *testing.T) {
 	if end := strings.Index(exposed, "});"); end > 0 {
 		exposed = exposed[:end]
 	}
-	for _, fn := range []string{fnObserve, fnInspect, fnPrepare, fnArm, fnDisarm, fnSelectPlan, fnSelectedIs, fnTypedPlan, fnTypedCheck, fnBindDraft, fnNode, fnRetainedNodes} {
+	for _, fn := range []string{fnObserve, fnInspect, fnPrepare, fnArm, fnDisarm, fnSelectPlan, fnSelectedIs, fnTypedPlan, fnTypedCheck, fnSetColor, fnBindDraft, fnNode, fnRetainedNodes} {
 		if !regexp.MustCompile(`\b` + fn + `\b`).MatchString(exposed) {
 			t.Errorf("the collector does not expose %s", fn)
 		}

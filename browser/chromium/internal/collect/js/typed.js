@@ -53,6 +53,21 @@ function typedPlan(p) {
   return {kind, keys};
 }
 
+// setColor sets a color input to p.value as the browser's own picker
+// does when a person picks: the input's value setter (the collector's
+// world holds the unpatched one), then the input and change events the
+// picker fires. The picker is a browser window no trusted input reaches,
+// so this is the one input set from script, and only for a color input;
+// typedCheck verifies after.
+function setColor(p) {
+  const el = retainedNode(p);
+  if (!el || !el.isConnected || typedKind(el) !== 'color') return R.TypedGone;
+  el.value = p.value;
+  el.dispatchEvent(new Event('input', {bubbles: true, composed: true}));
+  el.dispatchEvent(new Event('change', {bubbles: true}));
+  return R.TypedMatch;
+}
+
 // fnv is the 32-bit FNV-1a digest of a string's UTF-16 units.
 function fnv(s) {
   let h = 0x811c9dc5;
@@ -85,6 +100,8 @@ function typedCheck(p) {
   const kind = typedKind(el);
   const v = el.value;
   if (kind === 'number' || kind === 'range') return v !== '' && Number(v) === Number(p.value) ? R.TypedMatch : R.TypedChanged;
+  // A color input keeps its value in lower case.
+  if (kind === 'color') return v === p.value.toLowerCase() ? R.TypedMatch : R.TypedChanged;
   if (kind) return v === p.value ? R.TypedMatch : R.TypedChanged;
   const b = fieldBefore;
   fieldBefore = null;
