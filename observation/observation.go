@@ -292,6 +292,9 @@ type RegionCoverage struct {
 	// left off, or did not run because the stream had ended.
 	Resumed bool `json:"resumed,omitempty"`
 	Ended   bool `json:"ended,omitempty"`
+	// InScrollContainers (tool version 1.9.0): how many of the regions
+	// lie in a scroll container, as ControlCoverage's.
+	InScrollContainers int `json:"in_scroll_containers,omitempty"`
 }
 
 // TextPart is one block of readable text.

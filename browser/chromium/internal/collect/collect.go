@@ -379,6 +379,9 @@ func Decode(raw []byte) (*Result, error) {
 	if n := r.ControlCoverage.InScrollContainers; n < 0 || n > len(r.Controls) {
 		return nil, fmt.Errorf("collector counted %d controls in scroll containers of %d", n, len(r.Controls))
 	}
+	if n := r.RegionCoverage.InScrollContainers; n < 0 || n > len(r.Regions) {
+		return nil, fmt.Errorf("collector counted %d regions in scroll containers of %d", n, len(r.Regions))
+	}
 	if n := r.TextCoverage.InScrollContainers; n < 0 || n > len(r.Text) {
 		return nil, fmt.Errorf("collector counted %d text parts in scroll containers of %d", n, len(r.Text))
 	}
