@@ -111,8 +111,8 @@ type frameMerge struct {
 	// controls and text parts the frames' collectors read in scroll
 	// containers (tool version 1.9.0)
 	scrollControls, scrollText, scrollRegions int
-	textBytes                  int // the whole text bound
-	visited                    map[string]*framed
+	textBytes                                 int // the whole text bound
+	visited                                   map[string]*framed
 	// cut: content was collected and left out for the bounds; textNext
 	// is then where the text stream continues.
 	controlsCut bool
