@@ -108,7 +108,7 @@ type frameMerge struct {
 	collected int
 	// what is left of the observation's bounds
 	window, textNodes, textUnits, regionNodes, regions int
-	// controls and text parts the frames' collectors read in scroll
+	// controls, text parts and regions the frames' collectors read in scroll
 	// containers (tool version 1.9.0)
 	scrollControls, scrollText, scrollRegions int
 	textBytes                                 int // the whole text bound
