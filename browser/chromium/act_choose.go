@@ -91,7 +91,7 @@ func (s *Session) chooseSeveral(octx context.Context, ct collect.Target, a brows
 	case collect.Single:
 		return errcode.New(errcode.NotActionable, "the list takes one choice: give option, not options")
 	case collect.NotSelect:
-		return errcode.New(errcode.NotActionable, "options work on a multiple-choice list (a native select); in other lists, click each option")
+		return errcode.New(errcode.NotActionable, "options work on a multiple-choice list (a native select, or an ARIA listbox with aria-multiselectable); in other lists, click each option")
 	case collect.Disabled:
 		return errcode.New(errcode.NotActionable, "the option labelled %s is disabled and would have to change", errcode.Quote(plan.Label))
 	case collect.TooFar:
