@@ -248,6 +248,9 @@ type ArmRequest struct {
 	// Snapshot (1.9.0) keeps, in the page, what a text field holds around
 	// its selection, for TypedCheck.
 	Snapshot bool `json:"snapshot,omitempty"`
+	// Selection (1.9.0): the guard is on the element where the planned
+	// selection of page text starts, not on a control.
+	Selection bool `json:"selection,omitempty"`
 }
 
 // Arm is the expression that arms the guard.

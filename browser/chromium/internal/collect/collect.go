@@ -118,6 +118,7 @@ var codes = []named{
 	{"Single", Single},
 	{"NoText", NoText},
 	{"OffScreen", OffScreen},
+	{"InControl", InControl},
 	{"DraftMatch", DraftMatch},
 	{"DraftChanged", DraftChanged},
 	{"DraftHidden", DraftHidden},

@@ -123,53 +123,83 @@ function choicesAre(p) {
 // the first occurrence of p.text in it, spaces collapsed, within
 // B.MaxSelectTextUnits. It answers the points a drag goes from (inside
 // the first character, near its start) and to (inside the last, near its
-// end); both must hit the control.
+// end); both must hit the control. With p.page (no control), it finds the
+// first occurrence of p.text in the document's visible text, within
+// B.TextNodes text nodes and B.TextUnits units, outside every control
+// (text in a control is selected by its ref), shows its start as a
+// person scrolls to it, and both ends must hit the text itself.
 function textSpan(p) {
   selecting = null;
-  const el = retainedNode(p);
+  const el = p.page ? document.body : retainedNode(p);
   if (!el || !el.isConnected) return {error: R.Detached};
+  const units = p.page ? B.TextUnits : B.MaxSelectTextUnits;
+  const want0 = clean(p.text || '');
   let flat = '';
-  const at = []; // at[i]: [text node, offset] of flat[i]
+  const atNode = []; // the text node of flat[i] (an index into nodes) and its offset
+  const atOff = [];
+  const nodes = [];
   const walker = document.createTreeWalker(el, NodeFilter.SHOW_TEXT);
   const visible = visibilityChecker();
-  for (let t = walker.nextNode(); t && flat.length < B.MaxSelectTextUnits; t = walker.nextNode()) {
+  let start = -1;
+  for (let t = walker.nextNode(), n = 0; t && flat.length < units && n < B.TextNodes; t = walker.nextNode(), n++) {
     if (!t.parentElement || !visible(t.parentElement)) continue;
-    for (let i = 0; i < t.data.length && flat.length < B.MaxSelectTextUnits; i++) {
+    nodes.push(t);
+    for (let i = 0; i < t.data.length && flat.length < units; i++) {
       const space = /\s/.test(t.data[i]);
       if (space && (flat === '' || flat.endsWith(' '))) continue;
       flat += space ? ' ' : t.data[i];
-      at.push([t, i]);
+      atNode.push(nodes.length - 1);
+      atOff.push(i);
     }
+    if (p.page && want0 && (start = flat.indexOf(want0, Math.max(0, flat.length - t.data.length - want0.length))) >= 0) break;
   }
   const want = clean(p.text || flat);
-  const start = want === '' ? -1 : flat.indexOf(want);
+  if (!p.page) start = want === '' ? -1 : flat.indexOf(want);
   if (start < 0) return {error: R.NoText};
+  const end = start + want.length - 1;
+  const inControl = (i) => {
+    for (let e = nodes[atNode[i]].parentElement; e; e = flatParent(e)) if (e.nodeType === 1 && controlRole(e)) return true;
+    return false;
+  };
+  if (p.page) {
+    if (inControl(start) || inControl(end)) return {error: R.InControl};
+    const from = nodes[atNode[start]].parentElement;
+    if (from.getBoundingClientRect().top < 0 || from.getBoundingClientRect().bottom > window.innerHeight) from.scrollIntoView({block: 'center', behavior: 'instant'});
+  }
   const box = (i) => {
     const range = document.createRange();
-    range.setStart(at[i][0], at[i][1]);
-    range.setEnd(at[i][0], at[i][1] + 1);
+    range.setStart(nodes[atNode[i]], atOff[i]);
+    range.setEnd(nodes[atNode[i]], atOff[i] + 1);
     return range.getClientRects()[0] || null;
   };
   const first = box(start);
-  const last = box(start + want.length - 1);
+  const last = box(end);
   if (!first || !last) return {error: R.NoText};
   const x1 = first.left + first.width * 0.2;
   const y1 = first.top + first.height / 2;
   const x2 = last.right - last.width * 0.2;
   const y2 = last.top + last.height / 2;
-  for (const [x, y] of [[x1, y1], [x2, y2]]) {
+  for (const [x, y, i] of [[x1, y1, start], [x2, y2, end]]) {
     if (x < 0 || y < 0 || x >= window.innerWidth || y >= window.innerHeight) return {error: R.OffScreen};
     const hit = hitTarget(x, y);
-    if (!hit || !within(hit, el)) return {error: R.Covered};
+    if (!hit || !(p.page ? within(nodes[atNode[i]], hit) : within(hit, el))) return {error: R.Covered};
   }
-  selecting = {el, text: want};
+  // A drag over page text is guarded on the element its press lands in.
+  selecting = {el: p.page ? nodes[atNode[start]].parentElement : el, text: want, page: !!p.page};
   return {x1, y1, x2, y2};
+}
+
+// selectionNode is the element a guard or check of p is about: the
+// control, or (p.selection) the element where the planned page-text
+// selection starts.
+function selectionNode(p) {
+  return p.selection ? (selecting && selecting.page ? selecting.el : null) : retainedNode(p);
 }
 
 // textSelected: the page's selection is now the planned text, spaces
 // collapsed. A verdict only: the selected text never leaves the page.
 function textSelected(p) {
-  const el = retainedNode(p);
+  const el = selectionNode(p);
   if (!el || !selecting || selecting.el !== el) return false;
   const sel = window.getSelection();
   return !!sel && clean(sel.toString()) === selecting.text;
