@@ -439,21 +439,18 @@ type TypedRequest struct {
 func TypedPlan(r TypedRequest) string { return call(fnTypedPlan, r) }
 
 // TypedKeys is the answer of TypedPlan: a refusal, or the input's kind
-// with its segments in the locale's order (Fields) and the keys of its
-// period (AM, PM), or a range's keys.
+// with its segments in the locale's order (Fields), or a range's keys.
 type TypedKeys struct {
 	Error  Refusal  `json:"error"`
 	Kind   string   `json:"kind"`
 	Fields []string `json:"fields"`
-	AM     string   `json:"am"`
-	PM     string   `json:"pm"`
 	Keys   []string `json:"keys"`
 }
 
 func (p *TypedKeys) Refused() Refusal { return p.Error }
 
 // dateSegments are the only segments a date or time field may have.
-var dateSegments = []string{"year", "month", "day", "week", "hour", "minute", "dayPeriod"}
+var dateSegments = []string{"year", "month", "day", "week", "hour", "minute", "second", "dayPeriod"}
 
 // rangeKeys are the only keys a range plan may press.
 var rangeKeys = []string{"Home", "End", "ArrowLeft", "ArrowRight"}
@@ -467,7 +464,7 @@ func DecodeTypedPlan(raw []byte) (*TypedKeys, error) {
 	if (p.Error != "" && (p.Fields != nil || p.Keys != nil)) || (p.Error == "" && p.Kind == "") || (p.Fields != nil && p.Keys != nil) {
 		return nil, errors.New("typed plan answer with not exactly one of a refusal, segments and keys")
 	}
-	if len(p.Fields) > len(dateSegments) || len(p.Keys) > observation.MaxSelectKeys+1 || observation.UTF16Len(p.AM) > 2 || observation.UTF16Len(p.PM) > 2 {
+	if len(p.Fields) > len(dateSegments) || len(p.Keys) > observation.MaxSelectKeys+1 {
 		return nil, errors.New("typed plan over its bounds")
 	}
 	for _, f := range p.Fields {
