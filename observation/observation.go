@@ -153,6 +153,11 @@ const (
 // UTF-16 units: the control's text it looks at, and the part asked for.
 const MaxSelectTextUnits = 4096
 
+// ListenerRoots bounds the open shadow roots of a document whose
+// listeners an observation reads for pointer targets (1.9.0), besides the
+// document's own light tree, each one more listener query.
+const ListenerRoots = 64
+
 // Dialog is a pending alert, confirm, prompt or beforeunload dialog.
 type Dialog struct {
 	Type             string `json:"type"`

@@ -78,6 +78,7 @@ var bounds = []named{
 	{"MaxChosen", observation.MaxChosen},
 	{"MaxChosenUnits", observation.MaxChosenUnits},
 	{"MaxSelectTextUnits", observation.MaxSelectTextUnits},
+	{"ListenerRoots", observation.ListenerRoots},
 	{"RegionCoverageV1", observation.RegionCoverageV1},
 	{"RegionScope", observation.RegionScope},
 	{"TextCoverageV1", observation.TextCoverageV1},
