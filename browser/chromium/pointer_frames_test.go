@@ -102,3 +102,28 @@ for (let i = 1; i <= `+strconv.Itoa(n)+`; i++) list.insertAdjacentHTML('beforeen
 		t.Errorf("%s, past the bound, is a target", past)
 	}
 }
+
+// TestListenerMarksAtTheRealBound: at most observation.WindowSize
+// listener elements of a document are marked, the first in document
+// order. A toolbar button holds n-2 spans with click listeners (inside a
+// control they are the button, never targets, but they come first among
+// the listeners), then two handler-only spans follow: with 4,096 listener
+// elements both are targets, with 4,097 the last is not.
+func TestListenerMarksAtTheRealBound(t *testing.T) {
+	t.Parallel()
+	for _, n := range []int{observation.WindowSize, observation.WindowSize + 1} {
+		t.Run(strconv.Itoa(n), func(t *testing.T) {
+			t.Parallel()
+			_, obs := openRealPages(t, `<title>Editor</title><div role=toolbar><button id=fmt>`+
+				browsertest.Repeat(n-2, `<span class=glyph>·</span>`)+`Format</button></div>
+<p>Comments: <span class=c>first comment</span> <span class=c>last comment</span></p>
+<script>document.querySelectorAll('.glyph, .c').forEach((s) => s.addEventListener('click', () => {}));</script>`, true)
+			if !hasControl(obs, "first comment") {
+				t.Fatalf("%d listener elements: the 4,096th is not a target: %q", n, names(obs))
+			}
+			if got := hasControl(obs, "last comment"); got != (n <= observation.WindowSize) {
+				t.Fatalf("%d listener elements: the last is a target: %v", n, got)
+			}
+		})
+	}
+}
