@@ -153,6 +153,11 @@ const (
 // UTF-16 units: the control's text it looks at, and the part asked for.
 const MaxSelectTextUnits = 4096
 
+// ListenerRoots bounds the open shadow roots of a document whose
+// listeners an observation reads for pointer targets (1.9.0), besides the
+// document's own light tree, each one more listener query.
+const ListenerRoots = 64
+
 // Dialog is a pending alert, confirm, prompt or beforeunload dialog.
 type Dialog struct {
 	Type             string `json:"type"`
@@ -292,6 +297,9 @@ type RegionCoverage struct {
 	// left off, or did not run because the stream had ended.
 	Resumed bool `json:"resumed,omitempty"`
 	Ended   bool `json:"ended,omitempty"`
+	// InScrollContainers (tool version 1.9.0): how many of the regions
+	// lie in a scroll container, as ControlCoverage's.
+	InScrollContainers int `json:"in_scroll_containers,omitempty"`
 }
 
 // TextPart is one block of readable text.

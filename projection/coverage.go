@@ -22,6 +22,8 @@ type RegionCoverage struct {
 	Omitted          int    `json:"omitted,omitempty"`
 	Resumed          bool   `json:"resumed,omitempty"`
 	Ended            bool   `json:"ended,omitempty"`
+	// InScrollContainers (tool version 1.9.0): observation.RegionCoverage's.
+	InScrollContainers int `json:"in_scroll_containers,omitempty"`
 }
 
 // TextCoverage is text coverage in lossless compact form.

@@ -233,7 +233,7 @@ func Project(obs *observation.Observation, opts Options) ([]byte, error) {
 	if opts.Regions && obs.RegionCoverage != nil {
 		c := obs.RegionCoverage
 		a.v.RegionCoverage = &RegionCoverage{Version: c.Version, Scope: c.Scope, ScannedNodes: c.ScannedNodes, NodeLimitReached: c.NodeLimitReached, Omitted: c.Omitted,
-			Resumed: c.Resumed, Ended: c.Ended}
+			Resumed: c.Resumed, Ended: c.Ended, InScrollContainers: c.InScrollContainers}
 	}
 	if opts.TextCoverage && obs.TextCoverage != nil {
 		c := obs.TextCoverage

@@ -267,17 +267,20 @@ func TestScrollContainerCountsAreShown(t *testing.T) {
 		Controls:        []observation.Control{{Ref: "e1", Role: "button", Name: "Like post 8"}},
 		ControlCoverage: observation.ControlCoverage{Scanned: 1, InScrollContainers: 1},
 		Text:            []observation.TextPart{{Text: "Post 8", Source: observation.TextSourcePage}},
+		Regions:         []observation.Region{{Ref: "g1", Kind: "heading", Level: 2, Summary: "Post 8"}},
+		RegionCoverage:  &observation.RegionCoverage{Version: 1, Scope: observation.ReadingScope, ScannedNodes: 3, InScrollContainers: 1},
 		TextCoverage:    &observation.TextCoverage{Version: 1, Scope: observation.TextScope, ScannedNodes: 3, InspectedUnits: 6, InScrollContainers: 1}}
-	out, err := Project(obs, Options{Coverage: true, TextCoverage: true})
+	out, err := Project(obs, Options{Coverage: true, TextCoverage: true, Regions: true})
 	if err != nil {
 		t.Fatal(err)
 	}
 	if !strings.Contains(string(out), `"control_coverage":{"offset":0,"scanned":1,"in_scroll_containers":1}`) ||
-		!strings.Contains(string(out), `"inspected_units":6,"in_scroll_containers":1}`) {
+		!strings.Contains(string(out), `"inspected_units":6,"in_scroll_containers":1}`) ||
+		!strings.Contains(string(out), `"scanned_nodes":3,"in_scroll_containers":1}`) {
 		t.Errorf("view %s", out)
 	}
-	obs.ControlCoverage.InScrollContainers, obs.TextCoverage.InScrollContainers = 0, 0
-	out, err = Project(obs, Options{Coverage: true, TextCoverage: true})
+	obs.ControlCoverage.InScrollContainers, obs.TextCoverage.InScrollContainers, obs.RegionCoverage.InScrollContainers = 0, 0, 0
+	out, err = Project(obs, Options{Coverage: true, TextCoverage: true, Regions: true})
 	if err != nil {
 		t.Fatal(err)
 	}

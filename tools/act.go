@@ -57,7 +57,9 @@ func ParseAct(v Version, raw json.RawMessage) (browser.Action, error) {
 			return a, errcode.New(errcode.InvalidArgument, "unknown action kind %s (click, type, press, select, check, uncheck, dialog)", errcode.Quote(string(a.Kind)))
 		}
 	}
-	if a.Kind != browser.ActDialog && a.Kind != browser.ActScroll && a.Ref == "" {
+	// select_text of 1.9.0 without a ref selects text of the page.
+	pageText := v.RealPages && a.Kind == browser.ActSelectText && a.Text != ""
+	if a.Kind != browser.ActDialog && a.Kind != browser.ActScroll && a.Ref == "" && !pageText {
 		return a, errcode.New(errcode.InvalidArgument, "ref is required for %s", errcode.Quote(string(a.Kind)))
 	}
 	if a.Kind == browser.ActDrag && a.To == "" {
@@ -135,15 +137,15 @@ func realPagesAct(all []Tool) {
 			"button: the page's own context menu), type (insert text; submit:true presses Enter), press (a key or a chord such as " +
 			"Control+A, Control+C, Shift+Tab, Meta+Enter), select (an option by its visible label; in a multiple-choice list, " +
 			"options with mode set, add or remove), select_text (select the control's visible text, or the part of it given as " +
-			"text, as a mouse drag does: then Control+C copies it), check, uncheck, hover (move the pointer over it: menus that " +
+			"text, as a mouse drag does: then Control+C copies it; without a ref, the first occurrence of text in the page's text), check, uncheck, hover (move the pointer over it: menus that " +
 			"open on hover), scroll (the page by viewports, or the container under a ref; content that loads on scroll shows in " +
 			"the result), drag (from ref onto the control of to), or dialog (accept or dismiss the open JavaScript dialog; no ref). " +
 			"Publishing, sending, buying, paying, deleting, confirming and form submission (also by a chord with Enter) need the " +
 			"user's approval. A failed action is never retried: observe and decide again." + observationNote + tabsNote
 		all[i].InputSchema = object([]string{"kind"},
-			`"ref":{"type":"string","description":"ref of a control in the newest observation (optional for scroll)"}`,
+			`"ref":{"type":"string","description":"ref of a control in the newest observation (optional for scroll and select_text)"}`,
 			`"kind":{"type":"string","enum":["click","dblclick","context_click","type","press","select","select_text","check","uncheck","hover","scroll","drag","dialog"]}`,
-			`"text":{"type":"string","description":"type: the text to insert (a date, time, month, week, number or range input takes its ISO form: 2012-09-10, 14:05, 2012-09, 2012-W37); select_text: the part of the control's text to select (default all); dialog: prompt text"}`,
+			`"text":{"type":"string","description":"type: the text to insert (a date, time, month, week, number or range input takes its ISO form: 2012-09-10, 14:05, 2012-09, 2012-W37); select_text: the part of the control's text to select (default all), or without a ref of the page's text; dialog: prompt text"}`,
 			`"submit":{"type":"boolean","description":"type: press Enter after the text"}`,
 			`"key":{"type":"string","description":"press: a key such as Enter, Tab, Escape, ArrowDown, or one character, with modifiers Control, Shift, Alt, Meta joined by + (Control+A)"}`,
 			`"option":{"type":"string","description":"select: the visible label of the option"}`,

@@ -32,6 +32,7 @@ func TestChoiceArgumentsAtTheirBounds(t *testing.T) {
 		"dblclick":      `{"kind":"dblclick","ref":"e1"}`,
 		"context_click": `{"kind":"context_click","ref":"e1"}`,
 		"select_text":   `{"kind":"select_text","ref":"e1","text":"a part"}`,
+		"page text":     `{"kind":"select_text","text":"a part of the page"}`,
 		"single select": `{"kind":"select","ref":"e1","option":"World"}`,
 	}
 	for name, raw := range ok {
@@ -50,6 +51,9 @@ func TestChoiceArgumentsAtTheirBounds(t *testing.T) {
 		"options on click":    `{"kind":"click","ref":"e1","options":["World"]}`,
 		"options not strings": `{"kind":"select","ref":"e1","options":[1]}`,
 		"label over bound":    `{"kind":"select","ref":"e1","options":["` + strings.Repeat("x", observation.MaxNameUnits+1) + `"]}`,
+		"nothing to select":   `{"kind":"select_text"}`,
+		"no ref, no text":     `{"kind":"select_text","text":""}`,
+		"click without ref":   `{"kind":"click","text":"Home"}`,
 	}
 	for name, raw := range bad {
 		if _, err := ParseAct(v19, json.RawMessage(raw)); errcode.Of(err) != errcode.InvalidArgument {
@@ -60,7 +64,7 @@ func TestChoiceArgumentsAtTheirBounds(t *testing.T) {
 	if _, err := ParseAct(v19, json.RawMessage(`{"kind":"select","ref":"e1","options":["`+strings.Repeat("x", observation.MaxNameUnits)+`"]}`)); err != nil {
 		t.Errorf("a label at the bound: %v", err)
 	}
-	for _, raw := range []string{`{"kind":"select","ref":"e1","options":["World"]}`, `{"kind":"select","ref":"e1","option":"World","mode":"set"}`} {
+	for _, raw := range []string{`{"kind":"select","ref":"e1","options":["World"]}`, `{"kind":"select","ref":"e1","option":"World","mode":"set"}`, `{"kind":"select_text","text":"a part"}`} {
 		if _, err := ParseAct(v18, json.RawMessage(raw)); errcode.Of(err) != errcode.InvalidArgument {
 			t.Errorf("1.8.0 %s: %v, want invalid_argument", raw, err)
 		}

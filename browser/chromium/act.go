@@ -41,6 +41,10 @@ func (s *Session) Act(ctx context.Context, a browser.Action, authorize browser.A
 		return s.scroll(ctx, a, authorize)
 	case browser.ActDrag:
 		return s.drag(ctx, a, authorize)
+	case browser.ActSelectText:
+		if a.Ref == "" && s.realPages {
+			return s.selectPageText(ctx, a, authorize)
+		}
 	}
 	ct, err := s.control(a.Ref)
 	if err != nil {

@@ -9,6 +9,7 @@ import (
 	"github.com/veetbot/veetbrowser/browser"
 	"github.com/veetbot/veetbrowser/browser/chromium/internal/collect"
 	"github.com/veetbot/veetbrowser/errcode"
+	"github.com/veetbot/veetbrowser/observation"
 	"github.com/veetbot/veetbrowser/policy"
 )
 
@@ -48,7 +49,7 @@ func (s *Session) dispatchRealPages(ctx context.Context, a browser.Action, ct co
 	case browser.ActContextClick:
 		return s.guarded(octx, ct, collect.GuardContext, local, permit, m.click(at, input.MouseButtonRight, 0, 1))
 	case browser.ActSelectText:
-		return s.selectText(octx, ct, a.Text, m, permit)
+		return s.selectText(octx, ct, a.Text, false, m, permit)
 	}
 	return s.chooseSeveral(octx, ct, a, m, permit)
 }
@@ -57,7 +58,13 @@ func (s *Session) dispatchRealPages(ctx context.Context, a browser.Action, ct co
 // control's frame, spends the permit, runs the steps and checks with the
 // guard that the input reached the control.
 func (s *Session) guarded(octx context.Context, ct collect.Target, kind collect.GuardKind, local point, permit policy.Permit, steps ...[]func() error) error {
-	if err := s.arm(octx, collect.ArmRequest{Target: ct, Kind: kind, X: local.x, Y: local.y}); err != nil {
+	return s.guardedOn(octx, collect.Selection{Target: ct}, kind, local, permit, steps...)
+}
+
+// guardedOn is guarded, on a control or on the start of a planned
+// selection of page text.
+func (s *Session) guardedOn(octx context.Context, on collect.Selection, kind collect.GuardKind, local point, permit policy.Permit, steps ...[]func() error) error {
+	if err := s.arm(octx, collect.ArmRequest{Target: on.Target, Kind: kind, X: local.x, Y: local.y, Selection: on.Selection}); err != nil {
 		return err
 	}
 	if err := permit.Spend(); err != nil {
@@ -91,7 +98,7 @@ func (s *Session) chooseSeveral(octx context.Context, ct collect.Target, a brows
 	case collect.Single:
 		return errcode.New(errcode.NotActionable, "the list takes one choice: give option, not options")
 	case collect.NotSelect:
-		return errcode.New(errcode.NotActionable, "options work on a multiple-choice list (a native select); in other lists, click each option")
+		return errcode.New(errcode.NotActionable, "options work on a multiple-choice list (a native select, or an ARIA listbox with aria-multiselectable); in other lists, click each option")
 	case collect.Disabled:
 		return errcode.New(errcode.NotActionable, "the option labelled %s is disabled and would have to change", errcode.Quote(plan.Label))
 	case collect.TooFar:
@@ -146,15 +153,19 @@ func doneSoFar(clicks int) string {
 
 // selectText selects the control's visible text, or the part of it given
 // as text, by a trusted drag from its first character to its last, and
-// verifies that the page's selection holds it.
-func (s *Session) selectText(octx context.Context, ct collect.Target, text string, m mouser, permit policy.Permit) error {
-	span, err := collectIn(octx, s.eval, collect.TextSpan(collect.SpanRequest{Target: ct, Text: text}), collect.DecodeTextSpan, "the text could not be looked up")
+// verifies that the page's selection holds it. With page (no control), it
+// selects the first occurrence of text in the page's text.
+func (s *Session) selectText(octx context.Context, ct collect.Target, text string, page bool, m mouser, permit policy.Permit) error {
+	span, err := collectIn(octx, s.eval, collect.TextSpan(collect.SpanRequest{Target: ct, Text: text, Page: page}), collect.DecodeTextSpan, "the text could not be looked up")
 	if err != nil {
 		return err
 	}
 	switch span.Error {
 	case "":
 	case collect.NoText:
+		if page {
+			return errcode.New(errcode.NotActionable, "the page does not show the text %s outside its controls (within its first %d text nodes and %d UTF-16 units)", errcode.Quote(text), observation.TextNodes, observation.TextUnits)
+		}
 		if text != "" {
 			return errcode.New(errcode.NotActionable, "the control does not show the text %s", errcode.Quote(text))
 		}
@@ -163,6 +174,8 @@ func (s *Session) selectText(octx context.Context, ct collect.Target, text strin
 		return errcode.New(errcode.NotActionable, "the text does not show in the window as a whole; select a shorter part of it")
 	case collect.Covered:
 		return errcode.New(errcode.NotActionable, "another element covers the text; close it or observe again")
+	case collect.InControl:
+		return errcode.New(errcode.NotActionable, "the text lies in a control: select it with that control's ref")
 	default:
 		return errcode.New(errcode.StaleReference, "the control is no longer on the page; observe again")
 	}
@@ -174,14 +187,42 @@ func (s *Session) selectText(octx context.Context, ct collect.Target, text strin
 	if err != nil {
 		return err
 	}
-	if err := s.guarded(octx, ct, collect.GuardPress, point{span.X1, span.Y1}, permit, m.drag(from, to)); err != nil {
+	on := collect.Selection{Target: ct, Selection: page}
+	if err := s.guardedOn(octx, on, collect.GuardPress, point{span.X1, span.Y1}, permit, m.drag(from, to)); err != nil {
 		return err
 	}
-	ok, err := collectIn(octx, s.eval, collect.TextSelected(ct), collect.DecodeVerdict, "the selection could not be checked")
+	ok, err := collectIn(octx, s.eval, collect.TextSelected(on), collect.DecodeVerdict, "the selection could not be checked")
 	if err != nil || !ok {
 		return errcode.New(errcode.ActionUncertain, "the drag reached the page but the text could not be confirmed as selected (the page may prevent selecting it); observe before trying again")
 	}
 	return nil
+}
+
+// selectPageText (select_text with no ref) selects the first occurrence
+// of a.Text in the top document's text, outside every control, by the
+// drag of selectText. Nothing is clicked, so only the origin is judged
+// (class click, as every select_text), never an approval.
+func (s *Session) selectPageText(ctx context.Context, a browser.Action, authorize browser.Authorize) (*browser.ActResult, error) {
+	if a.Text == "" {
+		return nil, errcode.New(errcode.InvalidArgument, "select_text needs a ref, or the text to select in the page")
+	}
+	permit, err := authorize(ctx, policy.ClassClick, policy.Facts{Origin: s.origin})
+	if err != nil {
+		return nil, err
+	}
+	before := s.tab.Mark()
+	err = func() error {
+		octx, end, err := s.tab.Begin(ctx)
+		if err != nil {
+			return err
+		}
+		defer end()
+		return s.selectText(octx, collect.Target{}, a.Text, true, mouser{octx: octx, tgt: s.tab.Target()}, permit)
+	}()
+	if err != nil {
+		return nil, err
+	}
+	return s.afterDispatch(ctx, before)
 }
 
 // modCtrl is CDP's bit of the Control key in an input event's modifiers:

@@ -79,7 +79,8 @@ func (s *Session) dispatch(ctx context.Context, a browser.Action, req collect.Gu
 		guard.Kind, guard.X, guard.Y = collect.GuardHover, p.X, p.Y
 	case req.Pointer:
 		guard.Kind, guard.X, guard.Y = collect.GuardPointer, p.X, p.Y
-	case req.Focus:
+	case req.Focus && !(s.realPages && a.Kind == browser.ActType && p.Facts.Input == "color"):
+		// A color is set as its picker does, with no key to guard.
 		guard.Kind = collect.GuardKeyboard
 		guard.Snapshot = s.realPages && a.Kind == browser.ActType && p.Facts.Input == ""
 	}

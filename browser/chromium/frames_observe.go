@@ -84,6 +84,13 @@ func (f tabFrames) Collect(ctx context.Context, id cdp.FrameID, p collect.Params
 		return nil, errors.New("the frame has no document")
 	}
 	f.t.NameFrames(ctx, v.Target, id, v.World, v.WorldID, observation.MaxFrameRecords*4)
+	if p.RealPages {
+		// The frame's listener marks, within what is left of the
+		// observation's window (tool version 1.9.0).
+		if _, err := f.t.MarkFrameListeners(ctx, v, min(max(p.Window, 0), observation.WindowSize)); err != nil {
+			return nil, err
+		}
+	}
 	res, err := collectIn(ctx, f.t.EvaluatorIn(v.Target, v.World), collect.Expression(p), collect.Decode, "a frame could not be observed")
 	if err != nil {
 		return nil, err

@@ -12,6 +12,8 @@ import (
 	"github.com/veetbot/veetbrowser/browser/chromium/internal/collect"
 	"github.com/veetbot/veetbrowser/internal/browsertest"
 	"github.com/veetbot/veetbrowser/observation"
+	"github.com/veetbot/veetbrowser/projection"
+	"github.com/veetbot/veetbrowser/tools"
 )
 
 // roleNames are the controls as "role name".
@@ -239,16 +241,31 @@ func BenchmarkObservePointerButtons(b *testing.B) {
 
 func benchObserve(b *testing.B, s *Session) {
 	ctx := context.Background()
-	var controls int
+	var last *observation.Observation
 	b.ResetTimer()
 	for b.Loop() {
 		obs, err := s.Observe(ctx, observation.Request{})
 		if err != nil {
 			b.Fatal(err)
 		}
-		controls = len(obs.Controls)
+		last = obs
 	}
-	b.ReportMetric(float64(controls), "controls")
+	b.StopTimer()
+	b.ReportMetric(float64(len(last.Controls)), "controls")
+	// The model's view of the last observation at 1 KiB and 8 KiB, as the
+	// session's tool version projects it.
+	name := map[bool]string{false: "1.8.0", true: "1.9.0"}[s.realPages]
+	v, err := tools.Lookup(name)
+	if err != nil {
+		b.Fatal(err)
+	}
+	for _, budget := range []int{1024, 8192} {
+		view, err := projection.Project(last, tools.ViewOptions(v, budget, 0, 0))
+		if err != nil {
+			b.Fatal(err)
+		}
+		b.ReportMetric(float64(len(view)), fmt.Sprintf("view_bytes_%dk", budget/1024))
+	}
 }
 
 // TestListenerMarksAreBounded: at most the bound's number of listener

@@ -56,6 +56,7 @@ func TestTypedInputsTakeTheISOValue(t *testing.T) {
 		{"Floor preference", "floor", "35", "35"},
 		{"Floor preference", "floor", "5", "5"},
 		{"Check-in date", "in", "1999-12-31", "1999-12-31"}, // over a value already there
+		{"Room colour", "tint", "#FF8800", "#ff8800"},       // as its picker sets it, in lower case
 	} {
 		res, err := s.Act(ctx, browser.Action{Kind: browser.ActType, Ref: find(t, obs, c.name).Ref, Text: c.text}, allowAll)
 		if err != nil {
@@ -91,9 +92,9 @@ func TestTypedBeforeRealPagesIsUnchanged(t *testing.T) {
 }
 
 // TestTypedTextIsCheckedBeforeDispatch: malformed text for a typed kind is
-// invalid_argument with no key reaching the page; a color, which only the
-// browser's picker sets, and a range value off its steps are
-// not_actionable, the fields untouched.
+// invalid_argument with no key reaching the page (a color that is not
+// #rrggbb included), and a range value off its steps is not_actionable,
+// the fields untouched.
 func TestTypedTextIsCheckedBeforeDispatch(t *testing.T) {
 	t.Parallel()
 	ctx := browsertest.Context(t, time.Minute)
@@ -110,7 +111,10 @@ func TestTypedTextIsCheckedBeforeDispatch(t *testing.T) {
 		{"Call me at", "2012-09-10 14:05", errcode.InvalidArgument},
 		{"Guests", "four", errcode.InvalidArgument},
 		{"Room colour", "#f80", errcode.InvalidArgument},
-		{"Room colour", "#ff8800", errcode.NotActionable},
+		{"Room colour", "ff8800", errcode.InvalidArgument},
+		{"Room colour", "#ff880g", errcode.InvalidArgument},
+		{"Room colour", "orange", errcode.InvalidArgument},
+		{"Room colour", "#ff8800 ", errcode.InvalidArgument},
 	} {
 		_, err := s.Act(ctx, browser.Action{Kind: browser.ActType, Ref: find(t, obs, c.name).Ref, Text: c.text}, allowAll)
 		wantCode(t, err, c.code)
@@ -125,6 +129,60 @@ func TestTypedTextIsCheckedBeforeDispatch(t *testing.T) {
 	}
 	if got := evalMain(t, s, `document.getElementById('floor').value`); got != "20" {
 		t.Fatalf("the refused range moved to %q", got)
+	}
+}
+
+// themeEditor is a site's theme settings: a brand colour its script keeps
+// to the brand palette (any other pick snaps back, as such editors do),
+// and an accent colour it takes as picked.
+const themeEditor = `<title>Theme · Acme Admin</title>
+<style>.swatch{display:inline-block;width:20px;height:20px;border:1px solid #999}</style>
+<h1>Appearance</h1>
+<form onsubmit="return false">
+  <p><label>Brand colour <input id="brand" type="color" value="#0044aa"></label> <span class="swatch" id="bs"></span></p>
+  <p><label>Accent colour <input id="accent" type="color" value="#000000"></label> <span class="swatch" id="as"></span></p>
+  <button>Save theme</button>
+</form>
+<script>
+  const palette = ['#0044aa', '#aa0044', '#00aa44'];
+  window.changes = [];
+  const brand = document.getElementById('brand');
+  brand.addEventListener('input', () => { if (!palette.includes(brand.value)) brand.value = '#0044aa'; });
+  const accent = document.getElementById('accent');
+  accent.addEventListener('input', () => { document.getElementById('as').style.background = accent.value; });
+  accent.addEventListener('change', (e) => window.changes.push(e.type + ' ' + accent.value));
+</script>`
+
+// TestColorIsSetAsThePickerDoes: a 1.9.0 type on a color input sets it as
+// its picker would: the page's input and change handlers see the colour;
+// a page that snaps the colour back makes the type not_actionable, saying
+// so. Before this, a color was refused and the fields stayed as they were.
+func TestColorIsSetAsThePickerDoes(t *testing.T) {
+	t.Parallel()
+	ctx := browsertest.Context(t, time.Minute)
+	s, obs := openRealPages(t, themeEditor, true)
+	res, err := s.Act(ctx, browser.Action{Kind: browser.ActType, Ref: find(t, obs, "Accent colour").Ref, Text: "#12Ab9f"}, allowAll)
+	if err != nil {
+		t.Fatalf("typing a colour: %v", err)
+	}
+	if !res.Dispatched {
+		t.Fatal("the colour was set but the result says nothing was dispatched")
+	}
+	obs = res.Observation
+	if got := evalMain(t, s, `accent.value + ' ' + getComputedStyle(document.getElementById('as')).backgroundColor + ' ' + window.changes.join()`); got != "#12ab9f rgb(18, 171, 159) change #12ab9f" {
+		t.Fatalf("after typing the accent colour the page shows %q", got)
+	}
+	if res, err = s.Act(ctx, browser.Action{Kind: browser.ActType, Ref: find(t, obs, "Brand colour").Ref, Text: "#aa0044"}, allowAll); err != nil {
+		t.Fatalf("typing a palette colour: %v", err)
+	}
+	obs = res.Observation
+	_, err = s.Act(ctx, browser.Action{Kind: browser.ActType, Ref: find(t, obs, "Brand colour").Ref, Text: "#ff0000"}, allowAll)
+	wantCode(t, err, errcode.NotActionable)
+	if !strings.Contains(err.Error(), "does not hold") {
+		t.Fatalf("a colour the page snapped back is refused with %q", err)
+	}
+	if got := evalMain(t, s, `brand.value`); got != "#0044aa" {
+		t.Fatalf("the brand colour is %q", got)
 	}
 }
 

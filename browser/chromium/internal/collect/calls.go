@@ -29,6 +29,7 @@ const (
 	fnSelectedIs    = "selectedIs"
 	fnTypedPlan     = "typedPlan"
 	fnTypedCheck    = "typedCheck"
+	fnSetColor      = "setColor"
 	fnBindDraft     = "bindDraft"
 	fnNode          = "node"
 	fnRetainedNodes = "retainedNodes"
@@ -247,6 +248,9 @@ type ArmRequest struct {
 	// Snapshot (1.9.0) keeps, in the page, what a text field holds around
 	// its selection, for TypedCheck.
 	Snapshot bool `json:"snapshot,omitempty"`
+	// Selection (1.9.0): the guard is on the element where the planned
+	// selection of page text starts, not on a control.
+	Selection bool `json:"selection,omitempty"`
 }
 
 // Arm is the expression that arms the guard.
@@ -435,21 +439,18 @@ type TypedRequest struct {
 func TypedPlan(r TypedRequest) string { return call(fnTypedPlan, r) }
 
 // TypedKeys is the answer of TypedPlan: a refusal, or the input's kind
-// with its segments in the locale's order (Fields) and the keys of its
-// period (AM, PM), or a range's keys.
+// with its segments in the locale's order (Fields), or a range's keys.
 type TypedKeys struct {
 	Error  Refusal  `json:"error"`
 	Kind   string   `json:"kind"`
 	Fields []string `json:"fields"`
-	AM     string   `json:"am"`
-	PM     string   `json:"pm"`
 	Keys   []string `json:"keys"`
 }
 
 func (p *TypedKeys) Refused() Refusal { return p.Error }
 
 // dateSegments are the only segments a date or time field may have.
-var dateSegments = []string{"year", "month", "day", "week", "hour", "minute", "dayPeriod"}
+var dateSegments = []string{"year", "month", "day", "week", "hour", "minute", "second", "dayPeriod"}
 
 // rangeKeys are the only keys a range plan may press.
 var rangeKeys = []string{"Home", "End", "ArrowLeft", "ArrowRight"}
@@ -463,7 +464,7 @@ func DecodeTypedPlan(raw []byte) (*TypedKeys, error) {
 	if (p.Error != "" && (p.Fields != nil || p.Keys != nil)) || (p.Error == "" && p.Kind == "") || (p.Fields != nil && p.Keys != nil) {
 		return nil, errors.New("typed plan answer with not exactly one of a refusal, segments and keys")
 	}
-	if len(p.Fields) > len(dateSegments) || len(p.Keys) > observation.MaxSelectKeys+1 || observation.UTF16Len(p.AM) > 2 || observation.UTF16Len(p.PM) > 2 {
+	if len(p.Fields) > len(dateSegments) || len(p.Keys) > observation.MaxSelectKeys+1 {
 		return nil, errors.New("typed plan over its bounds")
 	}
 	for _, f := range p.Fields {
@@ -483,7 +484,12 @@ func DecodeTypedPlan(raw []byte) (*TypedKeys, error) {
 // field took the text; it answers a verdict, never the value.
 func TypedCheck(r TypedRequest) string { return call(fnTypedCheck, r) }
 
-// TypedVerdict is the answer of TypedCheck.
+// SetColor is the expression that sets a color input to the value as its
+// picker would (1.9.0); it answers TypedGone when the control is no longer
+// a color input on the page, else TypedMatch. TypedCheck verifies after.
+func SetColor(r TypedRequest) string { return call(fnSetColor, r) }
+
+// TypedVerdict is the answer of TypedCheck and SetColor.
 type TypedVerdict string
 
 const (

@@ -38,6 +38,7 @@ func TestCallExpressions(t *testing.T) {
 		{SelectedIs(option), fnSelectedIs, &option},
 		{TypedPlan(typed), fnTypedPlan, &typed},
 		{TypedCheck(typed), fnTypedCheck, &typed},
+		{SetColor(typed), fnSetColor, &typed},
 		{BindDraft(target), fnBindDraft, &target},
 		{Node(target), fnNode, &target},
 		{RetainedNodes(), fnRetainedNodes, nil},
@@ -84,7 +85,7 @@ func TestCallsAreExposed(t *testing.T) {
 	if end := strings.Index(exposed, "});"); end > 0 {
 		exposed = exposed[:end]
 	}
-	for _, fn := range []string{fnObserve, fnInspect, fnPrepare, fnArm, fnDisarm, fnSelectPlan, fnSelectedIs, fnTypedPlan, fnTypedCheck, fnBindDraft, fnNode, fnRetainedNodes} {
+	for _, fn := range []string{fnObserve, fnInspect, fnPrepare, fnArm, fnDisarm, fnSelectPlan, fnSelectedIs, fnTypedPlan, fnTypedCheck, fnSetColor, fnBindDraft, fnNode, fnRetainedNodes} {
 		if !regexp.MustCompile(`\b` + fn + `\b`).MatchString(exposed) {
 			t.Errorf("the collector does not expose %s", fn)
 		}
@@ -128,11 +129,11 @@ func TestDecodersRejectGarbage(t *testing.T) {
 				`{"keys":["Home"` + strings.Repeat(`,"ArrowDown"`, observation.MaxSelectKeys+1) + `]}`,
 				`{"type":"` + strings.Repeat("a", observation.MaxTypeAheadUnits+1) + `"}`}},
 		{"typedPlan", func(b []byte) error { _, err := DecodeTypedPlan(b); return err },
-			[]string{`{"kind":"date","fields":["month","day","year"],"am":"","pm":""}`, `{"kind":"time","fields":["hour","minute","dayPeriod"],"am":"A","pm":"P"}`,
+			[]string{`{"kind":"date","fields":["month","day","year"]}`, `{"kind":"time","fields":["hour","minute","second","dayPeriod"]}`,
 				`{"kind":"range","keys":["Home","ArrowRight"]}`, `{"error":"no_value","kind":"range"}`, `{"error":"too_far","kind":"range"}`, `{"error":"detached"}`,
 				`{"kind":"range","keys":["End"` + strings.Repeat(`,"ArrowLeft"`, observation.MaxSelectKeys) + `]}`},
 			[]string{`{}`, `{"kind":"date","fields":["era"]}`, `{"kind":"range","keys":["Enter"]}`, `{"kind":"date","fields":["year"],"keys":["Home"]}`,
-				`{"error":"stale"}`, `{"kind":"time","fields":["hour"],"am":"AMX"}`,
+				`{"error":"stale"}`, `{"kind":"time","fields":["hour"],"am":"A"}`, `{"kind":"time","fields":["millisecond"]}`,
 				`{"kind":"range","keys":["End"` + strings.Repeat(`,"ArrowLeft"`, observation.MaxSelectKeys+1) + `]}`}},
 		{"typedCheck", func(b []byte) error { _, err := DecodeTypedCheck(b); return err },
 			[]string{`"typed"`, `"changed"`, `"cut"`, `"gone"`},

@@ -26,12 +26,13 @@ const (
 	Single    Refusal = "single"     // options were given for a single-choice list
 	NoText    Refusal = "no_text"    // the control shows no text, or not the text asked for
 	OffScreen Refusal = "off_screen" // the text's ends are not both in the window
+	InControl Refusal = "in_control" // page text asked for lies in a control: select it by the control's ref
 )
 
 var (
 	choicesRefusals  = []Refusal{Detached, NotSelect, Single, NoOption, Disabled, TooFar}
 	pointRefusals    = []Refusal{Detached, Covered, Hidden}
-	textSpanRefusals = []Refusal{Detached, NoText, OffScreen, Covered}
+	textSpanRefusals = []Refusal{Detached, NoText, OffScreen, Covered, InControl}
 )
 
 // ChoicesRequest names the options of a multiple-choice <select> to set,
@@ -98,10 +99,13 @@ func DecodeChoicePoint(raw []byte) (*Point, error) {
 func ChoicesAre(t Target) string { return call(fnChoicesAre, t) }
 
 // SpanRequest names the text of a control to select: all of its visible
-// text, or the first occurrence of Text in it.
+// text, or the first occurrence of Text in it; with Page (and no Target),
+// the first occurrence of Text in the document's visible text, outside
+// every control.
 type SpanRequest struct {
 	Target
 	Text string `json:"text"`
+	Page bool   `json:"page,omitempty"`
 }
 
 // TextSpan is the expression that finds the text to select and answers
@@ -124,9 +128,17 @@ func DecodeTextSpan(raw []byte) (*Span, error) {
 	return decodeRefusable[Span](raw, textSpanRefusals)
 }
 
+// Selection names what a guard or a selection check is about: the control
+// of Target, or, with Selection, the element where the planned selection
+// of page text (SpanRequest.Page) starts.
+type Selection struct {
+	Target
+	Selection bool `json:"selection,omitempty"`
+}
+
 // TextSelected is the expression that says whether the page's selection
 // now holds exactly the planned text: a verdict, never the text.
-func TextSelected(t Target) string { return call(fnTextSelected, t) }
+func TextSelected(t Selection) string { return call(fnTextSelected, t) }
 
 // DecodeVerdict decodes a yes or no answer.
 func DecodeVerdict(raw []byte) (bool, error) {

@@ -78,6 +78,7 @@ var bounds = []named{
 	{"MaxChosen", observation.MaxChosen},
 	{"MaxChosenUnits", observation.MaxChosenUnits},
 	{"MaxSelectTextUnits", observation.MaxSelectTextUnits},
+	{"ListenerRoots", observation.ListenerRoots},
 	{"RegionCoverageV1", observation.RegionCoverageV1},
 	{"RegionScope", observation.RegionScope},
 	{"TextCoverageV1", observation.TextCoverageV1},
@@ -118,6 +119,7 @@ var codes = []named{
 	{"Single", Single},
 	{"NoText", NoText},
 	{"OffScreen", OffScreen},
+	{"InControl", InControl},
 	{"DraftMatch", DraftMatch},
 	{"DraftChanged", DraftChanged},
 	{"DraftHidden", DraftHidden},
@@ -378,6 +380,9 @@ func Decode(raw []byte) (*Result, error) {
 	}
 	if n := r.ControlCoverage.InScrollContainers; n < 0 || n > len(r.Controls) {
 		return nil, fmt.Errorf("collector counted %d controls in scroll containers of %d", n, len(r.Controls))
+	}
+	if n := r.RegionCoverage.InScrollContainers; n < 0 || n > len(r.Regions) {
+		return nil, fmt.Errorf("collector counted %d regions in scroll containers of %d", n, len(r.Regions))
 	}
 	if n := r.TextCoverage.InScrollContainers; n < 0 || n > len(r.Text) {
 		return nil, fmt.Errorf("collector counted %d text parts in scroll containers of %d", n, len(r.Text))

@@ -96,6 +96,9 @@ func TestDecodeBounds(t *testing.T) {
 		{"text parts in scroll containers",
 			func(r *Result) { r.TextCoverage.InScrollContainers = len(r.Text) },
 			func(r *Result) { r.TextCoverage.InScrollContainers = len(r.Text) + 1 }},
+		{"regions in scroll containers",
+			func(r *Result) { r.RegionCoverage.InScrollContainers = len(r.Regions) },
+			func(r *Result) { r.RegionCoverage.InScrollContainers = len(r.Regions) + 1 }},
 	} {
 		r := valid()
 		tc.at(&r)

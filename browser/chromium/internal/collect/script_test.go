@@ -111,7 +111,7 @@ var literalsAllowed = map[string][]string{
 	"dom.js":     {"11", "36"},                // a shadow root's node type; a random id's digits in base 36
 	"names.js":   {"16"},                      // a CSS escape's hexadecimal digits
 	"regions.js": {"10"},                      // a heading level in decimal
-	"typed.js":   {"2012", "10", "14", "100"}, // a probe date and hour; a range's default maximum
+	"typed.js":   {"2012", "10", "100", "60"}, // a probe date; a range's default maximum; seconds in a minute
 	"clip.js":    {"16", "100"},               // a matrix3d's numbers; a percentage
 }
 

@@ -276,6 +276,7 @@ func (m *frameMerge) account(res *collect.Result) {
 	m.regions -= len(res.Regions)
 	m.scrollControls += res.ControlCoverage.InScrollContainers
 	m.scrollText += res.TextCoverage.InScrollContainers
+	m.scrollRegions += res.RegionCoverage.InScrollContainers
 }
 
 // fill completes the record of a collected frame.

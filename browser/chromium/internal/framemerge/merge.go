@@ -108,11 +108,11 @@ type frameMerge struct {
 	collected int
 	// what is left of the observation's bounds
 	window, textNodes, textUnits, regionNodes, regions int
-	// controls and text parts the frames' collectors read in scroll
+	// controls, text parts and regions the frames' collectors read in scroll
 	// containers (tool version 1.9.0)
-	scrollControls, scrollText int
-	textBytes                  int // the whole text bound
-	visited                    map[string]*framed
+	scrollControls, scrollText, scrollRegions int
+	textBytes                                 int // the whole text bound
+	visited                                   map[string]*framed
 	// cut: content was collected and left out for the bounds; textNext
 	// is then where the text stream continues.
 	controlsCut bool
@@ -236,6 +236,7 @@ func Merge(ctx context.Context, frames Source, allowed func(string) bool, params
 	res.ControlCoverage.InScrollContainers = min(top.ControlCoverage.InScrollContainers+m.scrollControls, len(res.Controls))
 	res.TextCoverage.InScrollContainers = min(top.TextCoverage.InScrollContainers+m.scrollText, len(res.Text))
 	res.Regions = out.regions
+	res.RegionCoverage.InScrollContainers = min(top.RegionCoverage.InScrollContainers+m.scrollRegions, len(res.Regions))
 	regionFrames := make([]int, len(out.regions))
 	for i, g := range out.regions {
 		regionFrames[i] = g.Frame

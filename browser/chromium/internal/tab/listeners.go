@@ -11,8 +11,10 @@ import (
 	"github.com/chromedp/cdproto/dom"
 	"github.com/chromedp/cdproto/domdebugger"
 	"github.com/chromedp/cdproto/runtime"
+	"github.com/chromedp/chromedp"
 
 	"github.com/veetbot/veetbrowser/errcode"
+	"github.com/veetbot/veetbrowser/observation"
 )
 
 // Pointer targets found by their listeners (tool version 1.9.0,
@@ -39,10 +41,12 @@ const resolvers = 8
 
 // MarkListeners finds the elements of the main document that carry a
 // click-type listener (one DOMDebugger.getEventListeners over the whole
-// light tree) and marks the first max of them, in the
-// order Chromium reports them (the document's), in the collector's world,
-// where the next scan reads the marks. It answers how many it found before
-// the cap. Its cost: five round trips plus one resolution per element not
+// light tree, and one per open shadow root, of the first
+// observation.ListenerRoots) and marks the first max of them, the light
+// tree's in the order Chromium reports them (the document's), then each
+// shadow root's, in the collector's world, where the next scan reads the
+// marks. It answers how many it found before the cap. Its cost: six round
+// trips, three per shadow root, plus one resolution per element not
 // marked by an earlier call, eight in flight, and one more round trip when
 // any was.
 func (t *Tab) MarkListeners(ctx context.Context, max int) (int, error) {
@@ -59,41 +63,105 @@ func (t *Tab) MarkListeners(ctx context.Context, max int) (int, error) {
 	if err := t.waitFor(octx, func() bool { world, worldID = t.world, t.worldID; return world != "" }); err != nil {
 		return 0, Classify(octx, err, errcode.CaptureFailed, "the page has no document to observe")
 	}
-	fail := func(err error) (int, error) {
+	n, err := t.markIn(octx, t.target, world, worldID, max, &t.marks)
+	if err != nil {
 		return 0, t.stepError(octx, world, err, "the page's listeners could not be read")
 	}
-	defer t.Release(octx, t.target, listenerGroup)
-	doc, err := cdp.Call(octx, t.target, runtime.Evaluate, runtime.EvaluateParams{
-		Expression: "document", UniqueContextID: world, ObjectGroup: listenerGroup, Silent: ptr(true)})
-	if err != nil || doc.Result == nil || doc.Result.ObjectID == "" {
-		return fail(err)
+	return n, nil
+}
+
+// MarkFrameListeners marks the elements with click-type listeners of
+// frame v's document in its collector world, as MarkListeners does for the
+// top document, at most max of them. A frame keeps no marks between calls:
+// each resolves all of its elements.
+func (t *Tab) MarkFrameListeners(ctx context.Context, v FrameView, max int) (int, error) {
+	octx, end, err := t.Begin(ctx)
+	if err != nil {
+		return 0, err
 	}
+	defer end()
+	if t.Dialog() != nil {
+		return 0, ErrDialog
+	}
+	if v.Target == nil || v.World == "" {
+		return 0, errcode.New(errcode.CaptureFailed, "the frame has no document")
+	}
+	var m marks
+	return t.markIn(octx, v.Target, v.World, v.WorldID, max, &m)
+}
+
+// clickListeners are the elements under the collector-world object obj
+// (a document or a shadow root) that have a click-type listener of the
+// page's, in the order Chromium reports them; a listener on obj itself is
+// a delegation root and left out.
+func clickListeners(octx context.Context, target *chromedp.Target, obj runtime.RemoteObjectID) ([]cdp.BackendNodeID, error) {
 	// Listeners are reported for the world of the object asked about: the
-	// page's own are those of its document in the main world, which
+	// page's own are those of the node in the main world, which
 	// DOM.resolveNode wraps without running code there. Shadow roots are
 	// not pierced: Chromium's pierce reports every world's listeners, and
-	// with the collector's world among them the renderer crashes.
-	desc, err := cdp.Call(octx, t.target, dom.DescribeNode, dom.DescribeNodeParams{ObjectID: doc.Result.ObjectID})
+	// with the collector's world among them the renderer crashes; each
+	// root is asked about on its own instead.
+	desc, err := cdp.Call(octx, target, dom.DescribeNode, dom.DescribeNodeParams{ObjectID: obj})
 	if err != nil || desc.Node == nil {
-		return fail(err)
+		return nil, fmt.Errorf("describing the listeners' root: %v", err)
 	}
-	main, err := cdp.Call(octx, t.target, dom.ResolveNode, dom.ResolveNodeParams{BackendNodeID: desc.Node.BackendNodeID, ObjectGroup: listenerGroup})
+	main, err := cdp.Call(octx, target, dom.ResolveNode, dom.ResolveNodeParams{BackendNodeID: desc.Node.BackendNodeID, ObjectGroup: listenerGroup})
 	if err != nil || main.Object == nil {
-		return fail(err)
+		return nil, fmt.Errorf("resolving the listeners' root: %v", err)
 	}
-	ls, err := cdp.Call(octx, t.target, domdebugger.GetEventListeners, domdebugger.GetEventListenersParams{
+	ls, err := cdp.Call(octx, target, domdebugger.GetEventListeners, domdebugger.GetEventListenersParams{
 		ObjectID: main.Object.ObjectID, Depth: ptr(int64(-1))})
 	if err != nil {
-		return fail(err)
+		return nil, err
+	}
+	var ids []cdp.BackendNodeID
+	for _, l := range ls.Listeners {
+		if clickTypes[l.Type] && l.BackendNodeID != 0 && l.BackendNodeID != desc.Node.BackendNodeID {
+			ids = append(ids, l.BackendNodeID)
+		}
+	}
+	return ids, nil
+}
+
+// markIn marks, in the collector world of one document, its elements with
+// click-type listeners (MarkListeners); mk keeps what is marked there.
+func (t *Tab) markIn(octx context.Context, target *chromedp.Target, world string, worldID runtime.ExecutionContextID, max int, mk *marks) (int, error) {
+	defer t.Release(octx, target, listenerGroup)
+	var all []cdp.BackendNodeID
+	for _, expr := range []string{"document", "globalThis.__veetbrowser.listenerRoots()"} {
+		r, err := cdp.Call(octx, target, runtime.Evaluate, runtime.EvaluateParams{
+			Expression: expr, UniqueContextID: world, ObjectGroup: listenerGroup, Silent: ptr(true)})
+		if err != nil || r.Result == nil || r.Result.ObjectID == "" || r.ExceptionDetails != nil {
+			return 0, fmt.Errorf("evaluating %s: %v", expr, err)
+		}
+		roots := []runtime.RemoteObjectID{r.Result.ObjectID}
+		if expr != "document" {
+			props, err := cdp.Call(octx, target, runtime.GetProperties, runtime.GetPropertiesParams{ObjectID: r.Result.ObjectID, OwnProperties: ptr(true)})
+			if err != nil {
+				return 0, err
+			}
+			roots = roots[:0]
+			for _, p := range props.Result {
+				if p.Value != nil && p.Value.ObjectID != "" && p.Value.Subtype == "node" && len(roots) < observation.ListenerRoots {
+					roots = append(roots, p.Value.ObjectID)
+				}
+			}
+		}
+		for _, root := range roots {
+			ids, err := clickListeners(octx, target, root)
+			if err != nil {
+				return 0, err
+			}
+			all = append(all, ids...)
+		}
 	}
 	seen := map[cdp.BackendNodeID]bool{}
 	var ids []cdp.BackendNodeID
-	for _, l := range ls.Listeners {
-		if !clickTypes[l.Type] || l.BackendNodeID == 0 || seen[l.BackendNodeID] {
-			continue
+	for _, id := range all {
+		if !seen[id] {
+			seen[id] = true
+			ids = append(ids, id)
 		}
-		seen[l.BackendNodeID] = true
-		ids = append(ids, l.BackendNodeID)
 	}
 	found := len(ids)
 	ids = ids[:min(len(ids), max)]
@@ -101,20 +169,20 @@ func (t *Tab) MarkListeners(ctx context.Context, max int) (int, error) {
 	// marked lost its listeners or left the document: then all are.
 	t.marksMu.Lock()
 	defer t.marksMu.Unlock()
-	add := t.marks.world == world && t.marks.ids != nil
+	add := mk.world == world && mk.ids != nil
 	if add {
 		now := make(map[cdp.BackendNodeID]bool, len(ids))
 		for _, id := range ids {
 			now[id] = true
 		}
-		for id := range t.marks.ids {
+		for id := range mk.ids {
 			add = add && now[id]
 		}
 	}
 	if add {
-		ids = slices.DeleteFunc(ids, func(id cdp.BackendNodeID) bool { return t.marks.ids[id] })
+		ids = slices.DeleteFunc(ids, func(id cdp.BackendNodeID) bool { return mk.ids[id] })
 	} else {
-		t.marks.world, t.marks.ids = "", nil
+		mk.world, mk.ids = "", nil
 	}
 	args := make([]*runtime.CallArgument, len(ids))
 	var wg sync.WaitGroup
@@ -126,7 +194,7 @@ func (t *Tab) MarkListeners(ctx context.Context, max int) (int, error) {
 			for i := range next {
 				// A node of another frame's document does not resolve in
 				// this world: it is left out.
-				r, err := cdp.Call(octx, t.target, dom.ResolveNode, dom.ResolveNodeParams{
+				r, err := cdp.Call(octx, target, dom.ResolveNode, dom.ResolveNodeParams{
 					BackendNodeID: ids[i], ExecutionContextID: worldID, ObjectGroup: listenerGroup})
 				if err == nil && r.Object != nil {
 					args[i] = &runtime.CallArgument{ObjectID: r.Object.ObjectID}
@@ -148,25 +216,25 @@ func (t *Tab) MarkListeners(ctx context.Context, max int) (int, error) {
 	if add && len(kept) == 0 {
 		return found, nil
 	}
-	res, err := cdp.Call(octx, t.target, runtime.CallFunctionOn, runtime.CallFunctionOnParams{
+	res, err := cdp.Call(octx, target, runtime.CallFunctionOn, runtime.CallFunctionOnParams{
 		FunctionDeclaration: fmt.Sprintf("function(...els) { return globalThis.__veetbrowser.markListened(%v, ...els); }", add),
 		ExecutionContextID:  worldID, Arguments: kept, ReturnByValue: ptr(true), Silent: ptr(true)})
 	if err != nil {
-		return fail(err)
+		return 0, err
 	}
 	if res.ExceptionDetails != nil {
-		return fail(errcode.New(errcode.CaptureFailed, "the listener marks were refused"))
+		return 0, errcode.New(errcode.CaptureFailed, "the listener marks were refused")
 	}
 	var n int
 	if err := json.Unmarshal(res.Result.Value, &n); err != nil || n != len(kept) {
-		return fail(errcode.New(errcode.CaptureFailed, "the listener marks were not all taken"))
+		return 0, errcode.New(errcode.CaptureFailed, "the listener marks were not all taken")
 	}
-	if t.marks.ids == nil {
-		t.marks.world, t.marks.ids = world, map[cdp.BackendNodeID]bool{}
+	if mk.ids == nil {
+		mk.world, mk.ids = world, map[cdp.BackendNodeID]bool{}
 	}
 	for i, a := range args {
 		if a != nil {
-			t.marks.ids[ids[i]] = true
+			mk.ids[ids[i]] = true
 		}
 	}
 	return found, nil

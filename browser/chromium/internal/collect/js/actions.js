@@ -160,7 +160,7 @@ for (const kind of Object.keys(GUARDED)) {
 // it (keyboard), then arms the guard for it. A press of the mouse ends
 // the caret's claim to be the keys' (lastKeyed).
 function arm(p) {
-  const el = retainedNode(p);
+  const el = selectionNode(p);
   if (!el || !el.isConnected) return {error: R.Detached};
   if (p.kind !== 'keyboard') {
     const hit = hitTarget(p.x, p.y);

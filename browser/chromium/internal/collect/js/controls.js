@@ -198,7 +198,7 @@ function collectControls(p, revision, visible) {
     if (visible.scrolled && visible.scrolled(el)) inScrollers++;
     const [name, truncated] = cut(accessibleName(el, role), B.MaxNameUnits);
     const c = {role, name, name_truncated: truncated, position: start + scanned - 1, states: states(el, role, focused)};
-    if (p.real_pages === true && el.localName === 'select' && el.multiple) Object.assign(c, chosenOptions(el));
+    if (p.real_pages === true && multiChoice(el)) Object.assign(c, chosenOptions(el));
     if (p.values) withValue(c, el, role);
     controls.push(c);
     nodes.push(el);

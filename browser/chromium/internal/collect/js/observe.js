@@ -108,7 +108,7 @@ function readText(p, visible) {
 
 Object.defineProperty(globalThis, '__veetbrowser', {
   // retainedNodes is diagnostic: how many nodes the runtime keeps alive.
-  value: Object.freeze({observe, nameFrame, revealOwner, throughOwner, find, holdsText, inspect, prepare, arm, disarm, selectPlan, selectedIs, choicesPlan, choicePoint, choicesAre, textSpan, textSelected, typedPlan, typedCheck, node, bindDraft, markListened, shot, docId, retainedNodes: () => {
+  value: Object.freeze({observe, nameFrame, revealOwner, throughOwner, find, holdsText, inspect, prepare, arm, disarm, selectPlan, selectedIs, choicesPlan, choicePoint, choicesAre, textSpan, textSelected, typedPlan, typedCheck, setColor, node, bindDraft, markListened, listenerRoots, shot, docId, retainedNodes: () => {
     let n = 0;
     for (const e of retained.values()) n += e.nodes.length;
     return n;

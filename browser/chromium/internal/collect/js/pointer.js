@@ -37,6 +37,18 @@ function markListened(add, ...els) {
   return els.length;
 }
 
+// listenerRoots are the document's first B.ListenerRoots open shadow
+// roots, in the traversal's order, within a scan's node bound: Go reads
+// each one's listeners (the document's own query does not enter them).
+function listenerRoots() {
+  const roots = [];
+  walk(document.documentElement, {max: B.ScanNodes, shadow: true}, (n) => {
+    if (n.nodeType !== 1) return SKIP;
+    if (n.shadowRoot && roots.push(n.shadowRoot) >= B.ListenerRoots) return STOP;
+  });
+  return roots;
+}
+
 function sortableItem(el) {
   if (el.classList.contains('ui-sortable-handle')) return true;
   const p = el.parentElement;

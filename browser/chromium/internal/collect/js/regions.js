@@ -141,9 +141,19 @@ function collectRegions(visibleEl) {
     if (kind && visibleEl(n)) matches.push({kind, el: n, order: matches.length});
   });
   matches.sort(byPriority);
-  const regions = matches.slice(0, B.MaxRegions).map((m) => region(m, visibleEl, false));
-  return {regions, coverage: {version: B.RegionCoverageV1, scope: B.RegionScope, scanned_nodes: scan.visits,
-    node_limit_reached: scan.bound, omitted: Math.max(0, matches.length - B.MaxRegions)}};
+  const kept = matches.slice(0, B.MaxRegions);
+  const coverage = {version: B.RegionCoverageV1, scope: B.RegionScope, scanned_nodes: scan.visits,
+    node_limit_reached: scan.bound, omitted: Math.max(0, matches.length - B.MaxRegions)};
+  return {regions: kept.map((m) => region(m, visibleEl, false)), coverage: countScrolled(coverage, kept, visibleEl)};
+}
+
+// countScrolled adds to a region coverage how many of the kept regions lie
+// in a scroll container (visibleEl.scrolled, tool version 1.9.0); omitted
+// when none do, as for controls and text.
+function countScrolled(coverage, kept, visibleEl) {
+  const n = visibleEl.scrolled ? kept.filter((m) => visibleEl.scrolled(m.el)).length : 0;
+  if (n > 0) coverage.in_scroll_containers = n;
+  return coverage;
 }
 
 // readRegions is the region stream of reading mode. A window is the
@@ -196,6 +206,6 @@ function readRegions(p, visibleEl) {
   coverage.node_limit_reached = stop !== null;
   const most = Math.min(p.max_regions === undefined ? B.MaxRegions : p.max_regions, B.MaxRegions);
   coverage.omitted = Math.max(0, matches.length - most);
-  const regions = matches.slice(0, most).map((m) => region(m, visibleEl, true));
-  return {regions, retained: {matches, stop}, coverage};
+  const kept = matches.slice(0, most);
+  return {regions: kept.map((m) => region(m, visibleEl, true)), retained: {matches, stop}, coverage: countScrolled(coverage, kept, visibleEl)};
 }

@@ -13,22 +13,25 @@ function typedKind(el) {
   return TYPED_KINDS.has(t) ? t : '';
 }
 
-// dateFields lists, in the order the browser shows them in this locale,
-// the segments of a date or time field. The field follows the page's
-// locale as Intl reads it; the week field shows its week before its year.
-// A 12-hour clock's segments end with the period, whose keys are the
-// first letters of the locale's morning and afternoon.
-function dateFields(kind) {
-  const order = (opts, at) => new Intl.DateTimeFormat(navigator.language, opts).formatToParts(at).map((x) => x.type).filter((t) => t !== 'literal');
-  const at = new Date(2012, 8, 10, 2, 5);
+// showsSeconds: a time field shows a seconds segment when its step is not
+// a whole number of minutes, or its value holds seconds.
+function showsSeconds(el) {
+  const step = Number(el.getAttribute('step'));
+  return (Number.isFinite(step) && step > 0 && step % 60 !== 0) || /T?\d\d:\d\d:\d\d/.test(el.value);
+}
+
+// dateFields lists, in the order the browser shows them in locale, the
+// segments of a date or time field (seconds with secs). The week field
+// shows its week before its year. This is the plan's guess: the runtime
+// reads the field's own order from the browser when it can, since the
+// field follows the browser's locale, which navigator.language (the
+// page's Accept-Language) need not be.
+function dateFields(kind, locale, secs) {
+  const order = (opts, at) => new Intl.DateTimeFormat(locale, opts).formatToParts(at).map((x) => x.type).filter((t) => t !== 'literal');
+  const at = new Date(2012, 8, 10, 2, 5, 7);
   const date = order({year: 'numeric', month: '2-digit', day: '2-digit'}, at);
-  const time = order({hour: 'numeric', minute: '2-digit'}, at);
-  const period = (h) => {
-    const part = new Intl.DateTimeFormat(navigator.language, {hour: 'numeric'}).formatToParts(new Date(2012, 8, 10, h)).find((x) => x.type === 'dayPeriod');
-    return part ? part.value.slice(0, 1) : '';
-  };
-  const fields = {date, time, month: order({year: 'numeric', month: 'long'}, at), week: ['week', 'year'], 'datetime-local': date.concat(time)}[kind] || [];
-  return {fields, am: period(2), pm: period(14)};
+  const time = order(secs ? {hour: 'numeric', minute: '2-digit', second: '2-digit'} : {hour: 'numeric', minute: '2-digit'}, at);
+  return {fields: {date, time, month: order({year: 'numeric', month: 'long'}, at), week: ['week', 'year'], 'datetime-local': date.concat(time)}[kind] || []};
 }
 
 // typedPlan plans a typed input's keys: the segments of a date or time
@@ -38,7 +41,7 @@ function typedPlan(p) {
   const el = retainedNode(p);
   if (!el || !el.isConnected) return {error: R.Detached};
   const kind = typedKind(el);
-  if (kind !== 'range') return Object.assign({kind}, dateFields(kind));
+  if (kind !== 'range') return Object.assign({kind}, dateFields(kind, navigator.language, (kind === 'time' || kind === 'datetime-local') && showsSeconds(el)));
   const num = (v, d) => (v !== '' && Number.isFinite(Number(v)) ? Number(v) : d);
   const min = num(el.min, 0);
   const max = num(el.max, 100);
@@ -51,6 +54,21 @@ function typedPlan(p) {
   if (Math.min(up, down) > B.MaxSelectKeys) return {error: R.TooFar, kind};
   const keys = up <= down ? ['Home'].concat(Array(up).fill('ArrowRight')) : ['End'].concat(Array(down).fill('ArrowLeft'));
   return {kind, keys};
+}
+
+// setColor sets a color input to p.value as the browser's own picker
+// does when a person picks: the input's value setter (the collector's
+// world holds the unpatched one), then the input and change events the
+// picker fires. The picker is a browser window no trusted input reaches,
+// so this is the one input set from script, and only for a color input;
+// typedCheck verifies after.
+function setColor(p) {
+  const el = retainedNode(p);
+  if (!el || !el.isConnected || typedKind(el) !== 'color') return R.TypedGone;
+  el.value = p.value;
+  el.dispatchEvent(new Event('input', {bubbles: true, composed: true}));
+  el.dispatchEvent(new Event('change', {bubbles: true}));
+  return R.TypedMatch;
 }
 
 // fnv is the 32-bit FNV-1a digest of a string's UTF-16 units.
@@ -85,7 +103,11 @@ function typedCheck(p) {
   const kind = typedKind(el);
   const v = el.value;
   if (kind === 'number' || kind === 'range') return v !== '' && Number(v) === Number(p.value) ? R.TypedMatch : R.TypedChanged;
-  if (kind) return v === p.value ? R.TypedMatch : R.TypedChanged;
+  // A color input keeps its value in lower case.
+  if (kind === 'color') return v === p.value.toLowerCase() ? R.TypedMatch : R.TypedChanged;
+  // A time holds no seconds when they are zero, in the shortest form.
+  const short = (s) => (kind === 'time' || kind === 'datetime-local' ? s.replace(/(\d\d:\d\d):00(\.0+)?$/, '$1') : s);
+  if (kind) return short(v) === short(p.value) ? R.TypedMatch : R.TypedChanged;
   const b = fieldBefore;
   fieldBefore = null;
   if (el.localName !== 'input' && el.localName !== 'textarea') {
