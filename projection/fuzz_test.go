@@ -165,7 +165,27 @@ func genPage(seed uint64, n int, v tools.Version, find bool) (*observation.Obser
 		}
 		obs.Tabs = tabs
 	}
+	if v.RealPages && !find && r.IntN(2) == 0 {
+		readWhole(obs, r.IntN(8))
+	}
 	return obs, keys
+}
+
+// readWhole makes obs a page read whole from its start, with at most most
+// regions and text parts, so that its 1.9.0 view can be whole (lean.go).
+func readWhole(obs *observation.Observation, most int) {
+	cc, rc, tc := &obs.ControlCoverage, obs.RegionCoverage, obs.TextCoverage
+	*cc = observation.ControlCoverage{Scanned: cc.Scanned}
+	*rc = observation.RegionCoverage{Version: rc.Version, Scope: rc.Scope, ScannedNodes: rc.ScannedNodes}
+	*tc = observation.TextCoverage{Version: tc.Version, Scope: tc.Scope, ScannedNodes: tc.ScannedNodes, InspectedUnits: tc.InspectedUnits}
+	obs.Regions = obs.Regions[:min(len(obs.Regions), most)]
+	for _, p := range obs.Text[min(len(obs.Text), most):] {
+		if p.Frame > 0 {
+			obs.Frames[p.Frame-1].TextParts--
+		}
+	}
+	obs.Text = obs.Text[:min(len(obs.Text), most)]
+	obs.FramesOmitted = 0
 }
 
 // browserTabs is the tab bound (browser.MaxTabs): a generated tabs record
@@ -181,6 +201,9 @@ func FuzzReadingViews(f *testing.F) {
 		f.Add(uint64(i+31), 3, 65535, version, false)
 		f.Add(uint64(i+41), 12, 1024, version, true)
 		f.Add(uint64(i+51), observation.FindMatches, 8192, version, true)
+		for seed := range uint64(8) { // small pages: 1.9.0 shows some whole
+			f.Add(seed*10+uint64(i+61), int(seed%5), 1024+int(seed)*1024, version, false)
+		}
 	}
 	f.Fuzz(func(t *testing.T, seed uint64, n, budget int, version uint8, find bool) {
 		v, err := tools.Lookup(readingVersions[int(version)%len(readingVersions)])
