@@ -11,7 +11,7 @@ import (
 
 // listBytes is the JSON of version's tool list as a client gets it from
 // tools/list: every tool's name, description, input schema and hints.
-func listBytes(t *testing.T, version string) int {
+func listBytes(t testing.TB, version string) int {
 	t.Helper()
 	cs := connect(t, Options{Version: version})
 	res, err := cs.ListTools(browsertest.Context(t, time.Minute), nil)
@@ -34,4 +34,15 @@ func TestToolListBytes(t *testing.T) {
 	if lean > tools.LeanListBytes {
 		t.Fatalf("1.9.0's tool list is %d bytes, more than %d", lean, tools.LeanListBytes)
 	}
+}
+
+// BenchmarkToolListBytes reports the bytes of the 1.8.0 and the 1.9.0 tool
+// list as tools/list sends them, and their ratio.
+func BenchmarkToolListBytes(b *testing.B) {
+	for b.Loop() {
+	}
+	lean, old := listBytes(b, "1.9.0"), listBytes(b, "1.8.0")
+	b.ReportMetric(float64(old), "B-1.8.0")
+	b.ReportMetric(float64(lean), "B-1.9.0")
+	b.ReportMetric(float64(lean)/float64(old), "ratio")
 }
