@@ -24,7 +24,7 @@ var shared = browsertest.Shared[*chromium.Provider]{Launch: func() (*chromium.Pr
 
 func TestMain(m *testing.M) { browsertest.Main(m, &shared) }
 
-func connect(t *testing.T, opts Options) *mcp.ClientSession {
+func connect(t testing.TB, opts Options) *mcp.ClientSession {
 	t.Helper()
 	ctx := browsertest.Context(t, time.Minute)
 	rt, err := veetbrowser.New(shared.Get(t), veetbrowser.Options{Budget: 1024})

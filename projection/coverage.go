@@ -15,8 +15,8 @@ type Coverage struct {
 
 // RegionCoverage is region coverage in lossless compact form.
 type RegionCoverage struct {
-	Version          int    `json:"version"`
-	Scope            string `json:"scope"`
+	Version          int    `json:"version,omitempty"` // 1.9.0 leaves it out when implied (lean.go)
+	Scope            string `json:"scope,omitempty"`
 	ScannedNodes     int    `json:"scanned_nodes,omitempty"`
 	NodeLimitReached bool   `json:"node_limit_reached,omitempty"`
 	Omitted          int    `json:"omitted,omitempty"`
@@ -28,8 +28,8 @@ type RegionCoverage struct {
 
 // TextCoverage is text coverage in lossless compact form.
 type TextCoverage struct {
-	Version          int    `json:"version"`
-	Scope            string `json:"scope"`
+	Version          int    `json:"version,omitempty"` // 1.9.0 leaves it out when implied (lean.go)
+	Scope            string `json:"scope,omitempty"`
 	ScannedNodes     int    `json:"scanned_nodes,omitempty"`
 	InspectedUnits   int    `json:"inspected_units,omitempty"`
 	NodeLimitReached bool   `json:"node_limit_reached,omitempty"`

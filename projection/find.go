@@ -63,7 +63,7 @@ func ProjectFind(obs *observation.Observation, opts Options) ([]byte, error) {
 		budget = DefaultBudget
 	}
 	a := &admission{obs: obs, opts: opts, budget: budget}
-	a.v = View{Version: obs.Version, Revision: obs.Revision, Trust: observation.Trust}
+	a.v = View{Version: obs.Version, Revision: obs.Revision, Trust: trustMark(opts.Lean)}
 	setTabs(&a.v, obs, opts.Tabs, a.budget)
 	a.v.Query, _ = clip(obs.Find.Query, queryCap)
 	c := obs.Find.Coverage

@@ -105,7 +105,10 @@ func checkFrames(t *testing.T, obs *observation.Observation, budget int, out []b
 		}
 		need("control "+c.Ref, c.Frame)
 	}
-	for _, g := range v.Regions {
+	for i, g := range v.Regions {
+		if v.Complete {
+			g.Ref = obs.Regions[i].Ref // a whole view's regions are the observation's, in order
+		}
 		if g.Frame != frameOf[g.Ref] {
 			t.Fatalf("budget %d: region %s in frame %d, want %d", budget, g.Ref, g.Frame, frameOf[g.Ref])
 		}

@@ -16,12 +16,12 @@ import (
 )
 
 // The projection modes of tool versions 1.6.0 (reading, find), 1.7.0
-// (frames) and 1.8.0 (tabs), fuzzed over generated admitted observations
+// (frames), 1.8.0 (tabs) and 1.9.0 (lean essentials), fuzzed over generated admitted observations
 // at every budget. FuzzProjection (projection_test.go) covers 1.1.0–1.5.0.
 
 // readingVersions are the versions whose views share the budget between
 // streams.
-var readingVersions = []string{"1.6.0", "1.7.0", "1.8.0"}
+var readingVersions = []string{"1.6.0", "1.7.0", "1.8.0", "1.9.0"}
 
 // genPage builds an admitted observation of version v from a seed, as a
 // session of v would get from the collector: n controls, regions and text
@@ -165,7 +165,27 @@ func genPage(seed uint64, n int, v tools.Version, find bool) (*observation.Obser
 		}
 		obs.Tabs = tabs
 	}
+	if v.RealPages && !find && r.IntN(2) == 0 {
+		readWhole(obs, r.IntN(8))
+	}
 	return obs, keys
+}
+
+// readWhole makes obs a page read whole from its start, with at most most
+// regions and text parts, so that its 1.9.0 view can be whole (lean.go).
+func readWhole(obs *observation.Observation, most int) {
+	cc, rc, tc := &obs.ControlCoverage, obs.RegionCoverage, obs.TextCoverage
+	*cc = observation.ControlCoverage{Scanned: cc.Scanned}
+	*rc = observation.RegionCoverage{Version: rc.Version, Scope: rc.Scope, ScannedNodes: rc.ScannedNodes}
+	*tc = observation.TextCoverage{Version: tc.Version, Scope: tc.Scope, ScannedNodes: tc.ScannedNodes, InspectedUnits: tc.InspectedUnits}
+	obs.Regions = obs.Regions[:min(len(obs.Regions), most)]
+	for _, p := range obs.Text[min(len(obs.Text), most):] {
+		if p.Frame > 0 {
+			obs.Frames[p.Frame-1].TextParts--
+		}
+	}
+	obs.Text = obs.Text[:min(len(obs.Text), most)]
+	obs.FramesOmitted = 0
 }
 
 // browserTabs is the tab bound (browser.MaxTabs): a generated tabs record
@@ -181,6 +201,9 @@ func FuzzReadingViews(f *testing.F) {
 		f.Add(uint64(i+31), 3, 65535, version, false)
 		f.Add(uint64(i+41), 12, 1024, version, true)
 		f.Add(uint64(i+51), observation.FindMatches, 8192, version, true)
+		for seed := range uint64(8) { // small pages: 1.9.0 shows some whole
+			f.Add(seed*10+uint64(i+61), int(seed%5), 1024+int(seed)*1024, version, false)
+		}
 	}
 	f.Fuzz(func(t *testing.T, seed uint64, n, budget int, version uint8, find bool) {
 		v, err := tools.Lookup(readingVersions[int(version)%len(readingVersions)])
@@ -243,7 +266,11 @@ func decodeView(t *testing.T, obs *observation.Observation, budget int, out []by
 	if err := dec.Decode(&v); err != nil {
 		t.Fatal(err)
 	}
-	if v.Version != obs.Version || v.Revision != obs.Revision || v.Trust != observation.Trust {
+	trust := observation.Trust
+	if obs.Version == "1.9.0" {
+		trust = "" // lean: the version's mark
+	}
+	if v.Version != obs.Version || v.Revision != obs.Revision || v.Trust != trust {
 		t.Fatalf("version, revision or trust lost: %s", out)
 	}
 	return v
@@ -303,7 +330,10 @@ func checkReading(t *testing.T, obs *observation.Observation, keys *observation.
 	for _, g := range obs.Regions {
 		regRefs = append(regRefs, g.Ref)
 	}
-	for _, g := range v.Regions {
+	for i, g := range v.Regions {
+		if v.Complete {
+			g = checkWholeRegion(t, obs, v, i)
+		}
 		shown = append(shown, g.Ref)
 	}
 	for _, s := range v.RegionsSkipped {
@@ -333,6 +363,9 @@ func checkReading(t *testing.T, obs *observation.Observation, keys *observation.
 		t.Fatalf("text_continues %v, first part continues %v", v.TextContinues, obs.TextCoverage.FirstContinues)
 	}
 
+	if v.Complete {
+		checkComplete(t, obs, v)
+	}
 	if v.Next == nil {
 		if !obs.ControlCoverage.Ended && (controls < len(obs.Controls) || obs.ControlCoverage.Cursor != "") ||
 			!obs.RegionCoverage.Ended && regions < len(obs.Regions) || !obs.TextCoverage.Ended && len(v.Text) < len(obs.Text) {

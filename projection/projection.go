@@ -65,6 +65,10 @@ type Options struct {
 	// Values (browser tools ≥ 1.9.0): controls show the values the
 	// observation holds (read_values grant; records.go); else none.
 	Values bool
+	// Lean (browser tools ≥ 1.9.0): the coverage records leave out what
+	// the version implies, and a page read whole in one view says so with
+	// one marker instead (lean.go).
+	Lean bool
 }
 
 // Outcome is an action's postconditions; false flags are omitted.
@@ -90,7 +94,7 @@ const dialogCap = 200
 type View struct {
 	Version         string    `json:"version"`
 	Revision        string    `json:"revision"`
-	Trust           string    `json:"trust"`
+	Trust           string    `json:"trust,omitempty"` // 1.9.0 leaves it out: every view's page content is untrusted (lean.go)
 	Action          *Outcome  `json:"action,omitempty"`
 	Dialog          *Dialog   `json:"dialog,omitempty"`
 	Tabs            *Tabs     `json:"tabs,omitempty"` // 1.8.0
@@ -104,6 +108,7 @@ type View struct {
 	Controls        []Control `json:"controls"`
 	ControlsOmitted int       `json:"controls_omitted,omitempty"`
 	Skipped         []Skipped `json:"skipped,omitempty"`
+	Complete        bool      `json:"complete,omitempty"` // 1.9.0: every stream shown whole (lean.go)
 	CoverageVersion int       `json:"coverage_version,omitempty"`
 	ControlCoverage *Coverage `json:"control_coverage,omitempty"`
 	Next            *Next     `json:"next,omitempty"`
@@ -144,6 +149,11 @@ type Region struct {
 	Summary          string `json:"summary"`
 	SummaryTruncated bool   `json:"summary_truncated,omitempty"`
 	Frame            int    `json:"frame,omitempty"` // 1.7.0: the frame it is in; 0, the top document, is left out
+	// 1.9.0, a view that shows the whole page (lean.go): the summary is
+	// the view's text parts first to last, joined by spaces, and is left
+	// out; so are the evidence ref and an empty summary.
+	SummaryText []int `json:"text,omitempty"`
+	whole       bool
 }
 
 // Draft is the receipt of the agent's own draft: labelled, never page text.
@@ -200,7 +210,7 @@ func Project(obs *observation.Observation, opts Options) ([]byte, error) {
 		budget = DefaultBudget
 	}
 	a := admission{obs: obs, opts: opts, budget: budget}
-	a.v = View{Version: obs.Version, Revision: obs.Revision, Trust: observation.Trust, Action: opts.Action}
+	a.v = View{Version: obs.Version, Revision: obs.Revision, Trust: trustMark(opts.Lean), Action: opts.Action}
 	setTabs(&a.v, obs, opts.Tabs, budget)
 	if d := obs.Dialog; d != nil {
 		msg, cut := clip(d.Message, dialogCap)

@@ -50,6 +50,23 @@ type reader struct {
 }
 
 func (a *admission) reading() ([]byte, error) {
+	a.v.TextContinues = a.obs.TextCoverage != nil && a.obs.TextCoverage.FirstContinues
+	a.v.Loading = a.obs.Loading
+	if !a.opts.Lean {
+		return newReader(a).admit()
+	}
+	// 1.9.0 (lean.go): a page read whole says so with one marker; any other
+	// keeps its records, without what the version implies.
+	leanEssentials(&a.v)
+	if completeCoverage(a.obs) {
+		if out, ok := newReader(a).whole(); ok {
+			return out, nil
+		}
+	}
+	return newReader(a).admit()
+}
+
+func newReader(a *admission) *reader {
 	r := &reader{a: a, regions: make([]Region, len(a.obs.Regions)), tsize: make([]int, len(a.text))}
 	r.ctl = records{ref: func(i int) string { return a.controls[i].Ref }, sizes: a.encoded,
 		frame: func(i int) int { return a.controls[i].Frame }}
@@ -66,9 +83,12 @@ func (a *admission) reading() ([]byte, error) {
 	for i, t := range a.text {
 		r.tsize[i] = size(t)
 	}
-	a.v.TextContinues = a.obs.TextCoverage != nil && a.obs.TextCoverage.FirstContinues
-	a.v.Loading = a.obs.Loading
+	return r
+}
 
+// admit runs the admission on the view's essentials as a.v holds them.
+func (r *reader) admit() ([]byte, error) {
+	a := r.a
 	// 1. The essentials.
 	ess := a.v
 	ess.ControlsOmitted, ess.RegionsOmitted, ess.TextOmitted = len(a.controls), len(r.regions), len(a.text)

@@ -382,6 +382,28 @@ func jsonNames(typ reflect.Type) []string {
 	return out
 }
 
+// withoutDescriptions is a decoded JSON schema without its description
+// keywords.
+func withoutDescriptions(schema any) any {
+	switch s := schema.(type) {
+	case map[string]any:
+		out := map[string]any{}
+		for k, v := range s {
+			if k != "description" {
+				out[k] = withoutDescriptions(v)
+			}
+		}
+		return out
+	case []any:
+		out := make([]any, len(s))
+		for i, v := range s {
+			out[i] = withoutDescriptions(v)
+		}
+		return out
+	}
+	return schema
+}
+
 // TestOpenAPIMatchesGoDefinitions: the schemas that restate a Go definition
 // say what it says: the tools' arguments, the registered tool versions and
 // names, the grant's action classes, the approval facts and an action's
@@ -400,7 +422,9 @@ func TestOpenAPIMatchesGoDefinitions(t *testing.T) {
 		if err := json.Unmarshal(newest[tool], &want); err != nil {
 			t.Fatal(err)
 		}
-		if got := schemas[schema]; !reflect.DeepEqual(got, want) {
+		// The document describes each argument in full; 1.9.0's tool list,
+		// written for a model, briefly: they agree on all else.
+		if got := schemas[schema]; !reflect.DeepEqual(withoutDescriptions(got), withoutDescriptions(want)) {
 			t.Errorf("%s = %v\nwant %s's input schema %v", schema, got, tool, want)
 		}
 	}

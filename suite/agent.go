@@ -19,6 +19,9 @@ type agent struct {
 	s    *veetbrowser.Session
 	ops  map[string]int
 	view projection.View
+	// calls and viewBytes count every call and the bytes of every view
+	// the agent was given.
+	calls, viewBytes int
 }
 
 func newAgent(s *veetbrowser.Session) *agent {
@@ -32,11 +35,13 @@ func (a *agent) call(ctx context.Context, tool string, args any) (projection.Vie
 		return projection.View{}, err
 	}
 	a.ops[opName(tool)]++
+	a.calls++
 	res, err := a.s.Call(ctx, tool, raw)
 	if err != nil {
 		a.ops["errors"]++
 		return projection.View{}, err
 	}
+	a.viewBytes += len(res.View)
 	var v projection.View
 	if err := json.Unmarshal(res.View, &v); err != nil {
 		return projection.View{}, fmt.Errorf("the model view is not JSON: %w", err)

@@ -13,6 +13,7 @@ import (
 	"github.com/veetbot/veetbrowser/errcode"
 	"github.com/veetbot/veetbrowser/internal/loopback"
 	"github.com/veetbot/veetbrowser/policy"
+	"github.com/veetbot/veetbrowser/tools"
 )
 
 // Result is one scenario's report: identifiers, outcome, operation counts,
@@ -21,10 +22,14 @@ type Result struct {
 	ID         string         `json:"id"`
 	Outcome    string         `json:"outcome"` // pass or fail
 	Operations map[string]int `json:"operations"`
-	DurationMS int64          `json:"duration_ms"`
-	Expected   []string       `json:"expected"`
-	Observed   []string       `json:"observed"`
-	Error      string         `json:"error,omitempty"` // the stable code of a failed run
+	// Calls and ViewBytes are the tool calls the agent made and the bytes
+	// of the model views it was given: what the scenario cost a model.
+	Calls      int      `json:"calls"`
+	ViewBytes  int      `json:"view_bytes"`
+	DurationMS int64    `json:"duration_ms"`
+	Expected   []string `json:"expected"`
+	Observed   []string `json:"observed"`
+	Error      string   `json:"error,omitempty"` // the stable code of a failed run
 	// Session is the scenario's session in the artifact store, for
 	// veetbrowser replay.
 	Session string `json:"session,omitempty"`
@@ -36,6 +41,7 @@ type Result struct {
 // Report is the suite's output.
 type Report struct {
 	Budget    int      `json:"budget"`
+	Version   string   `json:"version"` // the tool version of the sessions
 	Scenarios []Result `json:"scenarios"`
 }
 
@@ -103,7 +109,7 @@ func Run(ctx context.Context, rt *veetbrowser.Runtime, budget int, only ...strin
 		return nil, err
 	}
 	defer stop()
-	report := &Report{Budget: budget}
+	report := &Report{Budget: budget, Version: tools.Newest().Name}
 	for _, sc := range all {
 		report.Scenarios = append(report.Scenarios, runOne(ctx, rt, budget, site, base, sc))
 	}
@@ -151,7 +157,7 @@ func runOne(ctx context.Context, rt *veetbrowser.Runtime, budget int, site *site
 	if runErr == nil {
 		runErr = sc.run(sctx, a, page)
 	}
-	res.Operations = a.ops
+	res.Operations, res.Calls, res.ViewBytes = a.ops, a.calls, a.viewBytes
 	res.Observed = settle(site, sc.id, len(sc.expected))
 	res.DurationMS = time.Since(start).Milliseconds()
 	if runErr != nil {

@@ -18,6 +18,7 @@ import (
 	"github.com/veetbot/veetbrowser/replay"
 	"github.com/veetbot/veetbrowser/store"
 	"github.com/veetbot/veetbrowser/store/storespec"
+	"github.com/veetbot/veetbrowser/tools"
 )
 
 var shared = browsertest.Shared[*chromium.Provider]{Launch: func() (*chromium.Provider, error) {
@@ -77,8 +78,23 @@ func TestSuite(t *testing.T) {
 		if len(report.Scenarios) != 26 {
 			t.Fatalf("%d scenarios", len(report.Scenarios))
 		}
+		if report.Version != tools.Newest().Name {
+			t.Fatalf("report of version %q", report.Version)
+		}
+		calls, viewBytes := 0, 0
 		for _, r := range report.Scenarios {
-			t.Logf("budget %d %-22s %s %5d ms ops %v", budget, r.ID, r.Outcome, r.DurationMS, r.Operations)
+			t.Logf("budget %d %-22s %s %5d ms %3d calls %7d view bytes ops %v", budget, r.ID, r.Outcome, r.DurationMS, r.Calls, r.ViewBytes, r.Operations)
+			ops := 0
+			for _, n := range r.Operations {
+				ops += n
+			}
+			// Every call is an operation (errors are counted twice), and
+			// each view is within the budget.
+			if r.Calls == 0 || r.ViewBytes == 0 || r.Calls > ops || r.ViewBytes > r.Calls*budget {
+				t.Errorf("budget %d %s: %d calls and %d view bytes for operations %v", budget, r.ID, r.Calls, r.ViewBytes, r.Operations)
+			}
+			calls += r.Calls
+			viewBytes += r.ViewBytes
 			if r.Outcome != "pass" {
 				t.Errorf("budget %d %s failed: %s (%s); expected %q, observed %q", budget, r.ID, r.Error, r.Detail, r.Expected, r.Observed)
 			}
@@ -90,6 +106,7 @@ func TestSuite(t *testing.T) {
 				large = append(large, r.Session)
 			}
 		}
+		t.Logf("budget %d: %d calls, %d view bytes in all", budget, calls, viewBytes)
 	}
 
 	for name, st := range stores {

@@ -126,33 +126,3 @@ func checkRealPagesAct(a browser.Action) error {
 	}
 	return nil
 }
-
-// realPagesAct changes browser_act's description and schema for 1.9.0.
-func realPagesAct(all []Tool) {
-	for i := range all {
-		if all[i].Name != Act {
-			continue
-		}
-		all[i].Description = "Act on a control of the newest observation by its ref: click, dblclick, context_click (the right " +
-			"button: the page's own context menu), type (insert text; submit:true presses Enter), press (a key or a chord such as " +
-			"Control+A, Control+C, Shift+Tab, Meta+Enter), select (an option by its visible label; in a multiple-choice list, " +
-			"options with mode set, add or remove), select_text (select the control's visible text, or the part of it given as " +
-			"text, as a mouse drag does: then Control+C copies it; without a ref, the first occurrence of text in the page's text), check, uncheck, hover (move the pointer over it: menus that " +
-			"open on hover), scroll (the page by viewports, or the container under a ref; content that loads on scroll shows in " +
-			"the result), drag (from ref onto the control of to), or dialog (accept or dismiss the open JavaScript dialog; no ref). " +
-			"Publishing, sending, buying, paying, deleting, confirming and form submission (also by a chord with Enter) need the " +
-			"user's approval. A failed action is never retried: observe and decide again." + observationNote + tabsNote
-		all[i].InputSchema = object([]string{"kind"},
-			`"ref":{"type":"string","description":"ref of a control in the newest observation (optional for scroll and select_text)"}`,
-			`"kind":{"type":"string","enum":["click","dblclick","context_click","type","press","select","select_text","check","uncheck","hover","scroll","drag","dialog"]}`,
-			`"text":{"type":"string","description":"type: the text to insert (a date, time, month, week, number or range input takes its ISO form: 2012-09-10, 14:05, 2012-09, 2012-W37); select_text: the part of the control's text to select (default all), or without a ref of the page's text; dialog: prompt text"}`,
-			`"submit":{"type":"boolean","description":"type: press Enter after the text"}`,
-			`"key":{"type":"string","description":"press: a key such as Enter, Tab, Escape, ArrowDown, or one character, with modifiers Control, Shift, Alt, Meta joined by + (Control+A)"}`,
-			`"option":{"type":"string","description":"select: the visible label of the option"}`,
-			`"options":{"type":"array","items":{"type":"string"},"minItems":1,"maxItems":64,"description":"select in a multiple-choice list: the visible labels of the options"}`,
-			`"mode":{"type":"string","enum":["set","add","remove"],"description":"select with options: exactly these (set, the default), add them, or remove them"}`,
-			`"accept":{"type":"boolean","description":"dialog: accept (true) or dismiss (false)"}`,
-			`"to":{"type":"string","description":"drag: ref of the control to drop on"}`,
-			`"viewports":{"type":"number","minimum":-10,"maximum":10,"description":"scroll: viewports to move, negative up (default 1)"}`)
-	}
-}

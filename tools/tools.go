@@ -193,10 +193,7 @@ func Tools(v Version) []Tool {
 	if v.Interactions {
 		interactions(all)
 	}
-	if v.RealPages {
-		realPagesAct(all)
-	}
-	if v.Frames {
+	if v.Frames && !v.RealPages {
 		for i := range all {
 			all[i].Description += framesNote
 		}
@@ -252,6 +249,9 @@ func Tools(v Version) []Tool {
 		if v.Has(t.Name) {
 			all = append(all, t)
 		}
+	}
+	if v.RealPages {
+		lean(all) // lean.go
 	}
 	return all
 }

@@ -98,6 +98,8 @@ func TestSuiteReportsJSON(t *testing.T) {
 			ID         string         `json:"id"`
 			Outcome    string         `json:"outcome"`
 			Operations map[string]int `json:"operations"`
+			Calls      int            `json:"calls"`
+			ViewBytes  int            `json:"view_bytes"`
 			DurationMS *int64         `json:"duration_ms"`
 			Expected   []string       `json:"expected"`
 			Observed   []string       `json:"observed"`
@@ -117,7 +119,7 @@ func TestSuiteReportsJSON(t *testing.T) {
 		t.Fatalf("exit %d with %d scenarios; failed: %s", code, len(report.Scenarios), strings.Join(failed, ", "))
 	}
 	for i, s := range report.Scenarios {
-		if s.ID != chosen[i] || s.Outcome != "pass" || s.DurationMS == nil || s.Operations["navigate"] == 0 || s.Expected == nil || s.Observed == nil {
+		if s.ID != chosen[i] || s.Outcome != "pass" || s.DurationMS == nil || s.Operations["navigate"] == 0 || s.Calls == 0 || s.ViewBytes == 0 || s.Expected == nil || s.Observed == nil {
 			t.Errorf("scenario %+v", s)
 		}
 	}

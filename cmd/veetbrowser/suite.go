@@ -47,7 +47,8 @@ func runSuite(ctx context.Context, c cli, fs *flag.FlagSet, args []string) error
 	} else {
 		passed := 0
 		for _, r := range report.Scenarios {
-			fmt.Fprintf(c.stdout, "%-4s %-24s %6d ms  ops %v  expected %q observed %q\n", r.Outcome, r.ID, r.DurationMS, r.Operations, r.Expected, r.Observed)
+			fmt.Fprintf(c.stdout, "%-4s %-24s %6d ms  %3d calls %7d view bytes  ops %v  expected %q observed %q\n", r.Outcome, r.ID, r.DurationMS,
+				r.Calls, r.ViewBytes, r.Operations, r.Expected, r.Observed)
 			if r.Outcome == "pass" {
 				passed++
 			}
