@@ -42,7 +42,7 @@ func (r *reading) add(t *testing.T, s *Session, res *Result) *projection.View {
 	r.results = append(r.results, res)
 	for _, c := range v.Controls {
 		r.controls = append(r.controls, c.Name)
-		if c.Role == "link" {
+		if c.Role == "link" || c.Role == "" {
 			r.links = append(r.links, c.Name)
 		}
 	}

@@ -65,6 +65,9 @@ type Options struct {
 	// Values (browser tools ≥ 1.9.0): controls show the values the
 	// observation holds (read_values grant; records.go); else none.
 	Values bool
+	// Compact (browser tools ≥ 1.9.0): references are written in their
+	// compact form (records.go, docs/reading.md).
+	Compact bool
 }
 
 // Outcome is an action's postconditions; false flags are omitted.
@@ -156,7 +159,7 @@ type Draft struct {
 // only its non-default states.
 type Control struct {
 	Ref           string `json:"ref"`
-	Role          string `json:"role"`
+	Role          string `json:"role,omitempty"` // 1.9.0 leaves out link (records.go)
 	Name          string `json:"name"`
 	NameTruncated bool   `json:"name_truncated,omitempty"`
 	Disabled      bool   `json:"disabled,omitempty"`
@@ -221,7 +224,7 @@ func Project(obs *observation.Observation, opts Options) ([]byte, error) {
 	a.controls = make([]Control, len(source))
 	a.encoded = make([]int, len(source))
 	for i, c := range source {
-		a.controls[i] = modelControl(c)
+		a.controls[i] = modelControl(c, opts.Compact)
 		if opts.Frames {
 			a.controls[i].Frame = c.Frame
 		}
@@ -398,7 +401,7 @@ func (a *admission) addRegions(v View) View {
 	}
 	for _, g := range all {
 		try := v
-		try.Regions = append(append([]Region(nil), v.Regions...), modelRegion(g))
+		try.Regions = append(append([]Region(nil), v.Regions...), modelRegion(g, a.opts.Compact))
 		try.RegionsOmitted--
 		if size(try) > a.budget {
 			break

@@ -56,7 +56,7 @@ func (a *admission) reading() ([]byte, error) {
 	r.reg = records{ref: func(i int) string { return r.regions[i].Ref }, sizes: make([]int, len(r.regions)),
 		frame: func(i int) int { return r.regions[i].Frame }}
 	for i, g := range a.obs.Regions {
-		r.regions[i] = modelRegion(g)
+		r.regions[i] = modelRegion(g, a.opts.Compact)
 		if a.opts.Frames {
 			r.regions[i].Frame = g.Frame
 		}

@@ -376,10 +376,15 @@ func (s *Session) current(rev uint64) error {
 	return nil
 }
 
-// newest verifies a reference of kind and returns its revision and index;
-// a reference of any revision but the newest is refused (current).
+// newest verifies a reference of kind, full or compact (tool version
+// 1.9.0's views), and returns its revision and index; a reference of any
+// revision but the newest is refused (current).
 func (s *Session) newest(kind observation.Kind, ref string) (rev, index uint64, err error) {
-	rev, index, err = s.refKeys.Parse(kind, ref)
+	if s.realPages {
+		rev, index, err = s.refKeys.ParseNewest(kind, ref, s.revision)
+	} else {
+		rev, index, err = s.refKeys.Parse(kind, ref)
+	}
 	if err == nil {
 		err = s.current(rev)
 	}
