@@ -59,3 +59,39 @@ func TestCompactRefs(t *testing.T) {
 		t.Errorf("CompactRef of a non-reference: %q", got)
 	}
 }
+
+// TestCompactContinuations: a reading continuation written compact is read
+// as the newest revision's, with the same streams; the full one still is;
+// a compact one of an older revision, of another session or edited is
+// stale_reference.
+func TestCompactContinuations(t *testing.T) {
+	k1, k2 := NewKeys(), NewKeys()
+	s := Streams{Controls: ControlsAfter, Control: 200, Region: 31, Text: 499, TextUnits: 4000}
+	full := k1.NextKey(1500).MintStreams(s)
+	c := CompactRef(full)
+	if c[0] != byte(KindNext) || len(c) >= len(full)-5 {
+		t.Fatalf("compact %q of %q", c, full)
+	}
+	for _, ref := range []string{c, full} {
+		rev, got, err := k1.ParseStreamsNewest(ref, 1500)
+		if err != nil || rev != 1500 || got != s {
+			t.Fatalf("%q: revision %d streams %+v, %v", ref, rev, got, err)
+		}
+	}
+	for name, tc := range map[string]struct {
+		keys   *Keys
+		ref    string
+		newest uint64
+	}{
+		"older":         {k1, c, 1501},
+		"other session": {k2, c, 1500},
+		"edited":        {k1, c[:3] + flip(c[3]) + c[4:], 1500},
+	} {
+		if _, _, err := tc.keys.ParseStreamsNewest(tc.ref, tc.newest); errcode.Of(err) != errcode.StaleReference {
+			t.Errorf("%s: %v, want stale_reference", name, err)
+		}
+	}
+	if _, _, err := k1.ParseStreams(c); err == nil {
+		t.Error("ParseStreams, which knows no newest revision, takes a compact continuation")
+	}
+}

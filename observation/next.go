@@ -180,3 +180,46 @@ func (k *Keys) ParseStreams(ref string) (revision uint64, s Streams, err error) 
 	}
 	return revision, Streams{Controls: ControlsFrom(f[0]), Control: int(f[1]), Region: int(f[2]) - 1, Text: int(f[3]) - 1, TextUnits: int(f[4])}, nil
 }
+
+// ParseStreamsNewest is ParseStreams for a continuation that may be
+// compact (CompactRef: tool version 1.9.0's views), read as one of
+// revision newest. A compact one that does not verify against the newest
+// revision is stale_reference, as a compact reference is.
+func (k *Keys) ParseStreamsNewest(ref string, newest uint64) (revision uint64, s Streams, err error) {
+	body, sum, ok := compactParts(ref, 5)
+	if !ok {
+		return k.ParseStreams(ref)
+	}
+	payload := append(binary.AppendUvarint(nil, newest), body...)
+	payload = append(payload, k.tag[:]...)
+	if hmac.Equal(sum, k.NextKey(newest).mac(Kind(ref[0]), payload)) {
+		return k.ParseStreams(ref[:1] + refEncoding.EncodeToString(append(payload, sum...)))
+	}
+	if revision, s, err = k.ParseStreams(ref); err == nil {
+		return revision, s, nil // a full one that happens to read as compact too
+	}
+	return 0, Streams{}, errcode.New(errcode.StaleReference, "the cursor is not the newest view's next; use the next of the newest view")
+}
+
+// compactParts splits a compact continuation of n fields into its fields'
+// bytes and its MAC.
+func compactParts(ref string, n int) (body, sum []byte, ok bool) {
+	if len(ref) < 2 || len(ref) > MaxNextLen || Kind(ref[0]) != KindNext {
+		return nil, nil, false
+	}
+	raw, err := refEncoding.DecodeString(ref[1:])
+	if err != nil || len(raw) < n+macLen || refEncoding.EncodeToString(raw) != ref[1:] {
+		return nil, nil, false
+	}
+	body, sum = raw[:len(raw)-macLen], raw[len(raw)-macLen:]
+	for rest := body; n > 0; n-- {
+		_, m := binary.Uvarint(rest)
+		if m <= 0 {
+			return nil, nil, false
+		}
+		if rest = rest[m:]; n == 1 && len(rest) != 0 {
+			return nil, nil, false
+		}
+	}
+	return body, sum, true
+}

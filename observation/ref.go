@@ -139,8 +139,9 @@ func (r Request) Check() error {
 // varint bytes. Every full reference is longer (tag, revision and index).
 const compactMax = 4 + macLen
 
-// CompactRef is the compact spelling of ref, a reference these or any
-// keys minted; a string that is not one is returned unchanged.
+// CompactRef is the compact spelling of ref, a reference or a reading
+// continuation (NextKey.Mint) minted by any keys: its fields after the
+// revision, then its MAC. A string that is not one is returned unchanged.
 func CompactRef(ref string) string {
 	if len(ref) < 2 {
 		return ref

@@ -140,7 +140,7 @@ type View struct {
 // Region is region evidence as the model sees it.
 type Region struct {
 	Ref              string `json:"ref"`
-	Kind             string `json:"kind"`
+	Kind             string `json:"kind,omitempty"` // 1.9.0 leaves out heading when a level says it (records.go)
 	Level            int    `json:"level,omitempty"`
 	Name             string `json:"name,omitempty"`
 	NameTruncated    bool   `json:"name_truncated,omitempty"`

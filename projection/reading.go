@@ -68,6 +68,9 @@ func (a *admission) reading() ([]byte, error) {
 	}
 	a.v.TextContinues = a.obs.TextCoverage != nil && a.obs.TextCoverage.FirstContinues
 	a.v.Loading = a.obs.Loading
+	if a.opts.Compact {
+		a.leaveOutEnded()
+	}
 
 	// 1. The essentials.
 	ess := a.v
@@ -321,7 +324,7 @@ func (r *reader) next() *Next {
 	if a.opts.Next != nil {
 		key = *a.opts.Next
 	}
-	return &Next{Cursor: key.MintStreams(s)}
+	return &Next{Cursor: viewRef(key.MintStreams(s), a.opts.Compact)}
 }
 
 // view is the finished view.

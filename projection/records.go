@@ -6,7 +6,11 @@ import "github.com/veetbot/veetbrowser/observation"
 
 func modelRegion(g observation.Region, compact bool) Region {
 	name, cut := clip(g.Name, nameCap)
-	return Region{Ref: viewRef(g.Ref, compact), Kind: g.Kind, Level: g.Level, Name: name, NameTruncated: cut || g.NameTruncated,
+	kind := g.Kind
+	if compact && kind == "heading" && g.Level > 0 {
+		kind = "" // only a heading has a level
+	}
+	return Region{Ref: viewRef(g.Ref, compact), Kind: kind, Level: g.Level, Name: name, NameTruncated: cut || g.NameTruncated,
 		Summary: g.Summary, SummaryTruncated: g.SummaryTruncated}
 }
 

@@ -297,7 +297,13 @@ func (s *Session) readOn(params *collect.Params, rs **framemerge.Resume, cursor 
 	if !s.reading {
 		return errcode.New(errcode.InvalidArgument, "a reading continuation needs tool version 1.6.0 or later")
 	}
-	rev, st, err := s.refKeys.ParseStreams(cursor)
+	parse := s.refKeys.ParseStreams
+	if s.realPages {
+		parse = func(c string) (uint64, observation.Streams, error) {
+			return s.refKeys.ParseStreamsNewest(c, s.revision)
+		}
+	}
+	rev, st, err := parse(cursor)
 	if err != nil {
 		return err
 	}
