@@ -125,6 +125,12 @@ func (r Request) Check() error {
 	if r.After != "" && r.Cursor != "" {
 		return errcode.New(errcode.InvalidArgument, "give at most one of after and cursor")
 	}
+	if r.Focus != "" && r.Focus != FocusMain {
+		return errcode.New(errcode.InvalidArgument, "focus must be \"main\"")
+	}
+	if r.Focus != "" && (r.After != "" || r.Cursor != "") {
+		return errcode.New(errcode.InvalidArgument, "focus starts a reading; a continuation carries its own order")
+	}
 	return nil
 }
 

@@ -1,5 +1,7 @@
 package projection
 
+import "github.com/veetbot/veetbrowser/observation"
+
 // The compact form of tool version 1.9.0's views (docs/reading.md): what a
 // reading chain repeats in every view costs less.
 //
@@ -23,5 +25,16 @@ func (a *admission) leaveOutEnded() {
 	}
 	if c := a.v.TextCoverage; c != nil && a.v.Draft == nil && *c == (TextCoverage{Version: c.Version, Scope: c.Scope, Ended: true}) {
 		a.v.TextCoverage = nil
+	}
+}
+
+// focus shows a main-first reading (observation.FocusMain, FocusRest;
+// docs/reading.md). The main content's views hold its text alone: the
+// controls and regions were not collected, they come with the rest, so
+// their records, which would say "ended", are left out; focus says why.
+func (a *admission) focus() {
+	a.v.Focus = a.obs.Focus
+	if a.obs.Focus == observation.FocusMain {
+		a.v.ControlCoverage, a.v.CoverageVersion, a.v.RegionCoverage = nil, 0, nil
 	}
 }

@@ -103,6 +103,7 @@ type View struct {
 	TitleTruncated  bool      `json:"title_truncated,omitempty"`
 	ContextOmitted  bool      `json:"context_omitted,omitempty"`
 	Loading         bool      `json:"loading,omitempty"` // 1.6.0: the page had not finished loading
+	Focus           string    `json:"focus,omitempty"`   // 1.9.0: the reading order, main content first (compact.go)
 	Query           string    `json:"query,omitempty"`   // a find's
 	Controls        []Control `json:"controls"`
 	ControlsOmitted int       `json:"controls_omitted,omitempty"`

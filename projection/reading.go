@@ -71,6 +71,7 @@ func (a *admission) reading() ([]byte, error) {
 	if a.opts.Compact {
 		a.leaveOutEnded()
 	}
+	a.focus()
 
 	// 1. The essentials.
 	ess := a.v
@@ -296,6 +297,18 @@ func (r *reader) next() *Next {
 	a := r.a
 	s := observation.Streams{Region: -1, Text: -1}
 	more := false
+	switch a.obs.Focus {
+	case observation.FocusMain:
+		// The main content's text, then the rest of the page: there is
+		// always more.
+		s = observation.Streams{Focus: observation.FocusRestStart, Region: -1, Text: -1}
+		if tc := a.obs.TextCoverage; r.partsPassed < len(a.text) || tc.NodeLimitReached || tc.TextLimitReached || tc.ByteLimitReached {
+			s = observation.Streams{Focus: observation.FocusMainText, Region: -1, Text: r.partsPassed, TextUnits: r.cutUnits}
+		}
+		return r.mint(s)
+	case observation.FocusRest:
+		s.Focus = observation.FocusRestOn
+	}
 	cc := a.obs.ControlCoverage
 	switch {
 	case cc.Ended:
@@ -320,6 +333,12 @@ func (r *reader) next() *Next {
 	if !more {
 		return nil
 	}
+	return r.mint(s)
+}
+
+// mint is the continuation of s, under the revision's key.
+func (r *reader) mint(s observation.Streams) *Next {
+	a := r.a
 	key := observation.NextKey{}
 	if a.opts.Next != nil {
 		key = *a.opts.Next

@@ -176,6 +176,11 @@ func (s *Session) observe(ctx context.Context, req observation.Request) (*observ
 	s.syncActive()            // the active tab may have closed during the call
 	var rs *framemerge.Resume // where streams that stopped in frames resume
 	switch {
+	case req.Focus != "":
+		if !s.realPages {
+			return nil, errcode.New(errcode.InvalidArgument, "focus needs tool version 1.9.0 or later")
+		}
+		focusMain(&params)
 	case req.Cursor != "" && observation.Kind(req.Cursor[0]) == observation.KindNext:
 		if err := s.readOn(&params, &rs, req.Cursor); err != nil {
 			return nil, err
@@ -310,6 +315,17 @@ func (s *Session) readOn(params *collect.Params, rs **framemerge.Resume, cursor 
 	if err := s.current(rev); err != nil {
 		return err
 	}
+	switch st.Focus {
+	case observation.FocusMainText:
+		focusMain(params)
+		params.Doc = s.doc
+		return s.textFrom(params, rs, rev, st.Text, st.TextUnits)
+	case observation.FocusRestStart:
+		params.Focus, params.Doc = observation.FocusRest, s.doc // every stream from its start
+		return nil
+	case observation.FocusRestOn:
+		params.Focus = observation.FocusRest
+	}
 	token := s.revisionToken(rev)
 	switch st.Controls {
 	case observation.ControlsEnded:
@@ -338,6 +354,12 @@ func (s *Session) readOn(params *collect.Params, rs **framemerge.Resume, cursor 
 	}
 	params.Doc = s.doc
 	return nil
+}
+
+// focusMain sets params to read the main content's text alone: the
+// controls and regions come after it, with the rest of the page.
+func focusMain(params *collect.Params) {
+	params.Focus, params.ControlsEnded, params.RegionsEnded = observation.FocusMain, true, true
 }
 
 // evaluator runs an expression in one world and returns its JSON value: a
@@ -463,6 +485,7 @@ func (s *Session) build(rev uint64, res *collect.Result) *observation.Observatio
 	}
 	rc, tc := res.RegionCoverage, res.TextCoverage
 	obs.RegionCoverage, obs.TextCoverage = &rc, &tc
+	obs.Focus = res.Focus
 	obs.Text = make([]observation.TextPart, len(res.Text))
 	for i, t := range res.Text {
 		obs.Text[i] = observation.TextPart{Text: t, Source: observation.TextSourcePage}
