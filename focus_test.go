@@ -11,6 +11,7 @@ import (
 	"github.com/veetbot/veetbrowser/errcode"
 	"github.com/veetbot/veetbrowser/internal/browsertest"
 	"github.com/veetbot/veetbrowser/internal/pages"
+	"github.com/veetbot/veetbrowser/observation"
 	"github.com/veetbot/veetbrowser/projection"
 )
 
@@ -156,4 +157,89 @@ func TestMainFirstArguments(t *testing.T) {
 	wantCode(t, err, errcode.InvalidArgument)
 	_, err = old.Call(ctx, "browser_navigate", json.RawMessage(`{"url":"`+url+`","focus":"main"}`))
 	wantCode(t, err, errcode.InvalidArgument)
+}
+
+// TestMainFirstSearchBound: the main content is searched for within
+// 8,192 elements in document order: a main landmark that is the 8,192nd
+// element (html, head and body, then 8,188 empty spans) is read first; one
+// that is the 8,193rd is not found, so the first view has no text and its
+// next reads the whole page, main included, in document order.
+func TestMainFirstSearchBound(t *testing.T) {
+	t.Parallel()
+	for _, tc := range []struct {
+		spans int
+		found bool
+	}{{observation.FocusScanNodes - 4, true}, {observation.FocusScanNodes - 3, false}} {
+		t.Run(fmt.Sprint(tc.spans), func(t *testing.T) {
+			t.Parallel()
+			html := "<!doctype html><body>" + strings.Repeat("<span></span>", tc.spans) +
+				"<main><h1>Tide tables</h1><p>High water at six.</p></main><footer><a href=/about>About</a></footer>"
+			url := browsertest.Serve(t, html)
+			s := session(t, SessionOptions{Budget: 8192})
+			ctx := browsertest.Context(t, 2*time.Minute)
+			res, err := s.Call(ctx, "browser_navigate", json.RawMessage(`{"url":"`+url+`","focus":"main"}`))
+			if err != nil {
+				t.Fatal(err)
+			}
+			first := view(t, res)
+			if got := len(first.Text) > 0 && first.Text[0] == "Tide tables"; got != tc.found || first.Focus != "main" || first.Next == nil {
+				t.Fatalf("main found %v, want %v: %s", got, tc.found, res.View)
+			}
+			r := readFrom(t, s, res)
+			want := []string{"About"}
+			if !tc.found {
+				want = []string{"Tide tables", "High water at six.", "About"}
+			}
+			if got := r.text[len(r.text)-len(want):]; !slices.Equal(got, want) || len(r.text) != 3 {
+				t.Fatalf("text read %q", r.text)
+			}
+		})
+	}
+}
+
+// TestMainFirstOnALivePage: a main-first continuation finds the main
+// content again by the rule and resumes only inside it. When the page
+// moves the content into a new main landmark ahead of the old one, the
+// reading goes on with the rest of the part the view cut; when a new
+// main landmark with other content appears first, the place to resume is
+// no longer in the main content and the continuation is stale_reference,
+// never a read of the wrong content.
+func TestMainFirstOnALivePage(t *testing.T) {
+	t.Parallel()
+	for _, tc := range []struct {
+		name, change string
+		code         errcode.Code
+	}{
+		{"rewrapped", "const m = document.querySelector('main'), n = document.createElement('main'); n.append(...m.childNodes); document.body.prepend(n)", ""},
+		{"another main", "document.body.prepend(Object.assign(document.createElement('main'), {textContent: 'Breaking news'}))", errcode.StaleReference},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			t.Parallel()
+			s := session(t, SessionOptions{Budget: 1024})
+			ctx := browsertest.Context(t, time.Minute)
+			url, apply := changingPage(t, tc.change)
+			res, err := s.Call(ctx, "browser_navigate", json.RawMessage(`{"url":"`+url+`","focus":"main"}`))
+			if err != nil {
+				t.Fatal(err)
+			}
+			v := view(t, res)
+			if v.Focus != "main" || v.Next == nil || len(v.Text) < 2 || !v.TextTruncated {
+				t.Fatalf("want the main content first, its last part cut: %s", res.View)
+			}
+			apply()
+			args, _ := json.Marshal(v.Next)
+			res, err = s.Call(ctx, "browser_observe", args)
+			if (tc.code == "") != (err == nil) || err != nil && errcode.Of(err) != tc.code {
+				t.Fatalf("after %s: %v, want %q", tc.name, err, tc.code)
+			}
+			if err != nil {
+				return
+			}
+			cut := v.Text[len(v.Text)-1]
+			want := fmt.Sprintf("paragraph number %d with enough words to fill the view", len(v.Text)-1)[len(cut):]
+			if next := view(t, res); next.Focus != "main" || !next.TextContinues || len(next.Text) == 0 || next.Text[0] != want {
+				t.Fatalf("the reading does not go on at %q: %s", want, res.View)
+			}
+		})
+	}
 }
