@@ -380,7 +380,7 @@ func (s *Session) Observe(ctx context.Context, opts ObserveOptions) (*Result, er
 // so an offset sent as 0 is recorded as sent.
 func (s *Session) observe(ctx context.Context, args tools.ObserveArgs) (*Result, error) {
 	rec := s.read(tools.Observe, args)
-	obs, err := s.page.Observe(ctx, observation.Request{After: args.After, Cursor: args.Cursor})
+	obs, err := s.page.Observe(ctx, observation.Request{After: args.After, Cursor: args.Cursor, Focus: args.Focus})
 	if err != nil {
 		return rec.finish(ctx, nil, err)
 	}
@@ -507,7 +507,7 @@ func (s *Session) navigateOrStep(ctx context.Context, a tools.NavigateArgs) (*Re
 	if a.History != "" {
 		return s.History(ctx, a.History)
 	}
-	return s.Navigate(ctx, a.URL)
+	return s.navigateTo(ctx, a)
 }
 
 func (s *Session) uploadArgs(ctx context.Context, a tools.UploadArgs) (*Result, error) {

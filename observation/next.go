@@ -73,6 +73,15 @@ const MaxNextLen = 96
 // ParseNext verifies a continuation of kind minted under these keys and
 // returns its revision and its n fields. Errors as Parse.
 func (k *Keys) ParseNext(kind Kind, ref string, n int) (revision uint64, fields []uint64, err error) {
+	revision, fields, err = k.parseNext(kind, ref)
+	if err == nil && len(fields) != n {
+		return 0, nil, errcode.New(errcode.UnknownReference, "the cursor is malformed; use the next of the newest view")
+	}
+	return revision, fields, err
+}
+
+// parseNext is ParseNext for any number of fields.
+func (k *Keys) parseNext(kind Kind, ref string) (revision uint64, fields []uint64, err error) {
 	malformed := errcode.New(errcode.UnknownReference, "the cursor is malformed; use the next of the newest view")
 	if len(ref) < 2 || len(ref) > MaxNextLen || Kind(ref[0]) != kind {
 		return 0, nil, malformed
@@ -101,9 +110,6 @@ func (k *Keys) ParseNext(kind Kind, ref string, n int) (revision uint64, fields 
 		}
 		fields = append(fields, f)
 		rest = rest[m:]
-	}
-	if len(fields) != n {
-		return 0, nil, malformed
 	}
 	return revision, fields, nil
 }
@@ -145,7 +151,20 @@ type Streams struct {
 	// not yet shown; Text the first text part not wholly shown, of which
 	// TextUnits UTF-16 units were. -1: the stream ended.
 	Region, Text, TextUnits int
+	// Focus is the reading order (tool version 1.9.0): FocusNone, document
+	// order, is minted as 1.6.0 has it; the others add a field.
+	Focus Phase
 }
+
+// Phase is where a main-first reading is (docs/reading.md).
+type Phase uint64
+
+const (
+	FocusNone      Phase = iota // document order
+	FocusMainText               // the main content's text, at Text/TextUnits
+	FocusRestStart              // the rest of the page, from its start: every stream fresh
+	FocusRestOn                 // the rest of the page, each stream where the fields say
+)
 
 // ControlsFrom is where the control stream of a reading continuation
 // resumes.
@@ -159,15 +178,28 @@ const (
 
 // MintStreams returns the reading continuation of s.
 func (nk NextKey) MintStreams(s Streams) string {
-	return nk.Mint(KindNext, uint64(s.Controls), uint64(s.Control), uint64(s.Region+1), uint64(s.Text+1), uint64(s.TextUnits))
+	f := []uint64{uint64(s.Controls), uint64(s.Control), uint64(s.Region + 1), uint64(s.Text + 1), uint64(s.TextUnits)}
+	if s.Focus != FocusNone {
+		f = append(f, uint64(s.Focus))
+	}
+	return nk.Mint(KindNext, f...)
 }
 
 // ParseStreams verifies a reading continuation and returns its revision and
 // streams. Errors as Parse.
 func (k *Keys) ParseStreams(ref string) (revision uint64, s Streams, err error) {
-	revision, f, err := k.ParseNext(KindNext, ref, 5)
+	revision, f, err := k.parseNext(KindNext, ref)
+	if err == nil && len(f) != 5 && len(f) != 6 {
+		err = errcode.New(errcode.UnknownReference, "the cursor is malformed; use the next of the newest view")
+	}
 	if err != nil {
 		return 0, Streams{}, err
+	}
+	focus := FocusNone
+	if len(f) == 6 {
+		if focus = Phase(f[5]); focus == FocusNone || focus > FocusRestOn {
+			return 0, Streams{}, errcode.New(errcode.UnknownReference, "the cursor is malformed; use the next of the newest view")
+		}
 	}
 	const most = 1 << 30 // every field is a count within one observation
 	for _, v := range f {
@@ -178,5 +210,47 @@ func (k *Keys) ParseStreams(ref string) (revision uint64, s Streams, err error) 
 	if ControlsFrom(f[0]) > ControlsCursor {
 		return 0, Streams{}, errcode.New(errcode.UnknownReference, "the cursor is malformed; use the next of the newest view")
 	}
-	return revision, Streams{Controls: ControlsFrom(f[0]), Control: int(f[1]), Region: int(f[2]) - 1, Text: int(f[3]) - 1, TextUnits: int(f[4])}, nil
+	return revision, Streams{Controls: ControlsFrom(f[0]), Control: int(f[1]), Region: int(f[2]) - 1, Text: int(f[3]) - 1, TextUnits: int(f[4]), Focus: focus}, nil
+}
+
+// ParseStreamsNewest is ParseStreams for a continuation that may be
+// compact (CompactRef: tool version 1.9.0's views), read as one of
+// revision newest. A compact one that does not verify against the newest
+// revision is stale_reference, as a compact reference is.
+func (k *Keys) ParseStreamsNewest(ref string, newest uint64) (revision uint64, s Streams, err error) {
+	body, sum, ok := compactParts(ref)
+	if !ok {
+		return k.ParseStreams(ref)
+	}
+	payload := append(binary.AppendUvarint(nil, newest), body...)
+	payload = append(payload, k.tag[:]...)
+	if hmac.Equal(sum, k.NextKey(newest).mac(Kind(ref[0]), payload)) {
+		return k.ParseStreams(ref[:1] + refEncoding.EncodeToString(append(payload, sum...)))
+	}
+	if revision, s, err = k.ParseStreams(ref); err == nil {
+		return revision, s, nil // a full one that happens to read as compact too
+	}
+	return 0, Streams{}, errcode.New(errcode.StaleReference, "the cursor is not the newest view's next; use the next of the newest view")
+}
+
+// compactParts splits a compact reading continuation (five fields, six
+// with a reading order) into its fields' bytes and its MAC.
+func compactParts(ref string) (body, sum []byte, ok bool) {
+	if len(ref) < 2 || len(ref) > MaxNextLen || Kind(ref[0]) != KindNext {
+		return nil, nil, false
+	}
+	raw, err := refEncoding.DecodeString(ref[1:])
+	if err != nil || len(raw) < 5+macLen || refEncoding.EncodeToString(raw) != ref[1:] {
+		return nil, nil, false
+	}
+	body, sum = raw[:len(raw)-macLen], raw[len(raw)-macLen:]
+	n := 0
+	for rest := body; len(rest) > 0; n++ {
+		_, m := binary.Uvarint(rest)
+		if m <= 0 {
+			return nil, nil, false
+		}
+		rest = rest[m:]
+	}
+	return body, sum, n == 5 || n == 6
 }

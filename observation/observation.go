@@ -82,6 +82,9 @@ type Observation struct {
 	// Loading: the navigation that led here returned at its time bound
 	// before the page finished loading; the page is observed as it is.
 	Loading bool `json:"loading,omitempty"`
+	// Focus is the reading order the observation was made in (FocusMain,
+	// FocusRest; tool version 1.9.0), "" for document order.
+	Focus string `json:"focus,omitempty"`
 	// Find holds the text matches of a find (tool version 1.6.0); its
 	// Controls are the matching controls.
 	Find *Find `json:"find,omitempty"`
@@ -233,7 +236,21 @@ type ControlCoverage struct {
 type Request struct {
 	After  string `json:"after,omitempty"`
 	Cursor string `json:"cursor,omitempty"`
+	// Focus (tool version 1.9.0): FocusMain reads the page's main content
+	// first (docs/reading.md); a reading continuation carries its order.
+	Focus string `json:"focus,omitempty"`
 }
+
+// Reading orders (tool version 1.9.0, docs/reading.md): an observation of
+// FocusMain holds the text of the page's main content alone; one of
+// FocusRest the whole page, its text without the main content.
+const (
+	FocusMain = "main"
+	FocusRest = "rest"
+	// FocusScanNodes bounds the search for the main content: elements
+	// visited in document order.
+	FocusScanNodes = 8192
+)
 
 // Bounds for regions and readable text (docs/regions-and-text.md).
 const (

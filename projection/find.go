@@ -72,7 +72,7 @@ func ProjectFind(obs *observation.Observation, opts Options) ([]byte, error) {
 	a.controls = make([]Control, len(obs.Controls))
 	a.encoded = make([]int, len(obs.Controls))
 	for i, ctl := range obs.Controls {
-		a.controls[i] = modelControl(ctl)
+		a.controls[i] = modelControl(ctl, opts.Compact)
 		a.encoded[i] = size(a.controls[i])
 	}
 	f := &finder{a: a}

@@ -95,8 +95,10 @@ func checkFrames(t *testing.T, obs *observation.Observation, budget int, out []b
 	frameOf := map[string]int{}
 	for _, c := range obs.Controls {
 		frameOf[c.Ref] = c.Frame
+		frameOf[observation.CompactRef(c.Ref)] = c.Frame // 1.9.0 writes refs compact
 	}
 	for _, g := range obs.Regions {
+		frameOf[observation.CompactRef(g.Ref)] = g.Frame
 		frameOf[g.Ref] = g.Frame
 	}
 	for _, c := range v.Controls {

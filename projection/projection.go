@@ -69,6 +69,9 @@ type Options struct {
 	// the version implies, and a page read whole in one view says so with
 	// one marker instead (lean.go).
 	Lean bool
+	// Compact (browser tools ≥ 1.9.0): references are written in their
+	// compact form (records.go, docs/reading.md).
+	Compact bool
 }
 
 // Outcome is an action's postconditions; false flags are omitted.
@@ -104,6 +107,7 @@ type View struct {
 	TitleTruncated  bool      `json:"title_truncated,omitempty"`
 	ContextOmitted  bool      `json:"context_omitted,omitempty"`
 	Loading         bool      `json:"loading,omitempty"` // 1.6.0: the page had not finished loading
+	Focus           string    `json:"focus,omitempty"`   // 1.9.0: the reading order, main content first (compact.go)
 	Query           string    `json:"query,omitempty"`   // a find's
 	Controls        []Control `json:"controls"`
 	ControlsOmitted int       `json:"controls_omitted,omitempty"`
@@ -142,7 +146,7 @@ type View struct {
 // Region is region evidence as the model sees it.
 type Region struct {
 	Ref              string `json:"ref"`
-	Kind             string `json:"kind"`
+	Kind             string `json:"kind,omitempty"` // 1.9.0 leaves out heading when a level says it (records.go)
 	Level            int    `json:"level,omitempty"`
 	Name             string `json:"name,omitempty"`
 	NameTruncated    bool   `json:"name_truncated,omitempty"`
@@ -166,7 +170,7 @@ type Draft struct {
 // only its non-default states.
 type Control struct {
 	Ref           string `json:"ref"`
-	Role          string `json:"role"`
+	Role          string `json:"role,omitempty"` // 1.9.0 leaves out link (records.go)
 	Name          string `json:"name"`
 	NameTruncated bool   `json:"name_truncated,omitempty"`
 	Disabled      bool   `json:"disabled,omitempty"`
@@ -231,7 +235,7 @@ func Project(obs *observation.Observation, opts Options) ([]byte, error) {
 	a.controls = make([]Control, len(source))
 	a.encoded = make([]int, len(source))
 	for i, c := range source {
-		a.controls[i] = modelControl(c)
+		a.controls[i] = modelControl(c, opts.Compact)
 		if opts.Frames {
 			a.controls[i].Frame = c.Frame
 		}
@@ -408,7 +412,7 @@ func (a *admission) addRegions(v View) View {
 	}
 	for _, g := range all {
 		try := v
-		try.Regions = append(append([]Region(nil), v.Regions...), modelRegion(g))
+		try.Regions = append(append([]Region(nil), v.Regions...), modelRegion(g, a.opts.Compact))
 		try.RegionsOmitted--
 		if size(try) > a.budget {
 			break

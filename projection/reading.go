@@ -52,13 +52,17 @@ type reader struct {
 func (a *admission) reading() ([]byte, error) {
 	a.v.TextContinues = a.obs.TextCoverage != nil && a.obs.TextCoverage.FirstContinues
 	a.v.Loading = a.obs.Loading
+	if a.opts.Compact {
+		a.leaveOutEnded() // compact.go
+	}
+	a.focus()
 	if !a.opts.Lean {
 		return newReader(a).admit()
 	}
 	// 1.9.0 (lean.go): a page read whole says so with one marker; any other
 	// keeps its records, without what the version implies.
 	leanEssentials(&a.v)
-	if completeCoverage(a.obs) {
+	if a.obs.Focus == "" && completeCoverage(a.obs) {
 		if out, ok := newReader(a).whole(); ok {
 			return out, nil
 		}
@@ -73,7 +77,7 @@ func newReader(a *admission) *reader {
 	r.reg = records{ref: func(i int) string { return r.regions[i].Ref }, sizes: make([]int, len(r.regions)),
 		frame: func(i int) int { return r.regions[i].Frame }}
 	for i, g := range a.obs.Regions {
-		r.regions[i] = modelRegion(g)
+		r.regions[i] = modelRegion(g, a.opts.Compact)
 		if a.opts.Frames {
 			r.regions[i].Frame = g.Frame
 		}
@@ -313,6 +317,18 @@ func (r *reader) next() *Next {
 	a := r.a
 	s := observation.Streams{Region: -1, Text: -1}
 	more := false
+	switch a.obs.Focus {
+	case observation.FocusMain:
+		// The main content's text, then the rest of the page: there is
+		// always more.
+		s = observation.Streams{Focus: observation.FocusRestStart, Region: -1, Text: -1}
+		if tc := a.obs.TextCoverage; r.partsPassed < len(a.text) || tc.NodeLimitReached || tc.TextLimitReached || tc.ByteLimitReached {
+			s = observation.Streams{Focus: observation.FocusMainText, Region: -1, Text: r.partsPassed, TextUnits: r.cutUnits}
+		}
+		return r.mint(s)
+	case observation.FocusRest:
+		s.Focus = observation.FocusRestOn
+	}
 	cc := a.obs.ControlCoverage
 	switch {
 	case cc.Ended:
@@ -337,11 +353,17 @@ func (r *reader) next() *Next {
 	if !more {
 		return nil
 	}
+	return r.mint(s)
+}
+
+// mint is the continuation of s, under the revision's key.
+func (r *reader) mint(s observation.Streams) *Next {
+	a := r.a
 	key := observation.NextKey{}
 	if a.opts.Next != nil {
 		key = *a.opts.Next
 	}
-	return &Next{Cursor: key.MintStreams(s)}
+	return &Next{Cursor: viewRef(key.MintStreams(s), a.opts.Compact)}
 }
 
 // view is the finished view.

@@ -49,7 +49,7 @@ const windowParts = 500 // text parts a synthetic observation holds, as a bound 
 func (r *reader) observe(t testing.TB, cursor string) *observation.Observation {
 	t.Helper()
 	if cursor != "" {
-		rev, s, err := r.keys.ParseStreams(cursor)
+		rev, s, err := r.keys.ParseStreamsNewest(cursor, r.rev) // full, or compact (1.9.0)
 		if err != nil || rev != r.rev {
 			t.Fatalf("cursor %q: revision %d, %v", cursor, rev, err)
 		}

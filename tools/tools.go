@@ -251,7 +251,8 @@ func Tools(v Version) []Tool {
 		}
 	}
 	if v.RealPages {
-		lean(all) // lean.go
+		lean(all)      // lean.go
+		focusArgs(all) // focus.go
 	}
 	return all
 }
@@ -356,6 +357,7 @@ func ParseFind(raw json.RawMessage) (FindArgs, error) {
 type NavigateArgs struct {
 	URL     string              `json:"url,omitempty"`
 	History browser.HistoryStep `json:"history,omitempty"`
+	Focus   string              `json:"focus,omitempty"` // 1.9.0, with url (focus.go)
 }
 
 // ObserveArgs are browser_observe's arguments; which fields a version
@@ -365,8 +367,9 @@ type ObserveArgs struct {
 	Cursor string `json:"cursor,omitempty"`
 	// 1.1.0 only: where the element list and the text (in Unicode
 	// characters) start in the fresh observation.
-	ElementOffset *int `json:"element_offset,omitempty"`
-	TextOffset    *int `json:"text_offset,omitempty"`
+	ElementOffset *int   `json:"element_offset,omitempty"`
+	TextOffset    *int   `json:"text_offset,omitempty"`
+	Focus         string `json:"focus,omitempty"` // 1.9.0 (focus.go)
 }
 
 // MaxOffsetArg bounds 1.1.0 offsets: no observation holds more elements or
@@ -390,7 +393,12 @@ func ParseNavigate(v Version, raw json.RawMessage) (NavigateArgs, error) {
 		}
 		a.URL = old.URL
 	}
+	if err := checkFocus(v, a.Focus); err != nil {
+		return a, err
+	}
 	switch {
+	case a.Focus != "" && a.History != "":
+		return a, errcode.New(errcode.InvalidArgument, "focus goes with url, not with history")
 	case a.URL != "" && a.History != "":
 		return a, errcode.New(errcode.InvalidArgument, "give url or history, not both")
 	case a.History != "":
@@ -481,6 +489,7 @@ type observeWire struct {
 	Cursor        *string `json:"cursor"`
 	ElementOffset *int    `json:"element_offset"`
 	TextOffset    *int    `json:"text_offset"`
+	Focus         *string `json:"focus"`
 }
 
 // ParseObserve parses browser_observe's arguments as version v defines them.
@@ -496,6 +505,11 @@ func ParseObserve(v Version, raw json.RawMessage) (ObserveArgs, error) {
 		return ObserveArgs{}, errcode.New(errcode.InvalidArgument, "after and cursor must not be empty; to start from the top, leave them out")
 	}
 	a := ObserveArgs{ElementOffset: w.ElementOffset, TextOffset: w.TextOffset}
+	if w.Focus != nil {
+		if a.Focus = *w.Focus; a.Focus == "" {
+			return ObserveArgs{}, errcode.New(errcode.InvalidArgument, "focus must be \"main\"")
+		}
+	}
 	if w.After != nil {
 		a.After = *w.After
 	}
@@ -520,7 +534,10 @@ func (a ObserveArgs) Check(v Version) error {
 	if !v.Continuation && (a.After != "" || a.Cursor != "") {
 		return errcode.New(errcode.ExpansionUnsupported, "browser_observe %s has no continuation; start a new session for after/cursor", v.Name)
 	}
-	return observation.Request{After: a.After, Cursor: a.Cursor}.Check()
+	if err := checkFocus(v, a.Focus); err != nil {
+		return err
+	}
+	return observation.Request{After: a.After, Cursor: a.Cursor, Focus: a.Focus}.Check()
 }
 
 // MaxArgumentBytes bounds the JSON arguments of one tool call. The largest

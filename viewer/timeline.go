@@ -207,13 +207,14 @@ func refers(obs *observation.Observation, ref string) string {
 	if obs == nil {
 		return ""
 	}
+	// 1.9.0 views write references compact; an action may give either.
 	for _, c := range obs.Controls {
-		if c.Ref == ref {
+		if c.Ref == ref || observation.CompactRef(c.Ref) == ref {
 			return controlLabel(c)
 		}
 	}
 	for _, r := range obs.Regions {
-		if r.Ref == ref {
+		if r.Ref == ref || observation.CompactRef(r.Ref) == ref {
 			name := r.Name
 			if name == "" {
 				name = r.Summary

@@ -176,6 +176,11 @@ func (s *Session) observe(ctx context.Context, req observation.Request) (*observ
 	s.syncActive()            // the active tab may have closed during the call
 	var rs *framemerge.Resume // where streams that stopped in frames resume
 	switch {
+	case req.Focus != "":
+		if !s.realPages {
+			return nil, errcode.New(errcode.InvalidArgument, "focus needs tool version 1.9.0 or later")
+		}
+		focusMain(&params)
 	case req.Cursor != "" && observation.Kind(req.Cursor[0]) == observation.KindNext:
 		if err := s.readOn(&params, &rs, req.Cursor); err != nil {
 			return nil, err
@@ -297,12 +302,29 @@ func (s *Session) readOn(params *collect.Params, rs **framemerge.Resume, cursor 
 	if !s.reading {
 		return errcode.New(errcode.InvalidArgument, "a reading continuation needs tool version 1.6.0 or later")
 	}
-	rev, st, err := s.refKeys.ParseStreams(cursor)
+	parse := s.refKeys.ParseStreams
+	if s.realPages {
+		parse = func(c string) (uint64, observation.Streams, error) {
+			return s.refKeys.ParseStreamsNewest(c, s.revision)
+		}
+	}
+	rev, st, err := parse(cursor)
 	if err != nil {
 		return err
 	}
 	if err := s.current(rev); err != nil {
 		return err
+	}
+	switch st.Focus {
+	case observation.FocusMainText:
+		focusMain(params)
+		params.Doc = s.doc
+		return s.textFrom(params, rs, rev, st.Text, st.TextUnits)
+	case observation.FocusRestStart:
+		params.Focus, params.Doc = observation.FocusRest, s.doc // every stream from its start
+		return nil
+	case observation.FocusRestOn:
+		params.Focus = observation.FocusRest
 	}
 	token := s.revisionToken(rev)
 	switch st.Controls {
@@ -332,6 +354,12 @@ func (s *Session) readOn(params *collect.Params, rs **framemerge.Resume, cursor 
 	}
 	params.Doc = s.doc
 	return nil
+}
+
+// focusMain sets params to read the main content's text alone: the
+// controls and regions come after it, with the rest of the page.
+func focusMain(params *collect.Params) {
+	params.Focus, params.ControlsEnded, params.RegionsEnded = observation.FocusMain, true, true
 }
 
 // evaluator runs an expression in one world and returns its JSON value: a
@@ -376,10 +404,15 @@ func (s *Session) current(rev uint64) error {
 	return nil
 }
 
-// newest verifies a reference of kind and returns its revision and index;
-// a reference of any revision but the newest is refused (current).
+// newest verifies a reference of kind, full or compact (tool version
+// 1.9.0's views), and returns its revision and index; a reference of any
+// revision but the newest is refused (current).
 func (s *Session) newest(kind observation.Kind, ref string) (rev, index uint64, err error) {
-	rev, index, err = s.refKeys.Parse(kind, ref)
+	if s.realPages {
+		rev, index, err = s.refKeys.ParseNewest(kind, ref, s.revision)
+	} else {
+		rev, index, err = s.refKeys.Parse(kind, ref)
+	}
 	if err == nil {
 		err = s.current(rev)
 	}
@@ -452,6 +485,7 @@ func (s *Session) build(rev uint64, res *collect.Result) *observation.Observatio
 	}
 	rc, tc := res.RegionCoverage, res.TextCoverage
 	obs.RegionCoverage, obs.TextCoverage = &rc, &tc
+	obs.Focus = res.Focus
 	obs.Text = make([]observation.TextPart, len(res.Text))
 	for i, t := range res.Text {
 		obs.Text[i] = observation.TextPart{Text: t, Source: observation.TextSourcePage}

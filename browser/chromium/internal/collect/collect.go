@@ -35,7 +35,7 @@ var sources embed.FS
 // uses only what an earlier file or its own defines.
 var files = []string{
 	"dom.js", "strings.js", "visibility.js", "clip.js", "names.js", "frames.js", "controls.js", "pointer.js", "regions.js",
-	"text.js", "draft.js", "values.js", "typed.js", "actions.js", "choices.js", "find.js", "screenshot.js", "observe.js",
+	"focus.js", "text.js", "draft.js", "values.js", "typed.js", "actions.js", "choices.js", "find.js", "screenshot.js", "observe.js",
 }
 
 // named is one value the collector reads from B or R, by its Go name.
@@ -90,6 +90,7 @@ var bounds = []named{
 	{"MaxQueryWords", observation.MaxQueryWords},
 	{"ReadingScope", observation.ReadingScope},
 	{"MaxValueUnits", observation.MaxValueUnits},
+	{"FocusScanNodes", observation.FocusScanNodes},
 	// Not numbers: the words that make a field a credential field, from
 	// the one list policy keeps (values.js).
 	{"CredentialWords", policy.CredentialWords},
@@ -205,6 +206,9 @@ type Params struct {
 	// TextBytes bounds the text of a reading observation below
 	// observation.TextBytes (observation.ReadingWindow); 0: TextBytes.
 	TextBytes int `json:"text_bytes,omitempty"`
+	// Focus (tool version 1.9.0): the reading order of the text stream,
+	// observation.FocusMain or FocusRest (focus.js); "" document order.
+	Focus string `json:"focus,omitempty"`
 
 	// Frames (tool version 1.7.0): frame owners are candidates of the
 	// control scan and marks of the text walk, and the bounds below are
@@ -314,7 +318,8 @@ type Result struct {
 	RegionCoverage  observation.RegionCoverage `json:"region_coverage"`
 	Text            []string                   `json:"text"`
 	TextCoverage    observation.TextCoverage   `json:"text_coverage"`
-	Draft           DraftVerdict               `json:"draft"` // verdict of the draft check, DraftNone if none asked
+	Draft           DraftVerdict               `json:"draft"`           // verdict of the draft check, DraftNone if none asked
+	Focus           string                     `json:"focus,omitempty"` // Params.Focus, as the text was read
 	// Frames mode: the keys of the owners the control scan found hidden,
 	// and where each visible frame's text goes.
 	HiddenFrames []FrameMark `json:"hidden_frames,omitempty"` // Index: controls before it

@@ -188,7 +188,7 @@ function inFlatTree(n, up) {
 // anchor_detached), under the same flat parent and inside the traversal
 // (else anchor_moved). A point inside a subtree that is no longer rendered
 // resumes right after that subtree, as a walk from the start would.
-function resumeTextWalk(point, max) {
+function resumeTextWalk(point, max, root = null) {
   const n = point.node;
   const parent = point.parent;
   if (!n.isConnected || (parent && !parent.isConnected)) return {error: R.AnchorDetached};
@@ -201,17 +201,21 @@ function resumeTextWalk(point, max) {
     if (chain.length >= max || (up ? !inFlatTree(a, up) : a !== document.documentElement)) return {error: R.AnchorMoved};
     chain.push(a);
   }
+  // A walk of root's subtree alone (a main-first reading's main content,
+  // 1.9.0) resumes only inside it: nothing past root is pushed.
+  const k = root ? chain.indexOf(root) : chain.length;
+  if (k < 0) return {error: R.AnchorMoved};
   const stack = [];
   let pre = false;
   for (let i = chain.length - 1; i >= 0; i--) {
     const a = chain[i];
-    if (i < chain.length - 1) stack.push([a.nextSibling, a.assignedSlot ? SLOTTED : 0, chain[i + 1], pre, true, 0]);
+    if (i < Math.min(k, chain.length - 1)) stack.push([a.nextSibling, a.assignedSlot ? SLOTTED : 0, chain[i + 1], pre, true, 0]);
     const st = getComputedStyle(a);
     const display = st.display;
     if (excludedSubtree(a) || display === 'none' || display === '' || st.contentVisibility === 'hidden') {
       return {stack, visits: chain.length};
     }
-    if (blockDisplay(display) || display === 'table-cell' || CELL_TAGS.has(a.localName)) stack.push([a, CLOSING]);
+    if (i <= k && (blockDisplay(display) || display === 'table-cell' || CELL_TAGS.has(a.localName))) stack.push([a, CLOSING]);
     pre = PRE_SPACE.has(st.whiteSpace);
   }
   if (point.scan) stack.push([n, SLOTTED, parent, pre, point.any, 0]);

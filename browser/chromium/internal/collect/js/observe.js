@@ -36,6 +36,7 @@ function observe(p) {
     text: text.parts,
     text_coverage: text.coverage,
     draft,
+    focus: p.focus || undefined,
   };
 }
 
@@ -76,8 +77,15 @@ function readText(p, visible) {
       omitted_bytes: 0, ended: true}};
   }
   const bytes = p.text_bytes > 0 ? Math.min(p.text_bytes, B.TextBytes) : B.TextBytes;
+  // A main-first reading (1.9.0) reads the main content's subtree alone,
+  // then the page without it; a page without one has nothing first.
+  const main = p.focus ? mainContent() : null;
+  if (p.focus === 'main' && !main) return {parts: [], starts: [null], coverage: {version: B.TextCoverageV1, scope: B.TextScope,
+    scanned_nodes: 0, inspected_units: 0, node_limit_reached: false, text_limit_reached: false, byte_limit_reached: false,
+    omitted_bytes: 0, byte_bound: bytes < B.TextBytes ? bytes : undefined}};
+  const order = p.focus === 'main' ? {root: main} : p.focus === 'rest' ? {skipRoot: main} : {};
   const read = (opts) => {
-    const text = collectText(visible, Object.assign({reading: true, bytes}, sharedTextBounds(p), opts));
+    const text = collectText(visible, Object.assign({reading: true, bytes}, sharedTextBounds(p), order, opts));
     if (!text.error && bytes < B.TextBytes) text.coverage.byte_bound = bytes;
     return text;
   };

@@ -19,9 +19,8 @@ const CLOSING = 1;
 // with a walk of its own: its entries carry flat parents and whitespace.
 //
 // opts, all optional:
-//  reading: the reading walk (tool version 1.6.0), which leaves out the
-//    text of navigation landmarks. A bound never splits a
-//    part: the part it interrupts is left to the next walk, unless it is
+//  reading: the reading walk (tool version 1.6.0), which leaves out the text
+//    of navigation landmarks. A bound never splits a part: the part it interrupts is left to the next walk, unless it is
 //    the walk's first, larger than a whole window; that one is cut
 //    (last_cut) and the next walk continues it (first_continues). starts
 //    says where each part begins, then where a bound stopped the walk
@@ -31,6 +30,7 @@ const CLOSING = 1;
 //  nodes, units, bytes: other bounds than an observation's.
 //  frames (1.7.0): frames lists where each visible frame's text goes:
 //    {frame: its key, index: the number of parts before it}.
+//  root, skipRoot (1.9.0, focus.js): walk only root's subtree; skip skipRoot's.
 //  onPart(text, start, index): takes each part instead of the result
 //    (find); STOP ends the walk after that part, stop is then where the
 //    next part begins. It implies reading.
@@ -203,11 +203,11 @@ function collectText(vis, opts = {}) {
     else cutAt(pt);
   }
 
-  let stack = [[document.documentElement, 0, null, false, false, 0]];
+  let stack = [[opts.root || document.documentElement, 0, null, false, false, 0]];
   const from = opts.from || null;
   let skipFrame = !!(from && opts.afterFrame);
   if (from) {
-    const r = resumeTextWalk(from, maxNodes);
+    const r = resumeTextWalk(from, maxNodes, opts.root || null);
     if (r.error) return {error: r.error};
     stack = r.stack;
     visits = r.visits;
@@ -270,7 +270,7 @@ function collectText(vis, opts = {}) {
       if (key) framePoints[key] = here(); // a later walk resumes right after it
       continue;
     }
-    if (n.nodeType !== 1 || excludedSubtree(n)) continue;
+    if (n.nodeType !== 1 || n === opts.skipRoot || excludedSubtree(n)) continue;
     if (reading && navigationLandmark(n)) continue; // menus: the control and region streams
     const tag = n.localName;
     // Each element's style is read once, on the way down.
