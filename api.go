@@ -102,6 +102,9 @@ type ObserveOptions struct {
 	// 1.1.0 only; 0 is the start.
 	ElementOffset int
 	TextOffset    int
+	// Changes (tool version 1.9.0): the view shows only what changed since
+	// the previous view, when a delta may stand for it (docs/changes.md).
+	Changes bool
 }
 
 // The tools package parses browser_observe's JSON arguments into its own
@@ -110,7 +113,7 @@ type ObserveOptions struct {
 
 // wire is o as browser_observe's arguments: an offset of 0 is left out.
 func (o ObserveOptions) wire() tools.ObserveArgs {
-	a := tools.ObserveArgs{After: o.After, Cursor: o.Cursor}
+	a := tools.ObserveArgs{After: o.After, Cursor: o.Cursor, Changes: o.Changes}
 	if o.ElementOffset != 0 {
 		a.ElementOffset = &o.ElementOffset
 	}
@@ -122,7 +125,7 @@ func (o ObserveOptions) wire() tools.ObserveArgs {
 
 // observeOptions are the options parsed browser_observe arguments ask for.
 func observeOptions(a tools.ObserveArgs) ObserveOptions {
-	o := ObserveOptions{After: a.After, Cursor: a.Cursor}
+	o := ObserveOptions{After: a.After, Cursor: a.Cursor, Changes: a.Changes}
 	if a.ElementOffset != nil {
 		o.ElementOffset = *a.ElementOffset
 	}

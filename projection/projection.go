@@ -65,6 +65,11 @@ type Options struct {
 	// Values (browser tools ≥ 1.9.0): controls show the values the
 	// observation holds (read_values grant; records.go); else none.
 	Values bool
+	// Changes (browser tools ≥ 1.9.0, changes.go): with Base, the
+	// observation of the session's previous view, the view may be a delta
+	// since it; ChangesAsked or ChangesLong says when.
+	Changes string
+	Base    *observation.Observation
 }
 
 // Outcome is an action's postconditions; false flags are omitted.
@@ -132,6 +137,8 @@ type View struct {
 	// (frames.go).
 	Frames        []Frame `json:"frames,omitempty"`
 	FramesOmitted int     `json:"frames_omitted,omitempty"`
+	// 1.9.0: a delta view's changes, in place of the streams (changes.go).
+	Changes *Changes `json:"changes,omitempty"`
 }
 
 // Region is region evidence as the model sees it.
@@ -194,6 +201,15 @@ type Next struct {
 func Project(obs *observation.Observation, opts Options) ([]byte, error) {
 	if obs.Find != nil {
 		return ProjectFind(obs, opts)
+	}
+	if opts.Base != nil && opts.Changes != "" {
+		full := opts
+		full.Base, full.Changes = nil, ""
+		view, err := Project(obs, full)
+		if err != nil {
+			return nil, err
+		}
+		return withChanges(obs, opts, view), nil
 	}
 	budget := opts.Budget
 	if budget == 0 {

@@ -189,7 +189,9 @@ function collectControls(p, revision, visible) {
         hiddenFrames.push({frame: key, index: controls.length});
         continue;
       }
-      controls.push({role, name: '', name_truncated: false, position: start + scanned - 1, states: NO_STATES, frame: key});
+      const owner = {role, name: '', name_truncated: false, position: start + scanned - 1, states: NO_STATES, frame: key};
+      if (p.real_pages === true) owner.key = nodeKey(el);
+      controls.push(owner);
       nodes.push(el);
       parents.push(flatParent(el));
       continue;
@@ -198,6 +200,7 @@ function collectControls(p, revision, visible) {
     if (visible.scrolled && visible.scrolled(el)) inScrollers++;
     const [name, truncated] = cut(accessibleName(el, role), B.MaxNameUnits);
     const c = {role, name, name_truncated: truncated, position: start + scanned - 1, states: states(el, role, focused)};
+    if (p.real_pages === true) c.key = nodeKey(el);
     if (p.real_pages === true && el.localName === 'select' && el.multiple) Object.assign(c, chosenOptions(el));
     if (p.values) withValue(c, el, role);
     controls.push(c);
