@@ -192,6 +192,11 @@ func diff(base, obs *observation.Observation, opts Options) *delta {
 		in, gone := multisetDiff(now, was, key)
 		d.regions, d.regionsRemoved = in, len(gone)
 	}
+	// A page where most controls changed is shown whole: a delta of it
+	// would be mostly omission counts.
+	if 2*(len(d.added)+len(d.changed)+len(d.removed)) > len(obs.Controls) {
+		return nil
+	}
 	was, _ := pageText(base)
 	now, _ := pageText(obs)
 	same := func(s string) string { return s }
