@@ -14,6 +14,8 @@ import (
 	"github.com/veetbot/veetbrowser/policy"
 	"github.com/veetbot/veetbrowser/projection"
 	"github.com/veetbot/veetbrowser/replay"
+	"github.com/veetbot/veetbrowser/store"
+	"github.com/veetbot/veetbrowser/tools"
 )
 
 // todoPage is a task list of 200 tasks, each a checkbox named by its task,
@@ -119,8 +121,7 @@ func TestChangesAddOneOfTwoHundred(t *testing.T) {
 	if strings.Contains(string(res.View), "Task 7:") {
 		t.Errorf("the delta repeats an unchanged control: %s", res.View)
 	}
-	full, err := projection.Project(res.Observation, projection.Options{Budget: projection.DefaultBudget, Coverage: true, Regions: true,
-		TextCoverage: true, Reading: true, Frames: true, Tabs: true, Values: true, Next: res.Observation.NextKey})
+	full, err := fullView(res, projection.DefaultBudget)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -142,6 +143,14 @@ func TestChangesAddOneOfTwoHundred(t *testing.T) {
 	if r := rep(); !r.Identical() || len(r.Views) != 5 {
 		t.Fatalf("replay: identical %v, %d views, first difference %+v", r.Identical(), len(r.Views), r.First)
 	}
+}
+
+// fullView is the full view of res's observation, as 1.9.0 projects it
+// without a base.
+func fullView(res *veetbrowser.Result, budget int) ([]byte, error) {
+	opts := tools.ViewOptions(tools.Newest(), budget, 0, 0)
+	opts.Next = res.Observation.NextKey
+	return projection.Project(res.Observation, opts)
 }
 
 func hasChanged(c *projection.Changes, name string, checked bool) bool {
@@ -218,6 +227,58 @@ func TestChangesListBound(t *testing.T) {
 			if r := rep(); !r.Identical() {
 				t.Fatalf("replay: first difference %+v", r.First)
 			}
+		})
+	}
+}
+
+// BenchmarkChangesView adds one task to the list of 200 and reports the
+// bytes of the action's view: 1.8.0's (full), 1.9.0's full view of the
+// same observation, and 1.9.0's delta, at 1 and 8 KiB.
+func BenchmarkChangesView(b *testing.B) {
+	url := browsertest.ServePages(b, map[string]string{"/": todoPage()})
+	for _, budget := range []int{1024, 8192} {
+		b.Run(fmt.Sprint(budget), func(b *testing.B) {
+			ctx := browsertest.Context(b, 10*time.Minute)
+			rt, err := veetbrowser.New(veetbrowser.SharedProvider(b), veetbrowser.Options{Budget: budget, Store: store.Discard})
+			if err != nil {
+				b.Fatal(err)
+			}
+			defer rt.Close(context.Background())
+			grant := policy.Grant{Origins: []string{strings.TrimSuffix(url, "/")}}
+			var old, full, delta int
+			for b.Loop() {
+				for _, version := range []string{"1.8.0", "1.9.0"} {
+					s, err := rt.NewSession(ctx, veetbrowser.SessionOptions{Version: version, Grant: grant})
+					if err != nil {
+						b.Fatal(err)
+					}
+					res, err := s.Navigate(ctx, url)
+					if err == nil {
+						res, err = s.Act(ctx, browser.Action{Kind: browser.ActType, Ref: veetbrowser.RefOf(b, res, "New task"), Text: "Return library books"})
+					}
+					if err == nil {
+						res, err = s.Act(ctx, browser.Action{Kind: browser.ActClick, Ref: veetbrowser.RefOf(b, res, "Add")})
+					}
+					if err != nil {
+						b.Fatal(err)
+					}
+					if version == "1.8.0" {
+						old = len(res.View)
+					} else {
+						delta = len(res.View)
+						view, err := fullView(res, budget)
+						if err != nil {
+							b.Fatal(err)
+						}
+						full = len(view)
+					}
+					s.Close(context.Background())
+				}
+			}
+			b.ReportMetric(float64(old), "1.8.0-bytes")
+			b.ReportMetric(float64(full), "full-bytes")
+			b.ReportMetric(float64(delta), "delta-bytes")
+			b.ReportMetric(float64(full)/float64(delta), "full/delta")
 		})
 	}
 }

@@ -9,6 +9,23 @@ const ROLES = new Set([
 const TEXT_INPUTS = new Set(['', 'text', 'email', 'tel', 'url', 'password', 'date', 'time',
   'datetime-local', 'month', 'week', 'color']);
 
+// nodeKey is a node's identity within this document (tool version 1.9.0):
+// a serial given the first time a scan keeps the node, the same in every
+// later observation. A view's changes match controls by it, since refs name
+// a revision (docs/changes.md). A new document starts a new world, whose
+// serials start at a random point (below 2^53): a frame's next document
+// does not reuse its previous one's keys.
+const nodeKeys = new WeakMap();
+let nodeSerial = Math.floor(Math.random() * Number.MAX_SAFE_INTEGER / 2);
+function nodeKey(el) {
+  let k = nodeKeys.get(el);
+  if (!k) {
+    k = ++nodeSerial;
+    nodeKeys.set(el, k);
+  }
+  return k;
+}
+
 // Retained nodes by revision, the last B.RetainedRevisions of them: the only
 // strong references the runtime keeps. Older entries are dropped, which
 // releases their nodes.

@@ -16,21 +16,6 @@ const docId = (() => {
   return a[0].toString(36) + a[1].toString(36);
 })();
 
-// nodeKey is a node's identity within this document (tool version 1.9.0):
-// a serial given the first time a scan keeps the node, the same in every
-// later observation. A view's changes match controls by it, since refs name
-// a revision (docs/changes.md); a new document starts a new world.
-const nodeKeys = new WeakMap();
-let nodeSerial = 0;
-function nodeKey(el) {
-  let k = nodeKeys.get(el);
-  if (!k) {
-    k = ++nodeSerial;
-    nodeKeys.set(el, k);
-  }
-  return k;
-}
-
 // What a walk's visit returns: undefined to go on into the node's
 // children, or one of these.
 const SKIP = 1; // leave the node's subtree out
