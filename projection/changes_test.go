@@ -128,3 +128,56 @@ func TestChangesBudget(t *testing.T) {
 		t.Fatalf("at %d bytes: %s", MinBudget, out)
 	}
 }
+
+// TestChangesGenerated: on generated observations (names of every script,
+// very long ones) and random changes, at budgets from the smallest up,
+// every view fits, is JSON, and its delta accounts for every change it
+// leaves out.
+func TestChangesGenerated(t *testing.T) {
+	deltas := 0
+	for seed := range uint64(60) {
+		base := genObservation(seed, int(20+seed*4))
+		base.Version, base.Document = "1.9.0", "doc1"
+		for i := range base.Controls {
+			base.Controls[i].Key = i + 1
+		}
+		obs := *base
+		obs.Revision = base.Revision + "n"
+		obs.Controls = nil
+		for i, c := range base.Controls {
+			switch i % 9 {
+			case 3:
+				continue // removed
+			case 5:
+				c.Disabled = !c.Disabled
+			}
+			c.Ref = fmt.Sprintf("n%018d", i)
+			obs.Controls = append(obs.Controls, c)
+		}
+		added := int(seed % 40)
+		for i := range added {
+			obs.Controls = append(obs.Controls, observation.Control{Ref: fmt.Sprintf("a%018d", i), Role: "link", Name: fmt.Sprintf("added %d", i), Key: 10000 + i})
+		}
+		for _, budget := range []int{MinBudget, MinBudget + 1, 1500, 4096, DefaultBudget} {
+			out, err := Project(&obs, changesOpts(budget, base, ChangesAsked))
+			if err != nil {
+				continue // the full view's own refusal: not the delta's
+			}
+			if len(out) > budget || !json.Valid(out) {
+				t.Fatalf("seed %d budget %d: %d bytes: %s", seed, budget, len(out), out)
+			}
+			var v View
+			json.Unmarshal(out, &v)
+			if c := v.Changes; c != nil {
+				deltas++
+				if len(c.Added)+c.AddedOmitted != added {
+					t.Fatalf("seed %d budget %d: %d added + %d omitted, want %d", seed, budget, len(c.Added), c.AddedOmitted, added)
+				}
+			}
+		}
+	}
+	if deltas < 100 {
+		t.Fatalf("only %d of 300 views are deltas", deltas)
+	}
+	t.Logf("%d of 300 views are deltas", deltas)
+}
