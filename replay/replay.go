@@ -103,12 +103,15 @@ func Session(ctx context.Context, st store.Reader, id string, opts Options) (*Re
 		if opts.Budget != 0 {
 			in.Budget = opts.Budget
 		}
-		var obs observation.Observation
-		if err := json.Unmarshal(c.Observation, &obs); err != nil {
-			return errcode.Wrap(store.Unavailable, err, "call %d's observation cannot be read", c.Seq)
+		var view []byte
+		obs := new(observation.Observation)
+		derr := json.Unmarshal(c.Observation, obs)
+		if derr != nil {
+			derr = errcode.Wrap(store.Unavailable, derr, "call %d's observation cannot be read", c.Seq)
+		} else {
+			in.Base, prev = Base(c.Projection, prev), obs
+			view, derr = Project(*obs, c.Projection, in)
 		}
-		in.Base, prev = Base(c.Projection, prev), &obs
-		view, derr := Project(obs, c.Projection, in)
 		out := View{Seq: c.Seq, Tool: c.Tool, Version: in.Version.Name, Budget: in.Budget, Bytes: len(view), Fits: derr == nil && len(view) <= in.Budget}
 		if derr != nil {
 			out.Code = string(errcode.Of(derr))
