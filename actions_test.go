@@ -25,7 +25,7 @@ func wantCode(t *testing.T, err error, code errcode.Code) {
 }
 
 // ref returns the ref of the control named name in res.
-func ref(t *testing.T, res *Result, name string) string {
+func ref(t testing.TB, res *Result, name string) string {
 	t.Helper()
 	for _, c := range res.Observation.Controls {
 		if c.Name == name {

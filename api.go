@@ -104,6 +104,9 @@ type ObserveOptions struct {
 	TextOffset    int
 	// Focus "main" (tool version 1.9.0) reads the main content first.
 	Focus string
+	// Changes (tool version 1.9.0): the view shows only what changed since
+	// the previous view, when a delta may stand for it (docs/changes.md).
+	Changes bool
 }
 
 // The tools package parses browser_observe's JSON arguments into its own
@@ -112,7 +115,7 @@ type ObserveOptions struct {
 
 // wire is o as browser_observe's arguments: an offset of 0 is left out.
 func (o ObserveOptions) wire() tools.ObserveArgs {
-	a := tools.ObserveArgs{After: o.After, Cursor: o.Cursor, Focus: o.Focus}
+	a := tools.ObserveArgs{After: o.After, Cursor: o.Cursor, Focus: o.Focus, Changes: o.Changes}
 	if o.ElementOffset != 0 {
 		a.ElementOffset = &o.ElementOffset
 	}
@@ -124,7 +127,7 @@ func (o ObserveOptions) wire() tools.ObserveArgs {
 
 // observeOptions are the options parsed browser_observe arguments ask for.
 func observeOptions(a tools.ObserveArgs) ObserveOptions {
-	o := ObserveOptions{After: a.After, Cursor: a.Cursor, Focus: a.Focus}
+	o := ObserveOptions{After: a.After, Cursor: a.Cursor, Focus: a.Focus, Changes: a.Changes}
 	if a.ElementOffset != nil {
 		o.ElementOffset = *a.ElementOffset
 	}

@@ -179,6 +179,13 @@ func (c *callRecord) fill(r *store.Result, res *Result) error {
 		r.View = &store.View{SHA256: sum[:], Bytes: len(res.View)}
 		p := res.projected
 		r.Projection = &store.Projection{Version: c.s.version.Name, Budget: p.Budget, Action: p.Action, NextKey: p.Next}
+		if p.Base != nil {
+			// A delta's base is projected as stored too (docs/changes.md).
+			var held bool
+			p.Base, held = withhold(p.Base)
+			withheld = withheld || held
+			r.Projection.Changes, r.Projection.Since = p.Changes, p.Base.Revision
+		}
 		if p.Offsets {
 			r.Projection.ElementOffset, r.Projection.TextOffset = &p.ElementOffset, &p.TextOffset
 		}

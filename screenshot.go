@@ -44,7 +44,7 @@ func (s *Session) Screenshot(ctx context.Context, opts ScreenshotOptions) (*Resu
 	if !s.version.Has(tools.Screenshot) {
 		return rec.finish(ctx, nil, errcode.New(errcode.InvalidArgument, "browser_screenshot needs tool version 1.8.0 or later; this session has %s", s.version.Name))
 	}
-	shot, err := s.page.Screenshot(ctx, browser.ScreenshotRequest{Ref: opts.Ref, FullPage: opts.FullPage, Unmasked: s.shots.unmasked})
+	shot, err := s.page.Screenshot(ctx, browser.ScreenshotRequest{Ref: s.carry(opts.Ref), FullPage: opts.FullPage, Unmasked: s.shots.unmasked})
 	if err != nil {
 		return rec.finish(ctx, nil, err)
 	}

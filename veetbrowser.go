@@ -176,6 +176,7 @@ type Session struct {
 	uploads   uploads.Root
 	rec       recorder
 	shots     screenshotOptions
+	shown     shownView // the previous view, and the refs its deltas keep valid (changes.go)
 
 	mu     sync.Mutex   // guards the upload copies
 	copies string       // the session's directory of upload copies; "" until the first upload
@@ -316,7 +317,7 @@ func (s *Session) Act(ctx context.Context, a Action) (*Result, error) {
 	if err != nil {
 		return nil, err
 	}
-	res, err := s.page.Act(ctx, a, s.authorize(rec))
+	res, err := s.page.Act(ctx, s.carryAction(a), s.authorize(rec))
 	if err != nil {
 		return rec.finish(ctx, nil, err)
 	}
@@ -356,7 +357,7 @@ func (s *Session) upload(ctx context.Context, rec *callRecord, ref string, paths
 		staged = u
 		return files, err
 	}
-	res, err := s.page.Upload(ctx, ref, stage, s.authorize(rec))
+	res, err := s.page.Upload(ctx, s.carry(ref), stage, s.authorize(rec))
 	s.finishUpload(staged, err == nil)
 	if err != nil {
 		return nil, err
@@ -380,7 +381,7 @@ func (s *Session) Observe(ctx context.Context, opts ObserveOptions) (*Result, er
 // so an offset sent as 0 is recorded as sent.
 func (s *Session) observe(ctx context.Context, args tools.ObserveArgs) (*Result, error) {
 	rec := s.read(tools.Observe, args)
-	obs, err := s.page.Observe(ctx, observation.Request{After: args.After, Cursor: args.Cursor, Focus: args.Focus})
+	obs, err := s.page.Observe(ctx, observation.Request{After: s.carry(args.After), Cursor: args.Cursor, Focus: args.Focus})
 	if err != nil {
 		return rec.finish(ctx, nil, err)
 	}
@@ -435,7 +436,7 @@ func (s *Session) Wait(ctx context.Context, opts WaitOptions) (*Result, error) {
 	if !s.version.Has(tools.Wait) {
 		return rec.finish(ctx, nil, errcode.New(errcode.InvalidArgument, "browser_wait needs tool version 1.8.0 or later; this session has %s", s.version.Name))
 	}
-	obs, err := s.page.Wait(ctx, opts.request())
+	obs, err := s.page.Wait(ctx, s.carryWait(opts.request()))
 	return s.finishObserved(ctx, rec, obs, err)
 }
 
@@ -547,8 +548,7 @@ func (s *Session) result(obs *observation.Observation, act *browser.ActResult) (
 	return s.project(obs, act, ObserveOptions{})
 }
 
-// project stamps the session's version on obs and projects it as that
-// version defines the model view.
+// project stamps the session's version on obs and projects its view.
 func (s *Session) project(obs *observation.Observation, act *browser.ActResult, o ObserveOptions) (*Result, error) {
 	obs.Version = s.version.Name
 	opts := tools.ViewOptions(s.version, s.budget, o.ElementOffset, o.TextOffset)
@@ -557,7 +557,7 @@ func (s *Session) project(obs *observation.Observation, act *browser.ActResult, 
 		opts.Action = &projection.Outcome{Dispatched: act.Dispatched, NavigationStarted: act.NavigationStarted,
 			NavigationDone: act.NavigationDone, NavigationCancelled: act.NavigationCancelled, DialogOpened: act.DialogOpened}
 	}
-	view, err := projection.Project(obs, opts)
+	view, err := s.view(obs, &opts, act != nil, o.Changes)
 	if err != nil {
 		return nil, err
 	}

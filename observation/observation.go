@@ -60,14 +60,17 @@ const Trust = "external_untrusted"
 // Observation is a live snapshot: one revision of one document at one moment.
 // It is stored whole; models see a projection of it.
 type Observation struct {
-	Version         string          `json:"version"`
-	Revision        string          `json:"revision"`
-	URL             string          `json:"url"`
-	URLTruncated    bool            `json:"url_truncated"`
-	Origin          string          `json:"origin"`
-	Title           string          `json:"title"`
-	TitleTruncated  bool            `json:"title_truncated"`
-	Trust           string          `json:"trust"`
+	Version        string `json:"version"`
+	Revision       string `json:"revision"`
+	URL            string `json:"url"`
+	URLTruncated   bool   `json:"url_truncated"`
+	Origin         string `json:"origin"`
+	Title          string `json:"title"`
+	TitleTruncated bool   `json:"title_truncated"`
+	Trust          string `json:"trust"`
+	// Document (tool version 1.9.0) names the document observed: random per
+	// document, so a new one means a new document and no delta to it.
+	Document        string          `json:"document,omitempty"`
 	Controls        []Control       `json:"controls"`
 	ControlCoverage ControlCoverage `json:"control_coverage"`
 	Regions         []Region        `json:"regions"`
@@ -183,6 +186,11 @@ type Control struct {
 	// MaxChosenUnits; ChosenMore counts the chosen options past them.
 	Chosen     []string `json:"chosen,omitempty"`
 	ChosenMore int      `json:"chosen_more,omitempty"`
+	// Key (tool version 1.9.0) is the control's node identity within its
+	// frame's document, the same in every observation of that document; 0:
+	// none. A view's changes match controls by (Frame, Key), since refs
+	// name one revision (docs/changes.md).
+	Key int `json:"key,omitempty"`
 	// Value is an editable field's current value (tool version 1.9.0,
 	// only under the read_values grant, never for a credential or payment
 	// field; nil: not read), at most MaxValueUnits UTF-16 units, cut with

@@ -72,6 +72,11 @@ type Options struct {
 	// Compact (browser tools ≥ 1.9.0): references are written in their
 	// compact form (records.go, docs/reading.md).
 	Compact bool
+	// Changes (browser tools ≥ 1.9.0, changes.go): with Base, the
+	// observation of the session's previous view, the view may be a delta
+	// since it; ChangesAsked or ChangesLong says when.
+	Changes string
+	Base    *observation.Observation
 }
 
 // Outcome is an action's postconditions; false flags are omitted.
@@ -141,6 +146,8 @@ type View struct {
 	// (frames.go).
 	Frames        []Frame `json:"frames,omitempty"`
 	FramesOmitted int     `json:"frames_omitted,omitempty"`
+	// 1.9.0: a delta view's changes, in place of the streams (changes.go).
+	Changes *Changes `json:"changes,omitempty"`
 }
 
 // Region is region evidence as the model sees it.
@@ -208,6 +215,15 @@ type Next struct {
 func Project(obs *observation.Observation, opts Options) ([]byte, error) {
 	if obs.Find != nil {
 		return ProjectFind(obs, opts)
+	}
+	if opts.Base != nil && opts.Changes != "" {
+		full := opts
+		full.Base, full.Changes = nil, ""
+		view, err := Project(obs, full)
+		if err != nil {
+			return nil, err
+		}
+		return withChanges(obs, opts, view), nil
 	}
 	budget := opts.Budget
 	if budget == 0 {

@@ -81,6 +81,7 @@ func Session(ctx context.Context, st store.Reader, id string, opts Options) (*Re
 		return nil, errcode.New(errcode.InvalidArgument, "the budget must be between %d and %d bytes", projection.MinBudget, projection.MaxBudget)
 	}
 	rep := &Report{SessionID: id, AsRecorded: override == nil && opts.Budget == 0, AllFit: true}
+	var prev *observation.Observation // the previous view's, a delta's base
 	err := st.Calls(ctx, id, func(c store.Call) error {
 		if err := ctx.Err(); err != nil {
 			return err
@@ -102,7 +103,15 @@ func Session(ctx context.Context, st store.Reader, id string, opts Options) (*Re
 		if opts.Budget != 0 {
 			in.Budget = opts.Budget
 		}
-		view, derr := derive(c, in)
+		var view []byte
+		obs := new(observation.Observation)
+		derr := json.Unmarshal(c.Observation, obs)
+		if derr != nil {
+			derr = errcode.Wrap(store.Unavailable, derr, "call %d's observation cannot be read", c.Seq)
+		} else {
+			in.Base, prev = Base(c.Projection, prev), obs
+			view, derr = Project(*obs, c.Projection, in)
+		}
 		out := View{Seq: c.Seq, Tool: c.Tool, Version: in.Version.Name, Budget: in.Budget, Bytes: len(view), Fits: derr == nil && len(view) <= in.Budget}
 		if derr != nil {
 			out.Code = string(errcode.Of(derr))
@@ -127,13 +136,14 @@ func Session(ctx context.Context, st store.Reader, id string, opts Options) (*Re
 	return rep, nil
 }
 
-// derive projects the call's canonical observation under in.
-func derive(c store.Call, in Inputs) ([]byte, error) {
-	var obs observation.Observation
-	if err := json.Unmarshal(c.Observation, &obs); err != nil {
-		return nil, errcode.Wrap(store.Unavailable, err, "call %d's observation cannot be read", c.Seq)
+// Base is the observation a view recorded as a delta (tool version
+// 1.9.0) is projected against: prev, the previous recorded view's, when it
+// is the revision p names; else nil, and the view is re-derived in full.
+func Base(p *store.Projection, prev *observation.Observation) *observation.Observation {
+	if p.Since != "" && prev != nil && prev.Revision == p.Since {
+		return prev
 	}
-	return Project(obs, c.Projection, in)
+	return nil
 }
 
 // Inputs are what a view is projected from besides the observation.
@@ -144,6 +154,8 @@ type Inputs struct {
 	// the text start.
 	ElementOffset int
 	TextOffset    int
+	// Base is the observation a delta view is projected against (Base).
+	Base *observation.Observation
 }
 
 // RecordedInputs returns the inputs p records, those a call's view was
@@ -171,6 +183,9 @@ func Project(obs observation.Observation, p *store.Projection, in Inputs) ([]byt
 	obs.Version = in.Version.Name
 	opts := tools.ViewOptions(in.Version, in.Budget, in.ElementOffset, in.TextOffset)
 	opts.Action, opts.Next = p.Action, p.NextKey
+	if in.Base != nil && in.Version.RealPages {
+		opts.Base, opts.Changes = in.Base, p.Changes
+	}
 	return projection.Project(&obs, opts)
 }
 

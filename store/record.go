@@ -111,6 +111,12 @@ type Projection struct {
 	// NextKey mints the view's reading continuation (tool version 1.6.0),
 	// so that replay re-derives the same bytes.
 	NextKey *observation.NextKey `json:"next_key,omitempty"`
+	// Changes and Since (tool version 1.9.0): the view could be a delta
+	// (projection.ChangesAsked or ChangesLong) since the observation of
+	// revision Since, the previous recorded view's, which replay projects
+	// it against.
+	Changes string `json:"changes,omitempty"`
+	Since   string `json:"since,omitempty"`
 }
 
 // Lease is one tenant's exclusive hold on one of its profiles until

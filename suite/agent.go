@@ -119,7 +119,11 @@ func (a *agent) frameOrigin(ctx context.Context, name string) (string, error) {
 // text part that match accepts. A part cut at the end of one view is joined
 // with its continuation at the start of the next.
 func (a *agent) read(ctx context.Context, match func(part string) bool) (string, error) {
-	v, cut := a.view, ""
+	v, err := a.whole(ctx)
+	if err != nil {
+		return "", err
+	}
+	cut := ""
 	for {
 		parts := slices.Clone(v.Text)
 		if cut != "" {
@@ -146,6 +150,26 @@ func (a *agent) read(ctx context.Context, match func(part string) bool) (string,
 			return "", err
 		}
 	}
+}
+
+// whole is the newest view, or after a view of what changed (tool version
+// 1.9.0) the page's whole view: a model that needs more than the changes
+// observes again.
+func (a *agent) whole(ctx context.Context) (projection.View, error) {
+	if a.view.Changes == nil {
+		return a.view, nil
+	}
+	return a.call(ctx, tools.Observe, struct{}{})
+}
+
+// shows reports whether the newest view shows a control named name: among
+// its controls, or a delta's added and changed ones.
+func (a *agent) shows(name string) bool {
+	cs := a.view.Controls
+	if d := a.view.Changes; d != nil {
+		cs = append(slices.Clone(d.Added), d.Changed...)
+	}
+	return slices.ContainsFunc(cs, func(c projection.Control) bool { return c.Name == name })
 }
 
 // act finds a control and acts on it. When the page changed under it (a

@@ -145,7 +145,7 @@ window.addEventListener('message', (e) => {
 				if err := a.act(ctx, "Analytics", map[string]any{"kind": "hover"}); err != nil {
 					return err
 				}
-				if !slices.ContainsFunc(a.view.Controls, func(c projection.Control) bool { return c.Name == "Reports" }) {
+				if !a.shows("Reports") {
 					return fmt.Errorf("the hover's view does not show the submenu")
 				}
 				return a.click(ctx, "Reports")

@@ -147,9 +147,12 @@ func Tools(v Version) []Tool {
 			"object as arguments; each call shows what comes after the previous one in every stream, so calling it until " +
 			"\"next\" is absent reads the whole page once. To look for something specific instead, use browser_find. " +
 			"Only the newest view's refs and next are valid."
-		observe.InputSchema = object(nil,
-			`"after":{"type":"string","description":"ref of a control in the newest view: continue the controls right after it"}`,
-			`"cursor":{"type":"string","description":"the cursor of the newest view's next, or of a find match's next: read on from there"}`)
+		props := []string{`"after":{"type":"string","description":"ref of a control in the newest view: continue the controls right after it"}`,
+			`"cursor":{"type":"string","description":"the cursor of the newest view's next, or of a find match's next: read on from there"}`}
+		if v.RealPages {
+			props = append(props, changesProperty)
+		}
+		observe.InputSchema = object(nil, props...)
 	} else if v.Continuation {
 		observe.Description += " If the result has \"next\", some controls were not shown: call browser_observe again " +
 			"with exactly the \"next\" object as arguments to see the controls after the last one shown. " +
@@ -370,6 +373,8 @@ type ObserveArgs struct {
 	ElementOffset *int   `json:"element_offset,omitempty"`
 	TextOffset    *int   `json:"text_offset,omitempty"`
 	Focus         string `json:"focus,omitempty"` // 1.9.0 (focus.go)
+	// 1.9.0: show only what changed since the previous view (changes.go).
+	Changes bool `json:"changes,omitempty"`
 }
 
 // MaxOffsetArg bounds 1.1.0 offsets: no observation holds more elements or
@@ -490,6 +495,7 @@ type observeWire struct {
 	ElementOffset *int    `json:"element_offset"`
 	TextOffset    *int    `json:"text_offset"`
 	Focus         *string `json:"focus"`
+	Changes       *bool   `json:"changes"`
 }
 
 // ParseObserve parses browser_observe's arguments as version v defines them.
@@ -504,7 +510,10 @@ func ParseObserve(v Version, raw json.RawMessage) (ObserveArgs, error) {
 	if w.After != nil && *w.After == "" || w.Cursor != nil && *w.Cursor == "" {
 		return ObserveArgs{}, errcode.New(errcode.InvalidArgument, "after and cursor must not be empty; to start from the top, leave them out")
 	}
-	a := ObserveArgs{ElementOffset: w.ElementOffset, TextOffset: w.TextOffset}
+	if w.Changes != nil && !v.RealPages {
+		return ObserveArgs{}, errcode.New(errcode.InvalidArgument, "browser_observe %s does not accept changes", v.Name)
+	}
+	a := ObserveArgs{ElementOffset: w.ElementOffset, TextOffset: w.TextOffset, Changes: w.Changes != nil && *w.Changes}
 	if w.Focus != nil {
 		if a.Focus = *w.Focus; a.Focus == "" {
 			return ObserveArgs{}, errcode.New(errcode.InvalidArgument, "focus must be \"main\"")
@@ -535,6 +544,9 @@ func (a ObserveArgs) Check(v Version) error {
 		return errcode.New(errcode.ExpansionUnsupported, "browser_observe %s has no continuation; start a new session for after/cursor", v.Name)
 	}
 	if err := checkFocus(v, a.Focus); err != nil {
+		return err
+	}
+	if err := checkChanges(v, a); err != nil {
 		return err
 	}
 	return observation.Request{After: a.After, Cursor: a.Cursor, Focus: a.Focus}.Check()

@@ -150,7 +150,7 @@ func newEntry(c store.Call, obs, prev, older *observation.Observation, prevSeq i
 	e.Args = arguments(c.Arguments, prev, older)
 	if obs != nil {
 		e.URL, e.Title = obs.URL, obs.Title
-		e.View = derive(c, obs)
+		e.View = derive(c, obs, prev)
 		e.Coverage = coverage(obs)
 		e.Diff = controlDiff(obs, prev, prevSeq)
 	}
@@ -231,7 +231,7 @@ func controlLabel(c observation.Control) string {
 
 // derive re-projects the recorded observation with the recorded inputs,
 // as replay does, and checks the bytes against the recorded digest.
-func derive(c store.Call, obs *observation.Observation) *viewShown {
+func derive(c store.Call, obs, prev *observation.Observation) *viewShown {
 	if c.View == nil || c.Projection == nil {
 		return nil
 	}
@@ -242,6 +242,7 @@ func derive(c store.Call, obs *observation.Observation) *viewShown {
 		v.Problem = "recorded under tool version " + p.Version + ", which this veetbrowser does not have"
 		return v
 	}
+	in.Base = replay.Base(p, prev)
 	view, err := replay.Project(*obs, p, in)
 	if err != nil {
 		v.Problem = "the view could not be re-derived: " + string(errcode.Of(err))

@@ -479,6 +479,9 @@ func (s *Session) pageObservation(rev uint64, page collect.Page, controls []coll
 
 func (s *Session) build(rev uint64, res *collect.Result) *observation.Observation {
 	obs := s.pageObservation(rev, res.Page, res.Controls)
+	if s.realPages {
+		obs.Document = res.Page.Doc // what a view's changes compare (docs/changes.md)
+	}
 	obs.Regions = res.Regions
 	for i := range obs.Regions {
 		obs.Regions[i].Ref = s.refKeys.Mint(observation.KindRegion, rev, uint64(i))
@@ -530,6 +533,7 @@ func (s *Session) mintControls(rev uint64, collected []collect.Control) []observ
 			States:        c.States,
 			Chosen:        c.Chosen,
 			ChosenMore:    c.ChosenMore,
+			Key:           c.Key,
 			// Only a read_values observation holds values (observe).
 			Value:          c.Value,
 			ValueTruncated: c.ValueTruncated,

@@ -340,6 +340,8 @@ type Control struct {
 	// many more are chosen past observation.MaxChosen.
 	Chosen     []string `json:"chosen,omitempty"`
 	ChosenMore int      `json:"chosen_more,omitempty"`
+	// Key (1.9.0): the node's identity within its document's world.
+	Key int `json:"key,omitempty"`
 	// Value: Params.Values only, at most observation.MaxValueUnits.
 	Value          *string `json:"value,omitempty"`
 	ValueTruncated bool    `json:"value_truncated,omitempty"`
@@ -425,6 +427,9 @@ func Decode(raw []byte) (*Result, error) {
 	for _, c := range r.Controls {
 		if observation.UTF16Len(c.Name) > observation.MaxNameUnits {
 			return nil, fmt.Errorf("collector returned a name over %d units", observation.MaxNameUnits)
+		}
+		if c.Key < 0 {
+			return nil, fmt.Errorf("collector returned a node key of %d", c.Key)
 		}
 		if len(c.Chosen) > observation.MaxChosen || c.ChosenMore < 0 || c.ChosenMore > observation.MaxSelectOptions {
 			return nil, fmt.Errorf("collector returned %d chosen options and %d more", len(c.Chosen), c.ChosenMore)

@@ -9,6 +9,23 @@ const ROLES = new Set([
 const TEXT_INPUTS = new Set(['', 'text', 'email', 'tel', 'url', 'password', 'date', 'time',
   'datetime-local', 'month', 'week', 'color']);
 
+// nodeKey is a node's identity within this document (tool version 1.9.0):
+// a serial given the first time a scan keeps the node, the same in every
+// later observation. A view's changes match controls by it, since refs name
+// a revision (docs/changes.md). A new document starts a new world, whose
+// serials start at a random point (below 2^53): a frame's next document
+// does not reuse its previous one's keys.
+const nodeKeys = new WeakMap();
+let nodeSerial = Math.floor(Math.random() * Number.MAX_SAFE_INTEGER / 2);
+function nodeKey(el) {
+  let k = nodeKeys.get(el);
+  if (!k) {
+    k = ++nodeSerial;
+    nodeKeys.set(el, k);
+  }
+  return k;
+}
+
 // Retained nodes by revision, the last B.RetainedRevisions of them: the only
 // strong references the runtime keeps. Older entries are dropped, which
 // releases their nodes.
@@ -189,7 +206,9 @@ function collectControls(p, revision, visible) {
         hiddenFrames.push({frame: key, index: controls.length});
         continue;
       }
-      controls.push({role, name: '', name_truncated: false, position: start + scanned - 1, states: NO_STATES, frame: key});
+      const owner = {role, name: '', name_truncated: false, position: start + scanned - 1, states: NO_STATES, frame: key};
+      if (p.real_pages === true) owner.key = nodeKey(el);
+      controls.push(owner);
       nodes.push(el);
       parents.push(flatParent(el));
       continue;
@@ -198,6 +217,7 @@ function collectControls(p, revision, visible) {
     if (visible.scrolled && visible.scrolled(el)) inScrollers++;
     const [name, truncated] = cut(accessibleName(el, role), B.MaxNameUnits);
     const c = {role, name, name_truncated: truncated, position: start + scanned - 1, states: states(el, role, focused)};
+    if (p.real_pages === true) c.key = nodeKey(el);
     if (p.real_pages === true && multiChoice(el)) Object.assign(c, chosenOptions(el));
     if (p.values) withValue(c, el, role);
     controls.push(c);
