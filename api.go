@@ -102,6 +102,8 @@ type ObserveOptions struct {
 	// 1.1.0 only; 0 is the start.
 	ElementOffset int
 	TextOffset    int
+
+	steps *stepsOutcome // a browser_act call's steps, for its view
 }
 
 // The tools package parses browser_observe's JSON arguments into its own

@@ -171,6 +171,7 @@ func Project(obs observation.Observation, p *store.Projection, in Inputs) ([]byt
 	obs.Version = in.Version.Name
 	opts := tools.ViewOptions(in.Version, in.Budget, in.ElementOffset, in.TextOffset)
 	opts.Action, opts.Next = p.Action, p.NextKey
+	opts.Steps, opts.Stopped = p.Steps, p.Stopped
 	return projection.Project(&obs, opts)
 }
 

@@ -139,8 +139,8 @@ func realPagesAct(all []Tool) {
 			"open on hover), scroll (the page by viewports, or the container under a ref; content that loads on scroll shows in " +
 			"the result), drag (from ref onto the control of to), or dialog (accept or dismiss the open JavaScript dialog; no ref). " +
 			"Publishing, sending, buying, paying, deleting, confirming and form submission (also by a chord with Enter) need the " +
-			"user's approval. A failed action is never retried: observe and decide again." + observationNote + tabsNote
-		all[i].InputSchema = object([]string{"kind"},
+			"user's approval. A failed action is never retried: observe and decide again. " + stepsNote + observationNote + tabsNote
+		all[i].InputSchema = object(nil,
 			`"ref":{"type":"string","description":"ref of a control in the newest observation (optional for scroll)"}`,
 			`"kind":{"type":"string","enum":["click","dblclick","context_click","type","press","select","select_text","check","uncheck","hover","scroll","drag","dialog"]}`,
 			`"text":{"type":"string","description":"type: the text to insert (a date, time, month, week, number or range input takes its ISO form: 2012-09-10, 14:05, 2012-09, 2012-W37); select_text: the part of the control's text to select (default all); dialog: prompt text"}`,
@@ -151,6 +151,7 @@ func realPagesAct(all []Tool) {
 			`"mode":{"type":"string","enum":["set","add","remove"],"description":"select with options: exactly these (set, the default), add them, or remove them"}`,
 			`"accept":{"type":"boolean","description":"dialog: accept (true) or dismiss (false)"}`,
 			`"to":{"type":"string","description":"drag: ref of the control to drop on"}`,
-			`"viewports":{"type":"number","minimum":-10,"maximum":10,"description":"scroll: viewports to move, negative up (default 1)"}`)
+			`"viewports":{"type":"number","minimum":-10,"maximum":10,"description":"scroll: viewports to move, negative up (default 1)"}`,
+			stepsSchema)
 	}
 }
