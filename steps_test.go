@@ -65,6 +65,13 @@ func accountFields() string {
 	return fmt.Sprintf(accountPage, b.String())
 }
 
+// reviewPage keeps an unsaved review: leaving it asks to stay.
+const reviewPage = `<!doctype html><title>Write a review</title>` + shopChrome + `
+<main><h1>Walnut desk lamp</h1><a href="/">Back to product</a>
+<form aria-label="Review" onsubmit="return false"><p><label>Review <textarea id=review></textarea></label></p>
+<p><label>Rating <select id=rating><option>5 stars</option><option>4 stars</option></select></label></p></form></main>
+<script>addEventListener('beforeunload', (e) => { if (review.value) { e.preventDefault(); e.returnValue = ''; } });</script>`
+
 // shopSite serves the pages and logs what they report.
 type shopSite struct {
 	mu  sync.Mutex
@@ -86,6 +93,8 @@ func (s *shopSite) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 		fmt.Fprint(w, `<!doctype html><title>Order placed</title><h1>Thank you</h1><p>Order 1042 is placed.</p><a href="/">Continue shopping</a>`)
 	case "/account":
 		fmt.Fprint(w, accountFields())
+	case "/review":
+		fmt.Fprint(w, reviewPage)
 	default:
 		fmt.Fprint(w, checkoutPage)
 	}
@@ -400,7 +409,8 @@ func TestStepsApprovalPerConsequentialStep(t *testing.T) {
 // ends the call after it (the next step's ref is of the old document),
 // with one observation of the new page; a step that re-renders the same
 // document (a list grows, the URL's fragment changes) keeps the other
-// refs valid, and the call goes on.
+// refs valid, and the call goes on, as does one after a navigation the
+// page cancelled to keep an unsaved review.
 func TestStepsNavigationEndsTheSequence(t *testing.T) {
 	t.Parallel()
 	r := newStepsRig(t, veetbrowser.SessionOptions{Approver: &stepApprover{answers: []bool{true}}})
@@ -428,6 +438,17 @@ func TestStepsNavigationEndsTheSequence(t *testing.T) {
 	r.wantSteps([]string{"ok", "ok", "ok"}, nil)
 	if !strings.HasSuffix(r.view.URL, "#saved") || !strings.Contains(strings.Join(r.view.Text, " "), "Linen throw") {
 		t.Fatalf("the re-render is not in the view: %s %q", r.view.URL, r.view.Text)
+	}
+
+	r.open("/review")
+	if code := r.steps(`{"kind":"click","ref":{ref:Review}}`, `{"kind":"type","ref":{ref:Review},"text":"Warm light, solid base."}`,
+		`{"kind":"click","ref":{ref:Back to product}}`, `{"kind":"select","ref":{ref:Rating},"option":"4 stars"}`); code != "" {
+		t.Fatal(code)
+	}
+	r.wantLog("input:review", "input:rating")
+	r.wantSteps([]string{"ok", "ok", "navigation_cancelled", "ok"}, nil)
+	if r.view.Title != "Write a review" {
+		t.Fatalf("observed %q", r.view.Title)
 	}
 	r.replayed()
 }
