@@ -107,6 +107,8 @@ type ObserveOptions struct {
 	// Changes (tool version 1.9.0): the view shows only what changed since
 	// the previous view, when a delta may stand for it (docs/changes.md).
 	Changes bool
+
+	steps *stepsOutcome // a browser_act call's steps, for its view
 }
 
 // The tools package parses browser_observe's JSON arguments into its own

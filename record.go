@@ -178,7 +178,8 @@ func (c *callRecord) fill(r *store.Result, res *Result) error {
 		sum := sha256.Sum256(res.View)
 		r.View = &store.View{SHA256: sum[:], Bytes: len(res.View)}
 		p := res.projected
-		r.Projection = &store.Projection{Version: c.s.version.Name, Budget: p.Budget, Action: p.Action, NextKey: p.Next}
+		r.Projection = &store.Projection{Version: c.s.version.Name, Budget: p.Budget, Action: p.Action, NextKey: p.Next,
+			Steps: p.Steps, Stopped: p.Stopped}
 		if p.Base != nil {
 			// A delta's base is projected as stored too (docs/changes.md).
 			var held bool
@@ -199,9 +200,11 @@ func (c *callRecord) fill(r *store.Result, res *Result) error {
 			sum := sha256.Sum256(view)
 			r.Projection.Withheld = &store.View{SHA256: sum[:], Bytes: len(view)}
 		}
-		if res.Action != nil {
-			act.Postconditions = postconditions(res.Action)
-		}
+	}
+	if res != nil && res.Action != nil {
+		// (A step of a browser_act call with steps has postconditions
+		// and no observation of its own: the call's last record has it.)
+		act.Postconditions = postconditions(res.Action)
 	}
 	if act != nil {
 		raw, err := json.Marshal(act)
@@ -306,7 +309,7 @@ type actRecord struct {
 	Mode    string            `json:"mode,omitempty"`
 }
 
-func (s *Session) actArgs(a browser.Action) any {
+func (s *Session) actArgs(a browser.Action) actRecord {
 	r := actRecord{Kind: string(a.Kind), Ref: a.Ref, Text: s.redact(a.Text), Submit: a.Submit, Key: a.Key,
 		Option: s.redact(a.Option), Accept: a.Accept, Mode: string(a.Mode)}
 	for _, o := range a.Options {

@@ -107,7 +107,7 @@ func openPostgres(t *testing.T) (store.Store, func() []byte) {
 	}
 }
 
-func newRuntime(t *testing.T, st store.Store) *veetbrowser.Runtime {
+func newRuntime(t testing.TB, st store.Store) *veetbrowser.Runtime {
 	rt, err := veetbrowser.New(veetbrowser.SharedProvider(t), veetbrowser.Options{Store: st})
 	if err != nil {
 		t.Fatal(err)
@@ -118,13 +118,13 @@ func newRuntime(t *testing.T, st store.Store) *veetbrowser.Runtime {
 
 // grantedSession opens a runtime on st and a session of it with opts,
 // granted the origin of base (a URL browsertest serves).
-func grantedSession(t *testing.T, st store.Store, base string, opts veetbrowser.SessionOptions) (*veetbrowser.Runtime, *veetbrowser.Session) {
+func grantedSession(t testing.TB, st store.Store, base string, opts veetbrowser.SessionOptions) (*veetbrowser.Runtime, *veetbrowser.Session) {
 	rt := newRuntime(t, st)
 	opts.Grant = policy.Grant{Origins: []string{strings.TrimSuffix(base, "/")}}
 	return rt, openSession(t, rt, opts)
 }
 
-func openSession(t *testing.T, rt *veetbrowser.Runtime, opts veetbrowser.SessionOptions) *veetbrowser.Session {
+func openSession(t testing.TB, rt *veetbrowser.Runtime, opts veetbrowser.SessionOptions) *veetbrowser.Session {
 	s, err := rt.NewSession(browsertest.Context(t, time.Minute), opts)
 	if err != nil {
 		t.Fatal(err)

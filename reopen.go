@@ -97,6 +97,10 @@ func (p *reopeningPage) Act(ctx context.Context, a browser.Action, authorize bro
 	return on(ctx, p, func(s browser.Session) (*browser.ActResult, error) { return s.Act(ctx, a, authorize) })
 }
 
+func (p *reopeningPage) Step(ctx context.Context, a browser.Action, authorize browser.Authorize) (*browser.ActResult, error) {
+	return on(ctx, p, func(s browser.Session) (*browser.ActResult, error) { return s.Step(ctx, a, authorize) })
+}
+
 func (p *reopeningPage) Upload(ctx context.Context, ref string, stage browser.Stage, authorize browser.Authorize) (*browser.ActResult, error) {
 	return on(ctx, p, func(s browser.Session) (*browser.ActResult, error) { return s.Upload(ctx, ref, stage, authorize) })
 }

@@ -472,7 +472,7 @@ func (s *Session) Call(ctx context.Context, tool string, args json.RawMessage) (
 	case tool == tools.Observe:
 		return parsed(tools.ParseObserve(v, args)).run(ctx, s.observe)
 	case tool == tools.Act:
-		return parsed(tools.ParseAct(v, args)).run(ctx, s.Act)
+		return parsed(tools.ParseActArgs(v, args)).run(ctx, s.actCall)
 	case tool == tools.Upload:
 		return parsed(tools.ParseUpload(args)).run(ctx, s.uploadArgs)
 	case tool == tools.Find:
@@ -552,7 +552,7 @@ func (s *Session) result(obs *observation.Observation, act *browser.ActResult) (
 func (s *Session) project(obs *observation.Observation, act *browser.ActResult, o ObserveOptions) (*Result, error) {
 	obs.Version = s.version.Name
 	opts := tools.ViewOptions(s.version, s.budget, o.ElementOffset, o.TextOffset)
-	opts.Next = obs.NextKey
+	opts.Next, opts.Steps, opts.Stopped = obs.NextKey, o.steps.outcomes(), o.steps.stopped() // steps: 1.9.0
 	if act != nil {
 		opts.Action = &projection.Outcome{Dispatched: act.Dispatched, NavigationStarted: act.NavigationStarted,
 			NavigationDone: act.NavigationDone, NavigationCancelled: act.NavigationCancelled, DialogOpened: act.DialogOpened}

@@ -79,6 +79,12 @@ type Session interface {
 	// retries: a dispatch that may have reached the page but failed is
 	// action_uncertain.
 	Act(ctx context.Context, a Action, authorize Authorize) (*ActResult, error)
+	// Step runs one step of a browser_act call with steps (tool version
+	// 1.9.0) as Act does, but observes nothing after it: the newest
+	// revision stays the one every step's ref is checked against, and its
+	// result has no Observation. A session of an earlier version refuses
+	// it.
+	Step(ctx context.Context, a Action, authorize Authorize) (*ActResult, error)
 	// Upload sets files on a file-input control. The live guards and
 	// authorize run first; only then, still under the operation lock, is
 	// stage asked for the files to set, so a refused upload reads nothing.

@@ -42,6 +42,11 @@ type Options struct {
 	Coverage bool
 	// Action is the outcome of the act or upload that led to the observation.
 	Action *Outcome
+	// Steps and Stopped (1.9.0): the outcome words of the steps of one
+	// browser_act call, at most tools.MaxSteps, and the step that stopped
+	// it (steps.go).
+	Steps   []string
+	Stopped *Stopped
 	// Regions (browser tools ≥ 1.3.0) and text coverage with the draft
 	// receipt (≥ 1.5.0).
 	Regions      bool
@@ -104,6 +109,8 @@ type View struct {
 	Revision        string    `json:"revision"`
 	Trust           string    `json:"trust,omitempty"` // 1.9.0 leaves it out: every view's page content is untrusted (lean.go)
 	Action          *Outcome  `json:"action,omitempty"`
+	Steps           []string  `json:"steps,omitempty"`   // 1.9.0
+	Stopped         *Stopped  `json:"stopped,omitempty"` // 1.9.0
 	Dialog          *Dialog   `json:"dialog,omitempty"`
 	Tabs            *Tabs     `json:"tabs,omitempty"` // 1.8.0
 	URL             string    `json:"url,omitempty"`
@@ -230,7 +237,8 @@ func Project(obs *observation.Observation, opts Options) ([]byte, error) {
 		budget = DefaultBudget
 	}
 	a := admission{obs: obs, opts: opts, budget: budget}
-	a.v = View{Version: obs.Version, Revision: obs.Revision, Trust: trustMark(opts.Lean), Action: opts.Action}
+	a.v = View{Version: obs.Version, Revision: obs.Revision, Trust: trustMark(opts.Lean), Action: opts.Action,
+		Steps: opts.Steps, Stopped: stopped(opts.Stopped)}
 	setTabs(&a.v, obs, opts.Tabs, budget)
 	if d := obs.Dialog; d != nil {
 		msg, cut := clip(d.Message, dialogCap)

@@ -103,6 +103,11 @@ type Projection struct {
 	// Action: the postconditions of the act or upload that led to the
 	// observation, as the view shows them.
 	Action *projection.Outcome `json:"action,omitempty"`
+	// Steps and Stopped: the outcomes of a browser_act call's steps and
+	// the step that stopped them (tool version 1.9.0), as the view shows
+	// them.
+	Steps   []string            `json:"steps,omitempty"`
+	Stopped *projection.Stopped `json:"stopped,omitempty"`
 	// Withheld: the view echoed the agent's own draft, which is typed text
 	// and is withheld from the stored observation. This is the digest and
 	// size of the view re-derived from the observation as stored, which

@@ -332,6 +332,7 @@ setInterval(() => {
 		valueScenarios(),
 		pointerScenarios(),
 		changesScenarios(),
+		stepsScenarios(),
 	)...)
 }
 

@@ -4,7 +4,7 @@ import "github.com/veetbot/veetbrowser/errcode"
 
 // changesProperty is browser_observe's changes argument (tool version
 // 1.9.0, docs/changes.md); its rules live in the docs, not the schema.
-const changesProperty = `"changes":{"type":"boolean","description":"show only what changed since the previous view; refs of unchanged controls stay valid"}`
+const changesProperty = `"changes":{"type":"boolean","description":"only what changed since the last view; unchanged refs stay valid"}`
 
 // checkChanges refuses changes before 1.9.0, and with a continuation: a
 // delta compares views of the page from its start.

@@ -30,7 +30,8 @@ var leanDescriptions = map[string]string{
 		"presses Enter), press (a key or chord: Control+A), select (an option's label; options and mode in a multiple-choice " +
 		"list), select_text (its text, or the part given as text; with no ref, that text in the page), check, uncheck, hover, scroll (the page, or the box at ref), " +
 		"drag (onto to), dialog (accept or dismiss the open dialog; no ref). Submitting, sending, buying, deleting need the " +
-		"user's approval. A failed action is never retried: observe again." + viewNote,
+		"user's approval. A failed action is never retried: observe again. steps (instead of kind and ref): up to 16 " +
+		"actions in order, one view at the end; the first refused stops the rest (stopped says which)." + viewNote,
 	Upload: "Set files of the upload directory on a file input." + viewNote,
 	Find: "Find controls and text holding every word of query, to locate something on a long page (to read a page, follow " +
 		"next). A text match's next, passed to browser_observe, reads from there; the result's next, with the same query, " +
@@ -44,16 +45,16 @@ var leanDescriptions = map[string]string{
 // leanSchemas are 1.9.0's input schemas.
 var leanSchemas = map[string]json.RawMessage{
 	Observe: object(nil, `"after":{"type":"string","description":"continue the controls after this ref"}`,
-		`"cursor":{"type":"string","description":"a next's cursor"}`),
+		`"cursor":{"type":"string","description":"a next's cursor"}`, changesProperty),
 	Navigate: object(nil, `"url":{"type":"string"}`, `"history":{"type":"string","enum":["back","forward","reload"]}`),
-	Act: object([]string{"kind"}, `"ref":{"type":"string"}`,
+	Act: object(nil, `"ref":{"type":"string"}`,
 		`"kind":{"type":"string","enum":["click","dblclick","context_click","type","press","select","select_text","check","uncheck","hover","scroll","drag","dialog"]}`,
 		`"text":{"type":"string","description":"dates, times, numbers in ISO form; colors #rrggbb"}`,
 		`"submit":{"type":"boolean"}`, `"key":{"type":"string"}`, `"option":{"type":"string"}`,
 		`"options":{"type":"array","items":{"type":"string"},"minItems":1,"maxItems":64}`,
 		`"mode":{"type":"string","enum":["set","add","remove"]}`,
 		`"accept":{"type":"boolean"}`, `"to":{"type":"string","description":"ref to drop on"}`,
-		`"viewports":{"type":"number","minimum":-10,"maximum":10}`),
+		`"viewports":{"type":"number","minimum":-10,"maximum":10}`, stepsSchema),
 	Upload: object([]string{"ref", "paths"}, `"ref":{"type":"string"}`, `"paths":{"type":"array","items":{"type":"string"}}`),
 	Find:   object([]string{"query"}, `"query":{"type":"string"}`, `"cursor":{"type":"string"}`),
 	Wait: object([]string{"timeout_ms"}, `"text":{"type":"string"}`, `"ref_gone":{"type":"string"}`,

@@ -149,9 +149,6 @@ func Tools(v Version) []Tool {
 			"Only the newest view's refs and next are valid."
 		props := []string{`"after":{"type":"string","description":"ref of a control in the newest view: continue the controls right after it"}`,
 			`"cursor":{"type":"string","description":"the cursor of the newest view's next, or of a find match's next: read on from there"}`}
-		if v.RealPages {
-			props = append(props, changesProperty)
-		}
 		observe.InputSchema = object(nil, props...)
 	} else if v.Continuation {
 		observe.Description += " If the result has \"next\", some controls were not shown: call browser_observe again " +

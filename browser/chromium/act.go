@@ -26,6 +26,30 @@ func (s *Session) Act(ctx context.Context, a browser.Action, authorize browser.A
 		return nil, err
 	}
 	defer s.lock.Release(1)
+	res, err := s.action(ctx, a, authorize)
+	if err != nil {
+		return nil, err
+	}
+	return s.observed(ctx, res)
+}
+
+// Step implements browser.Session: the action without the observation
+// after it, so that the next step's ref is checked against the revision
+// the call was given (docs/actions.md).
+func (s *Session) Step(ctx context.Context, a browser.Action, authorize browser.Authorize) (*browser.ActResult, error) {
+	if !s.realPages {
+		return nil, errcode.New(errcode.InvalidArgument, "steps need tool version 1.9.0")
+	}
+	if err := s.acquire(ctx); err != nil {
+		return nil, err
+	}
+	defer s.lock.Release(1)
+	return s.action(ctx, a, authorize)
+}
+
+// action runs an action up to its postconditions; its result has no
+// observation yet.
+func (s *Session) action(ctx context.Context, a browser.Action, authorize browser.Authorize) (*browser.ActResult, error) {
 	if a.Kind == browser.ActDialog {
 		return s.answerDialog(ctx, a, authorize)
 	}
@@ -68,11 +92,7 @@ func (s *Session) Act(ctx context.Context, a browser.Action, authorize browser.A
 		return nil, err
 	}
 	if (a.Kind == browser.ActCheck || a.Kind == browser.ActUncheck) && insp.Facts.Checked == (a.Kind == browser.ActCheck) {
-		obs, err := s.observe(ctx, observation.Request{})
-		if err != nil {
-			return nil, err
-		}
-		return &browser.ActResult{URL: obs.URL, Observation: obs}, nil
+		return &browser.ActResult{}, nil
 	}
 	if s.realPages && a.Kind == browser.ActType && insp.Facts.Input != "" {
 		if err := typedRefusal(insp.Facts.Input, a.Text); err != nil {
@@ -103,11 +123,7 @@ func (s *Session) Act(ctx context.Context, a browser.Action, authorize browser.A
 		err = s.dispatch(ctx, a, req, prep, at, permit)
 	}
 	if err == errNothingToDo {
-		obs, err := s.observe(ctx, observation.Request{})
-		if err != nil {
-			return nil, err
-		}
-		return &browser.ActResult{URL: obs.URL, Observation: obs}, nil
+		return &browser.ActResult{}, nil
 	}
 	if err != nil {
 		return nil, err
@@ -115,7 +131,7 @@ func (s *Session) Act(ctx context.Context, a browser.Action, authorize browser.A
 	if a.Kind == browser.ActType && prep.Facts.Editable {
 		s.bindDraft(ctx, ct, a.Text)
 	}
-	return s.afterDispatch(ctx, before)
+	return s.settled(ctx, before)
 }
 
 // actionFacts are the facts the policy judges an action by: the control's
@@ -383,16 +399,33 @@ func (r *refused) Error() string { return r.err.Error() }
 
 // afterDispatch reports postconditions and observes the result.
 func (s *Session) afterDispatch(ctx context.Context, before tab.Mark) (*browser.ActResult, error) {
+	res, err := s.settled(ctx, before)
+	if err != nil {
+		return nil, err
+	}
+	return s.observed(ctx, res)
+}
+
+// settled reports the postconditions of a dispatched input.
+func (s *Session) settled(ctx context.Context, before tab.Mark) (*browser.ActResult, error) {
 	st := s.tab.Settle(ctx, before)
 	if st.Refused != nil {
 		// The input was delivered; the navigation it started was stopped
 		// before its request left the browser, and the page stayed.
 		return nil, st.Refused
 	}
-	res := &browser.ActResult{Dispatched: true, NavigationStarted: st.Started, NavigationDone: st.Done,
-		NavigationCancelled: st.Cancelled, DialogOpened: st.Dialog}
+	return &browser.ActResult{Dispatched: true, NavigationStarted: st.Started, NavigationDone: st.Done,
+		NavigationCancelled: st.Cancelled, DialogOpened: st.Dialog}, nil
+}
+
+// observed adds the observation after an action to its result. Once input
+// was dispatched, a failure to observe leaves the action uncertain.
+func (s *Session) observed(ctx context.Context, res *browser.ActResult) (*browser.ActResult, error) {
 	obs, err := s.observe(ctx, observation.Request{})
 	if err != nil {
+		if !res.Dispatched {
+			return nil, err
+		}
 		return nil, errcode.Wrap(errcode.ActionUncertain, err, "the action was dispatched but the page could not be observed afterwards; observe again")
 	}
 	res.URL, res.Observation = obs.URL, obs

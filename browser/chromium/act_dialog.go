@@ -57,5 +57,5 @@ func (s *Session) answerDialog(ctx context.Context, a browser.Action, authorize 
 	wctx, cancel := context.WithTimeout(ctx, s.timings.DialogClose)
 	s.tab.WaitDialogClosed(wctx, d)
 	cancel()
-	return s.afterDispatch(ctx, before)
+	return s.settled(ctx, before)
 }

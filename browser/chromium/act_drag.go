@@ -72,7 +72,7 @@ func (s *Session) drag(ctx context.Context, a browser.Action, authorize browser.
 	if err := s.dragInput(ctx, src, point{start.X, start.Y}, point{end.X, end.Y}, permit); err != nil {
 		return nil, err
 	}
-	return s.afterDispatch(ctx, before)
+	return s.settled(ctx, before)
 }
 
 // dragInput presses at p, checks that the press reached the source, moves

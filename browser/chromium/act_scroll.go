@@ -148,7 +148,7 @@ func (s *Session) wheel(ctx context.Context, at point, dy float64, permit policy
 		return nil, err
 	}
 	s.settleScroll(ctx, position)
-	return s.afterDispatch(ctx, before)
+	return s.settled(ctx, before)
 }
 
 // wheelParams are Input.dispatchMouseEvent's for a wheel: Chromium needs

@@ -11,6 +11,7 @@ import (
 	"crypto/sha256"
 	"encoding/json"
 	"fmt"
+	"reflect"
 	"strings"
 	"testing"
 	"time"
@@ -86,7 +87,7 @@ func checkWhole(t testing.TB, c store.Call) int {
 	want := Call(c.SessionID, i)
 	if c.Status != store.StatusComplete || c.Outcome != store.OutcomeOK || !bytes.Equal(c.Observation, want.Observation) ||
 		c.View == nil || !bytes.Equal(c.View.SHA256, want.View.SHA256) || c.View.Bytes != want.View.Bytes ||
-		c.Projection == nil || *c.Projection != *want.Projection || c.Duration != want.Duration {
+		c.Projection == nil || !reflect.DeepEqual(*c.Projection, *want.Projection) || c.Duration != want.Duration {
 		t.Fatalf("call %d (i=%d) is not the record written: status %q outcome %q, %d observation bytes", c.Seq, i, c.Status, c.Outcome, len(c.Observation))
 	}
 	return i
