@@ -65,6 +65,9 @@ type Options struct {
 	// Values (browser tools ≥ 1.9.0): controls show the values the
 	// observation holds (read_values grant; records.go); else none.
 	Values bool
+	// Blocked (browser tools ≥ 1.9.0): the requests stopped before they
+	// left the browser since the last result (blocked.go).
+	Blocked bool
 }
 
 // Outcome is an action's postconditions; false flags are omitted.
@@ -93,7 +96,8 @@ type View struct {
 	Trust           string    `json:"trust"`
 	Action          *Outcome  `json:"action,omitempty"`
 	Dialog          *Dialog   `json:"dialog,omitempty"`
-	Tabs            *Tabs     `json:"tabs,omitempty"` // 1.8.0
+	Tabs            *Tabs     `json:"tabs,omitempty"`    // 1.8.0
+	Blocked         *Blocked  `json:"blocked,omitempty"` // 1.9.0
 	URL             string    `json:"url,omitempty"`
 	URLTruncated    bool      `json:"url_truncated,omitempty"`
 	Title           string    `json:"title,omitempty"`
@@ -202,6 +206,7 @@ func Project(obs *observation.Observation, opts Options) ([]byte, error) {
 	a := admission{obs: obs, opts: opts, budget: budget}
 	a.v = View{Version: obs.Version, Revision: obs.Revision, Trust: observation.Trust, Action: opts.Action}
 	setTabs(&a.v, obs, opts.Tabs, budget)
+	setBlocked(&a.v, obs, opts.Blocked, budget)
 	if d := obs.Dialog; d != nil {
 		msg, cut := clip(d.Message, dialogCap)
 		a.v.Dialog = &Dialog{Type: d.Type, Message: msg, MessageTruncated: cut || d.MessageTruncated}

@@ -10,5 +10,5 @@ import "github.com/veetbot/veetbrowser/projection"
 func ViewOptions(v Version, budget, elementOffset, textOffset int) projection.Options {
 	return projection.Options{Budget: budget, Coverage: v.Continuation, Regions: v.Regions,
 		TextCoverage: v.TextCoverage, Offsets: v.Offsets, ElementOffset: elementOffset, TextOffset: textOffset,
-		Reading: v.Reading, Frames: v.Frames, Tabs: v.Interactions, Values: v.RealPages}
+		Reading: v.Reading, Frames: v.Frames, Tabs: v.Interactions, Values: v.RealPages, Blocked: v.RealPages}
 }
