@@ -97,7 +97,7 @@ func newSession(ctx context.Context, p *Provider, browserCtx context.Context, op
 			s.requests.Contain = &tab.Containment{Origins: opts.Contain}
 		}
 	}
-	t, err := tab.Open(ctx, browserCtx, s.tabOptions(tab.Options{Check: opts.CheckNavigation, Isolated: p.isolated}))
+	t, err := tab.Open(ctx, browserCtx, s.tabOptions(tab.Options{Check: opts.CheckNavigation, Isolated: p.isolated, HoldPopups: s.realPages && s.interactions}))
 	if err != nil {
 		return nil, err
 	}

@@ -111,6 +111,9 @@ type Options struct {
 	// away.
 	Contain          *Containment
 	NoServiceWorkers bool
+	// HoldPopups (tool version 1.9.0) judges the first request of the
+	// pages the tab opens before it leaves (popups.go).
+	HoldPopups bool
 	// Isolated opens the page in a browser context of its own, disposed of
 	// when the tab's context ends.
 	Isolated bool
@@ -146,6 +149,9 @@ func Adopt(ctx, parent context.Context, id cdptarget.ID, opts Options) (*Tab, er
 type Hooks struct {
 	Opened func(*cdptarget.Info)
 	Gone   func(cdptarget.ID)
+	// Refused (with Options.HoldPopups) tells of a popup of the tab whose
+	// first request the tab's check refused before it left (popups.go).
+	Refused func(id cdptarget.ID, refusal error)
 }
 
 func start(ctx, parent context.Context, opts Options, copts ...chromedp.ContextOption) (*Tab, error) {
@@ -197,6 +203,12 @@ func start(ctx, parent context.Context, opts Options, copts ...chromedp.ContextO
 	if err := chromedp.Listen(tabCtx, t.onEvent); err != nil {
 		cancel()
 		return nil, errcode.Wrap(errcode.BrowserUnavailable, err, "could not open a browser page")
+	}
+	if opts.HoldPopups {
+		if err := t.holdPopups(opening, parent); err != nil {
+			cancel()
+			return nil, Classify(opening, err, errcode.BrowserUnavailable, "could not prepare the browser page")
+		}
 	}
 	go t.handleDialogs()
 	go t.popupCloser.Run(tabCtx)
