@@ -4,6 +4,7 @@ import (
 	"fmt"
 	"net"
 	"net/http"
+	"net/url"
 	"net/http/httptest"
 	"strings"
 	"sync"
@@ -12,6 +13,7 @@ import (
 	"time"
 
 	"github.com/veetbot/veetbrowser/browser"
+	"github.com/veetbot/veetbrowser/errcode"
 	"github.com/veetbot/veetbrowser/internal/browsertest"
 	"github.com/veetbot/veetbrowser/observation"
 	"github.com/veetbot/veetbrowser/policy"
@@ -183,4 +185,77 @@ func pageText(obs *observation.Observation) string {
 		b.WriteString("\n")
 	}
 	return b.String()
+}
+
+// The blocked record lists 16 origins and counts the 17th, in the
+// observation and in the 1 KiB view; every request was stopped before it
+// left (the ports on 127.0.0.2 have nothing behind them, and nothing could
+// have reached them).
+func TestContainBlockedRecordBound(t *testing.T) {
+	t.Parallel()
+	for _, n := range []int{observation.MaxBlockedOrigins, observation.MaxBlockedOrigins + 1} {
+		t.Run(fmt.Sprint(n), func(t *testing.T) {
+			t.Parallel()
+			var imgs strings.Builder
+			for i := range n {
+				fmt.Fprintf(&imgs, `<img src="http://127.0.0.2:%d/logo.png" alt="partner %d">`, 9100+i, i)
+			}
+			base := browsertest.Serve(t, `<title>Partners</title><main><h1>Our partners</h1>`+imgs.String()+`<button onclick="this.textContent='Thanks'">Subscribe</button></main>`)
+			s := session(t, SessionOptions{Budget: 1024, Grant: policy.Grant{Origins: []string{strings.TrimSuffix(base, "/")}, Contain: true}})
+			ctx := browsertest.Context(t, time.Minute)
+			res, err := s.Navigate(ctx, base)
+			if err != nil {
+				t.Fatal(err)
+			}
+			b := res.Observation.Blocked
+			listed := min(n, observation.MaxBlockedOrigins)
+			if b == nil || b.Total != n || len(b.Origins) != listed || b.OtherOrigins != n-listed || b.OtherRequests != n-listed {
+				t.Fatalf("blocked: %+v", b)
+			}
+			v := view(t, res)
+			if v.Blocked == nil || v.Blocked.Total != n || len(v.Blocked.Origins)+v.Blocked.OtherOrigins != n {
+				t.Fatalf("the view's blocked record: %+v in %s", v.Blocked, res.View)
+			}
+			if len(res.View) > 1024 {
+				t.Fatalf("view of %d bytes", len(res.View))
+			}
+		})
+	}
+}
+
+// Without containment a 1.9.0 session's requests still pass the
+// destination rules: a page's image from a private address is refused
+// where they deny private destinations (the sidecar without
+// --allow-private), and goes through where they do not (the local
+// default), with no blocked record.
+func TestRequestCheckDestinations(t *testing.T) {
+	t.Parallel()
+	ctx := browsertest.Context(t, time.Minute)
+	u, _ := url.Parse("http://127.0.0.2:9/x.png")
+	deny := requestCheck(policy.Grant{}, policy.Destinations{DenyPrivate: true})
+	wantCode(t, deny(ctx, u), errcode.ForeignOrigin)
+	wantCode(t, deny(ctx, u), errcode.ForeignOrigin) // the kept verdict
+	if err := requestCheck(policy.Grant{}, policy.Destinations{})(ctx, u); err != nil {
+		t.Errorf("the local default refused a loopback image: %v", err)
+	}
+	meta, _ := url.Parse("http://169.254.169.254/latest/meta-data/")
+	wantCode(t, requestCheck(policy.Grant{}, policy.Destinations{})(ctx, meta), errcode.ForeignOrigin)
+	contained := requestCheck(policy.Grant{Origins: []string{"http://127.0.0.1:8080"}, Resources: []string{"http://127.0.0.2:9"}, Contain: true}, policy.Destinations{})
+	if err := contained(ctx, u); err != nil {
+		t.Errorf("a granted resource was refused: %v", err)
+	}
+	other, _ := url.Parse("http://127.0.0.2:10/x.png")
+	wantCode(t, contained(ctx, other), errcode.ForeignOrigin)
+
+	// In the browser, the local default lets a loopback image through.
+	host := serveOtherHost(t)
+	base := browsertest.Serve(t, fmt.Sprintf(`<title>Gallery</title><main><h1>Gallery</h1><img src="%s/photo.png" alt="photo"></main>`, host.URL))
+	s := session(t, SessionOptions{})
+	res, err := s.Navigate(ctx, base)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if res.Observation.Blocked != nil || host.requests.Load() != 1 {
+		t.Errorf("the local default: blocked %+v, %d requests", res.Observation.Blocked, host.requests.Load())
+	}
 }
