@@ -15,7 +15,8 @@ import (
 // (180 images, 10 scripts, 10 style sheets, none cached) and observes it:
 // with tool version 1.8.0 (only documents paused), 1.9.0 (every request
 // paused and checked against the destination rules) and 1.9.0 with
-// contain (and against the grant's origins).
+// contain (and against the grant's origins). It reports the time of each
+// and their ratios.
 func BenchmarkContainment(b *testing.B) {
 	var page strings.Builder
 	page.WriteString(`<!doctype html><title>Catalogue</title>`)
@@ -49,25 +50,38 @@ func BenchmarkContainment(b *testing.B) {
 		}
 	}))
 	origin := strings.TrimSuffix(base, "/")
-	for _, c := range []struct {
+	// The three sessions take turns in every round, so that a change in
+	// the machine's load falls on each of them alike.
+	configs := []struct {
 		name string
 		opts SessionOptions
 	}{
 		{"1.8.0", SessionOptions{Version: "1.8.0", Grant: policy.Grant{Origins: []string{origin}}}},
 		{"1.9.0", SessionOptions{Grant: policy.Grant{Origins: []string{origin}}}},
 		{"1.9.0-contain", SessionOptions{Grant: policy.Grant{Origins: []string{origin}, Contain: true}}},
-	} {
-		b.Run(c.name, func(b *testing.B) {
-			s := session(b, c.opts)
-			ctx := browsertest.Context(b, 30*time.Minute)
-			for b.Loop() {
-				if _, err := s.Navigate(ctx, base); err != nil {
-					b.Fatal(err)
-				}
-				if _, err := s.Observe(ctx, ObserveOptions{}); err != nil {
-					b.Fatal(err)
-				}
-			}
-		})
 	}
+	sessions := make([]*Session, len(configs))
+	for i, c := range configs {
+		sessions[i] = session(b, c.opts)
+	}
+	ctx := browsertest.Context(b, 30*time.Minute)
+	spent := make([]time.Duration, len(configs))
+	for b.Loop() {
+		for i, s := range sessions {
+			start := time.Now()
+			if _, err := s.Navigate(ctx, base); err != nil {
+				b.Fatal(err)
+			}
+			if _, err := s.Observe(ctx, ObserveOptions{}); err != nil {
+				b.Fatal(err)
+			}
+			spent[i] += time.Since(start)
+		}
+	}
+	for i, c := range configs {
+		b.ReportMetric(float64(spent[i].Milliseconds())/float64(b.N), "ms/"+c.name)
+	}
+	b.ReportMetric(float64(spent[1])/float64(spent[0]), "1.9.0/1.8.0")
+	b.ReportMetric(float64(spent[2])/float64(spent[0]), "contain/1.8.0")
+	b.ReportMetric(float64(spent[2])/float64(spent[1]), "contain/1.9.0")
 }
