@@ -91,14 +91,16 @@ func (t *Tab) decideFrameRequest(target *chromedp.Target, ev *fetch.EventRequest
 
 // holdWebSockets lets a WebSocket be created only to an allowed origin
 // (%s: their JSON list); the constructor the page sees, under both of its
-// names, refuses the others before any handshake.
+// names, refuses the others before any handshake. The page may still
+// replace it (a library's wrapper), but the browser's own constructor is
+// reachable through neither name.
 const holdWebSockets = `(() => { const allowed = %s; const W = globalThis.WebSocket; if (!W) return;
 const P = new Proxy(W, { construct(target, args, nt) { const u = new URL(String(args[0]), location.href);
 const o = (u.protocol === "wss:" ? "https:" : u.protocol === "ws:" ? "http:" : u.protocol) + "//" + u.host;
 if (!allowed.includes(o)) throw new DOMException("this page may not open a WebSocket to " + u.origin, "SecurityError");
 return Reflect.construct(target, args, nt); } });
-Object.defineProperty(W.prototype, "constructor", { value: P, configurable: false, writable: false });
-Object.defineProperty(globalThis, "WebSocket", { value: P, configurable: false, writable: false }); })();`
+Object.defineProperty(W.prototype, "constructor", { value: P, configurable: true, writable: true });
+Object.defineProperty(globalThis, "WebSocket", { value: P, configurable: true, writable: true }); })();`
 
 // noServiceWorkers removes service worker registration from a document.
 const noServiceWorkers = `(() => { try { delete Navigator.prototype.serviceWorker; } catch (e) {} })();`
@@ -108,7 +110,11 @@ const noServiceWorkers = `(() => { try { delete Navigator.prototype.serviceWorke
 func (t *Tab) enableRequestGuard(ctx context.Context, target *chromedp.Target) error {
 	var src string
 	if t.contain != nil {
-		allowed, err := json.Marshal(t.contain.Origins)
+		origins := make([]string, len(t.contain.Origins))
+		for i, o := range t.contain.Origins {
+			origins[i] = strings.ToLower(strings.TrimSuffix(o, "/"))
+		}
+		allowed, err := json.Marshal(origins)
 		if err != nil {
 			return err
 		}
