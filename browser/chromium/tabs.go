@@ -58,12 +58,11 @@ type tabEntry struct {
 	ready  chan struct{} // closed when adoption ended, with tab or not
 	gone   bool
 	passed int // navigation hops of the page the check allowed
-	// decided is closed once a held popup's first hop was judged, it
-	// closed, or it ran without one for SettleWindow (tool version 1.9.0);
-	// refusal is its refusal, if it was refused.
+	// decided is closed once the page's first hop was judged, it closed,
+	// or it ran without one for SettleWindow after its adoption (what a
+	// 1.9.0 action that opened it waits for)
 	decided   chan struct{}
 	isDecided bool
-	refusal   error
 	// guarded by the session's lock: the tab's draft receipt while
 	// another tab is active
 	draft *collect.Draft
@@ -174,7 +173,7 @@ func (ts *tabSet) adoptJob(e *tabEntry) func(ctx context.Context) {
 			if err == nil {
 				e.passed++
 			} else if e.passed == 0 {
-				e.refusal, ts.refusal = err, err
+				ts.refusal = err
 				ts.refuseLocked(e)
 			}
 			e.decideLocked()
@@ -249,7 +248,6 @@ func (ts *tabSet) noteRefused(id cdptarget.ID, refusal error) {
 	defer ts.mu.Unlock()
 	ts.refusal = refusal
 	if e := ts.byTarget[id]; e != nil {
-		e.refusal = refusal
 		ts.refuseLocked(e)
 		return
 	}
@@ -266,8 +264,8 @@ func (e *tabEntry) decideLocked() {
 	}
 }
 
-// popupRefusal waits, at most TabOpen, for the held popups not yet judged
-// to be, and returns the newest refusal of a popup since the last
+// popupRefusal waits, at most TabOpen, for the popups not yet judged to
+// be, and returns the newest refusal of a popup since the last
 // observation, if any: the action that opened a popup outside the grant
 // reports it (tool version 1.9.0). It is called when the action opened a
 // page.
