@@ -28,7 +28,6 @@ import (
 	"crypto/rand"
 	"encoding/json"
 	"io"
-	"net/url"
 	"os"
 	"sync"
 	"time"
@@ -200,10 +199,16 @@ func (r *Runtime) NewSession(ctx context.Context, opts SessionOptions) (*Session
 	if err != nil {
 		return nil, err
 	}
-	page, err := openPage(ctx, r.provider, browser.SessionOptions{CheckNavigation: navigationCheck(opts.Grant, opts.Destinations),
+	bopts := browser.SessionOptions{CheckNavigation: navigationCheck(opts.Grant, opts.Destinations),
 		Reading: v.Reading, ReadingBytes: observation.ReadingWindow(budget),
 		Frames: v.Frames, FrameAllowed: opts.Grant.AllowsOrigin, Interactions: v.Interactions, RealPages: v.RealPages,
-		ReadValues: opts.Grant.ReadValues})
+		ReadValues: opts.Grant.ReadValues}
+	if v.RealPages {
+		bopts.CheckRequest = requestCheck(opts.Grant, opts.Destinations)
+		bopts.Contain = opts.Grant.Contained()
+		bopts.NoServiceWorkers = bopts.Contain != nil || opts.Destinations.DenyPrivate
+	}
+	page, err := openPage(ctx, r.provider, bopts)
 	if err != nil {
 		return nil, err
 	}
@@ -261,21 +266,6 @@ func (s *Session) navigate(ctx context.Context, url string) (*Result, error) {
 		return nil, err
 	}
 	return s.result(obs, nil)
-}
-
-// navigationCheck is what every top-level navigation hop of a session must
-// pass, whoever started it: the grant's class and origins, then the
-// destination policy on the addresses the host resolves to.
-func navigationCheck(g policy.Grant, d policy.Destinations) func(context.Context, *url.URL) error {
-	return func(ctx context.Context, u *url.URL) error {
-		if !g.AllowsClass(policy.ClassNavigate) {
-			return errcode.New(errcode.ForeignOrigin, "this task may not navigate")
-		}
-		if !g.AllowsOrigin(u.Scheme + "://" + u.Host) {
-			return errcode.New(errcode.ForeignOrigin, "the navigation's origin is outside this task's grant; it was stopped and the page kept")
-		}
-		return d.Check(ctx, u)
-	}
 }
 
 // Approve stores one single-use approval for exactly these facts, as the

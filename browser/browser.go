@@ -59,6 +59,19 @@ type SessionOptions struct {
 	// editable control of a field that is not a credential or payment
 	// field carries its current value.
 	ReadValues bool
+	// CheckRequest (tool version 1.9.0) is asked about every request of
+	// the session's pages that is not a top-level hop (subresources,
+	// frames, fetch and XHR, beacons, EventSource, worker scripts,
+	// prefetch) before it leaves the browser; a refused one is blocked and
+	// counted in the next observation's Blocked record. nil asks nothing.
+	CheckRequest func(ctx context.Context, u *url.URL) error
+	// Contain (with CheckRequest) lists the only origins requests may go
+	// to: what Fetch never pauses is held to them too (WebSocket), and
+	// WebRTC is off. nil: not contained.
+	Contain []string
+	// NoServiceWorkers refuses service worker scripts, whose own requests
+	// no page sees.
+	NoServiceWorkers bool
 }
 
 // MaxTabs bounds the tabs of one session. A popup past it is closed as it

@@ -92,8 +92,8 @@ func Open(ctx context.Context, opts Options) (*Session, error) {
 	}
 	req := api.LeaseRequest{Profile: opts.Profile, TTLSeconds: int(opts.TTL / time.Second),
 		Version: opts.Session.Version, Budget: opts.Session.Budget}
-	if g := opts.Session.Grant; len(g.Origins) > 0 || len(g.Classes) > 0 || g.ReadValues {
-		req.Grant = &api.Grant{Origins: g.Origins, Classes: g.Classes, ReadValues: g.ReadValues}
+	if g := opts.Session.Grant; len(g.Origins) > 0 || len(g.Classes) > 0 || g.ReadValues || g.Contain {
+		req.Grant = &api.Grant{Origins: g.Origins, Classes: g.Classes, ReadValues: g.ReadValues, Contain: g.Contain, Resources: g.Resources}
 	}
 	s := &Session{c: c, opts: opts, req: req}
 	s.ctx, s.stop = context.WithCancel(context.Background())

@@ -98,6 +98,9 @@ type Observation struct {
 	FramesOmitted int     `json:"frames_omitted,omitempty"`
 	// Tabs are the session's tabs (tool version 1.8.0).
 	Tabs *Tabs `json:"tabs,omitempty"`
+	// Blocked counts the requests stopped before they left the browser
+	// since the previous observation (tool version 1.9.0).
+	Blocked *Blocked `json:"blocked,omitempty"`
 	// NextKey mints the reading continuations of this revision (tool
 	// version 1.6.0). It is not part of the observation: the record keeps it
 	// with the view's projection inputs.

@@ -22,6 +22,9 @@ func Validate(o *Observation) error {
 	if len(o.Regions) > 0 && o.RegionCoverage == nil {
 		return fail("regions without coverage")
 	}
+	if b := o.Blocked; b != nil && (len(b.Origins) > MaxBlockedOrigins || b.Total < b.OtherRequests) {
+		return fail("a blocked record of %d origins", len(b.Origins))
+	}
 	refs := make(map[string]bool, len(o.Controls)+len(o.Regions)+1)
 	refs[o.Revision] = true
 	for _, c := range o.Controls {

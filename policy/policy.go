@@ -35,6 +35,40 @@ type Grant struct {
 	// or payment field (docs/realpages.md). Off by default, and not an
 	// action class: an empty Classes list never grants it.
 	ReadValues bool
+	// Contain (tool version 1.9.0, docs/navigation.md) holds every request
+	// of the session's pages, not only navigations, to Origins and
+	// Resources: the others are blocked before they leave the browser,
+	// and WebRTC is off. Off by default: a page may then load what it
+	// likes from anywhere the destination rules allow.
+	Contain bool
+	// Resources are origins a contained page may load from (a site's
+	// CDNs) without being granted for navigation or actions.
+	Resources []string
+}
+
+// AllowsRequest reports whether a page of the session may send a request
+// to origin: under containment only to the granted origins and resources,
+// otherwise anywhere.
+func (g Grant) AllowsRequest(origin string) bool {
+	if !g.Contain || g.AllowsOrigin(origin) {
+		return true
+	}
+	for _, o := range g.Resources {
+		if strings.EqualFold(strings.TrimSuffix(o, "/"), origin) {
+			return true
+		}
+	}
+	return false
+}
+
+// Contained lists the only origins a contained grant's requests may go to,
+// nil if every origin may be reached (no containment, or any origin
+// granted).
+func (g Grant) Contained() []string {
+	if !g.Contain || len(g.Origins) == 0 {
+		return nil
+	}
+	return append(slices.Clone(g.Origins), g.Resources...)
 }
 
 // GrantReadValues is the ReadValues grant's name where a grant is written

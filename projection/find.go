@@ -65,6 +65,7 @@ func ProjectFind(obs *observation.Observation, opts Options) ([]byte, error) {
 	a := &admission{obs: obs, opts: opts, budget: budget}
 	a.v = View{Version: obs.Version, Revision: obs.Revision, Trust: trustMark(opts.Lean)}
 	setTabs(&a.v, obs, opts.Tabs, a.budget)
+	setBlocked(&a.v, obs, opts.Blocked, a.budget)
 	a.v.Query, _ = clip(obs.Find.Query, queryCap)
 	c := obs.Find.Coverage
 	a.v.FindCoverage = &FindCoverage{ScannedNodes: c.ScannedNodes, Candidates: c.Candidates, InspectedUnits: c.InspectedUnits,

@@ -82,6 +82,9 @@ type Options struct {
 	// since it; ChangesAsked or ChangesLong says when.
 	Changes string
 	Base    *observation.Observation
+	// Blocked (browser tools ≥ 1.9.0): the requests stopped before they
+	// left the browser since the last result (blocked.go).
+	Blocked bool
 }
 
 // Outcome is an action's postconditions; false flags are omitted.
@@ -112,7 +115,8 @@ type View struct {
 	Steps           []string  `json:"steps,omitempty"`   // 1.9.0
 	Stopped         *Stopped  `json:"stopped,omitempty"` // 1.9.0
 	Dialog          *Dialog   `json:"dialog,omitempty"`
-	Tabs            *Tabs     `json:"tabs,omitempty"` // 1.8.0
+	Tabs            *Tabs     `json:"tabs,omitempty"`    // 1.8.0
+	Blocked         *Blocked  `json:"blocked,omitempty"` // 1.9.0
 	URL             string    `json:"url,omitempty"`
 	URLTruncated    bool      `json:"url_truncated,omitempty"`
 	Title           string    `json:"title,omitempty"`
@@ -240,6 +244,7 @@ func Project(obs *observation.Observation, opts Options) ([]byte, error) {
 	a.v = View{Version: obs.Version, Revision: obs.Revision, Trust: trustMark(opts.Lean), Action: opts.Action,
 		Steps: opts.Steps, Stopped: stopped(opts.Stopped)}
 	setTabs(&a.v, obs, opts.Tabs, budget)
+	setBlocked(&a.v, obs, opts.Blocked, budget)
 	if d := obs.Dialog; d != nil {
 		msg, cut := clip(d.Message, dialogCap)
 		a.v.Dialog = &Dialog{Type: d.Type, Message: msg, MessageTruncated: cut || d.MessageTruncated}

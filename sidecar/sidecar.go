@@ -310,7 +310,8 @@ func (s *Server) open(ctx context.Context, l *lease, dir string, v tools.Version
 	if l.runtime, err = veetbrowser.New(l.provider, veetbrowser.Options{Budget: req.Budget, Store: s.opts.Store}); err == nil {
 		var g policy.Grant
 		if req.Grant != nil {
-			g = policy.Grant{Origins: req.Grant.Origins, Classes: req.Grant.Classes, ReadValues: req.Grant.ReadValues}
+			g = policy.Grant{Origins: req.Grant.Origins, Classes: req.Grant.Classes, ReadValues: req.Grant.ReadValues,
+				Contain: req.Grant.Contain, Resources: req.Grant.Resources}
 		}
 		l.session, err = l.runtime.NewSession(ctx, veetbrowser.SessionOptions{Version: v.Name, Grant: g,
 			Destinations: s.opts.Destinations, UploadRoot: l.uploads, Surface: "http",

@@ -11,5 +11,5 @@ func ViewOptions(v Version, budget, elementOffset, textOffset int) projection.Op
 	return projection.Options{Budget: budget, Coverage: v.Continuation, Regions: v.Regions,
 		TextCoverage: v.TextCoverage, Offsets: v.Offsets, ElementOffset: elementOffset, TextOffset: textOffset,
 		Reading: v.Reading, Frames: v.Frames, Tabs: v.Interactions, Values: v.RealPages,
-		Lean: v.RealPages, Compact: v.RealPages}
+		Lean: v.RealPages, Compact: v.RealPages, Blocked: v.RealPages}
 }

@@ -414,6 +414,13 @@ func (s *Session) settled(ctx context.Context, before tab.Mark) (*browser.ActRes
 		// before its request left the browser, and the page stayed.
 		return nil, st.Refused
 	}
+	if st.Opened {
+		if err := s.popupRefusal(ctx); err != nil {
+			// Delivered too; the page it opened was closed before its
+			// first request left the browser.
+			return nil, err
+		}
+	}
 	return &browser.ActResult{Dispatched: true, NavigationStarted: st.Started, NavigationDone: st.Done,
 		NavigationCancelled: st.Cancelled, DialogOpened: st.Dialog}, nil
 }

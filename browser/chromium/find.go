@@ -57,6 +57,7 @@ func (s *Session) Find(ctx context.Context, req browser.FindRequest) (*observati
 	obs := s.pageObservation(next, res.Page, res.Controls)
 	obs.Find = &observation.Find{Query: req.Query, Matches: res.Matches, Coverage: res.Coverage}
 	s.stampTabs(ctx, obs, false)
+	s.stampBlocked(obs)
 	if err := s.validate(obs); err != nil {
 		return nil, err
 	}

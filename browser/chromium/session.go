@@ -55,7 +55,11 @@ type Session struct {
 	first      *tab.Tab
 	browserCtx context.Context
 	checkNav   func(context.Context, *url.URL) error
-	stopTabs   context.CancelFunc
+	// requests: the request guard's options every tab of the session
+	// opens with (tool version 1.9.0; requests.go); its Blocked tally is
+	// the session's.
+	requests tab.Options
+	stopTabs context.CancelFunc
 
 	closed atomic.Bool // set by Close, even when an operation is stuck
 
@@ -87,7 +91,13 @@ func newSession(ctx context.Context, p *Provider, browserCtx context.Context, op
 		reading: opts.Reading, window: opts.ReadingBytes, frames: opts.Frames && opts.Reading, frameAllowed: opts.FrameAllowed,
 		interactions: opts.Interactions, realPages: opts.RealPages,
 		readValues: opts.RealPages && opts.ReadValues}
-	t, err := tab.Open(ctx, browserCtx, tab.Options{Check: opts.CheckNavigation, Isolated: p.isolated, Frames: s.frames, Timings: s.timings})
+	if opts.CheckRequest != nil {
+		s.requests = tab.Options{CheckRequest: opts.CheckRequest, Blocked: &observation.BlockedTally{}, NoServiceWorkers: opts.NoServiceWorkers}
+		if opts.Contain != nil {
+			s.requests.Contain = &tab.Containment{Origins: opts.Contain}
+		}
+	}
+	t, err := tab.Open(ctx, browserCtx, s.tabOptions(tab.Options{Check: opts.CheckNavigation, Isolated: p.isolated, HoldPopups: s.realPages && s.interactions}))
 	if err != nil {
 		return nil, err
 	}
@@ -211,6 +221,7 @@ func (s *Session) observe(ctx context.Context, req observation.Request) (*observ
 		}
 		obs := s.dialogObservation(next, d)
 		s.stampTabs(ctx, obs, s.listTabs)
+		s.stampBlocked(obs)
 		if err := observation.Validate(obs); err != nil {
 			return nil, err
 		}
@@ -263,6 +274,7 @@ func (s *Session) observe(ctx context.Context, req observation.Request) (*observ
 		}
 	}
 	s.stampTabs(ctx, obs, s.listTabs)
+	s.stampBlocked(obs)
 	if err := s.validate(obs); err != nil {
 		return nil, err // a rejected observation leaves the receipt as it was
 	}

@@ -5,6 +5,7 @@ import (
 	"net/url"
 	"slices"
 	"sync"
+	"time"
 
 	"github.com/chromedp/cdproto/cdp"
 	cdptarget "github.com/chromedp/cdproto/target"
@@ -45,6 +46,7 @@ type tabSet struct {
 	opened   []*tabEntry // opened since the last observation
 	closed   int         // pages closed at the bound since the last observation
 	refused  int         // popups refused since the last observation
+	refusal  error       // the newest popup refusal (tool version 1.9.0)
 }
 
 type tabEntry struct {
@@ -56,6 +58,11 @@ type tabEntry struct {
 	ready  chan struct{} // closed when adoption ended, with tab or not
 	gone   bool
 	passed int // navigation hops of the page the check allowed
+	// decided is closed once the page's first hop was judged, it closed,
+	// or it ran without one for SettleWindow after its adoption (what a
+	// 1.9.0 action that opened it waits for)
+	decided   chan struct{}
+	isDecided bool
 	// guarded by the session's lock: the tab's draft receipt while
 	// another tab is active
 	draft *collect.Draft
@@ -65,6 +72,9 @@ type tabEntry struct {
 func (s *Session) startTabs(ctx context.Context, first *tab.Tab) {
 	ts := &tabSet{byTarget: map[cdptarget.ID]*tabEntry{}, closing: map[cdptarget.ID]bool{}, work: tab.NewWorkQueue(), s: s}
 	ts.hooks = &tab.Hooks{Opened: ts.notePage, Gone: ts.noteGone}
+	if s.realPages {
+		ts.hooks.Refused = ts.noteRefused
+	}
 	e := &tabEntry{target: first.TargetID(), tab: first, ready: make(chan struct{})}
 	close(e.ready)
 	ts.entries, ts.byTarget[e.target] = []*tabEntry{e}, e
@@ -106,7 +116,7 @@ func (ts *tabSet) notePage(info *cdptarget.Info) {
 		ts.closeTargetLocked(id)
 	default:
 		ts.serial++
-		e := &tabEntry{serial: ts.serial, target: id, opener: info.OpenerID, ready: make(chan struct{})}
+		e := &tabEntry{serial: ts.serial, target: id, opener: info.OpenerID, ready: make(chan struct{}), decided: make(chan struct{})}
 		ts.entries = append(ts.entries, e)
 		ts.byTarget[id] = e
 		ts.opened = append(ts.opened, e)
@@ -132,6 +142,7 @@ func (ts *tabSet) dropLocked(e *tabEntry) {
 		return
 	}
 	e.gone = true
+	e.decideLocked()
 	ts.entries = slices.DeleteFunc(ts.entries, func(o *tabEntry) bool { return o == e })
 	ts.opened = slices.DeleteFunc(ts.opened, func(o *tabEntry) bool { return o == e })
 	if t := e.tab; t != nil {
@@ -162,11 +173,13 @@ func (ts *tabSet) adoptJob(e *tabEntry) func(ctx context.Context) {
 			if err == nil {
 				e.passed++
 			} else if e.passed == 0 {
+				ts.refusal = err
 				ts.refuseLocked(e)
 			}
+			e.decideLocked()
 			return err
 		}
-		t, err := tab.Adopt(actx, s.browserCtx, e.target, tab.Options{Check: check, Frames: s.frames, Hooks: ts.hooks, Timings: s.timings})
+		t, err := tab.Adopt(actx, s.browserCtx, e.target, s.tabOptions(tab.Options{Check: check, Hooks: ts.hooks, HoldPopups: s.realPages}))
 		ts.mu.Lock()
 		defer ts.mu.Unlock()
 		defer close(e.ready)
@@ -179,8 +192,17 @@ func (ts *tabSet) adoptJob(e *tabEntry) func(ctx context.Context) {
 			go t.Close()
 			return
 		}
-		// A page that loaded before the guard was on is judged by its URL.
-		ts.work.Push(func(ctx context.Context) { ts.judgeLoaded(ctx, e) })
+		// A page that loaded before the guard was on is judged by its URL;
+		// then, or once it ran SettleWindow without a request, it is
+		// decided.
+		ts.work.Push(func(ctx context.Context) {
+			ts.judgeLoaded(ctx, e)
+			time.AfterFunc(s.timings.SettleWindow, func() {
+				ts.mu.Lock()
+				e.decideLocked()
+				ts.mu.Unlock()
+			})
+		})
 	}
 }
 
@@ -198,8 +220,9 @@ func (ts *tabSet) judgeLoaded(ctx context.Context, e *tabEntry) {
 	if err != nil || (u.Scheme != "http" && u.Scheme != "https") || s.checkNav == nil {
 		return
 	}
-	if s.checkNav(cctx, u) != nil {
+	if err := s.checkNav(cctx, u); err != nil {
 		ts.mu.Lock()
+		ts.refusal = err
 		ts.refuseLocked(e)
 		ts.mu.Unlock()
 	}
@@ -215,6 +238,65 @@ func (ts *tabSet) refuseLocked(e *tabEntry) {
 	ts.dropLocked(e)
 	if e.tab == nil {
 		ts.closeTargetLocked(e.target)
+	}
+}
+
+// noteRefused closes a popup whose first request the gate refused before
+// it left the browser (tool version 1.9.0), as refused.
+func (ts *tabSet) noteRefused(id cdptarget.ID, refusal error) {
+	ts.mu.Lock()
+	defer ts.mu.Unlock()
+	ts.refusal = refusal
+	if e := ts.byTarget[id]; e != nil {
+		ts.refuseLocked(e)
+		return
+	}
+	if !ts.closing[id] {
+		ts.refused++
+		ts.closeTargetLocked(id)
+	}
+}
+
+func (e *tabEntry) decideLocked() {
+	if e.decided != nil && !e.isDecided {
+		e.isDecided = true
+		close(e.decided)
+	}
+}
+
+// popupRefusal waits, at most TabOpen, for the popups not yet judged to
+// be, and returns the newest refusal of a popup since the last
+// observation, if any: the action that opened a popup outside the grant
+// reports it (tool version 1.9.0). It is called when the action opened a
+// page.
+func (s *Session) popupRefusal(ctx context.Context) error {
+	if s.tabs == nil || !s.realPages {
+		return nil
+	}
+	wctx, cancel := context.WithTimeout(ctx, s.timings.TabOpen)
+	defer cancel()
+	for {
+		s.tabs.mu.Lock()
+		var pending *tabEntry
+		for _, e := range s.tabs.entries {
+			if e.decided != nil && !e.isDecided {
+				pending = e
+				break
+			}
+		}
+		refusal := s.tabs.refusal
+		if s.tabs.refused == 0 {
+			refusal = nil
+		}
+		s.tabs.mu.Unlock()
+		if pending == nil {
+			return refusal
+		}
+		select {
+		case <-pending.decided:
+		case <-wctx.Done():
+			return refusal
+		}
 	}
 }
 

@@ -75,10 +75,12 @@ func runMCP(ctx context.Context, c cli, fs *flag.FlagSet, args []string) error {
 	uploadRoot := fs.String("upload-root", "", "directory browser_upload may read files from (default: uploads refused)")
 	maxSessions := fs.Int("max-sessions", mcpserver.DefaultMaxSessions, "HTTP: live MCP sessions one token may hold")
 	idle := fs.Duration("idle-timeout", mcpserver.DefaultIdleTimeout, "HTTP: end a session, and close its page, after this long without a request")
-	var origins, callerOrigins stringList
+	var origins, callerOrigins, resources stringList
 	fs.Var(&origins, "allow-origin", "origin (scheme://host[:port]) the agent may navigate to and act on (repeatable)")
 	anyOrigin := fs.Bool("allow-any-origin", false, "let the agent navigate to and act on any http(s) origin")
 	linkLocal := fs.Bool("allow-link-local", false, "allow link-local and cloud-metadata destinations")
+	contain := fs.Bool("contain", false, "tool version 1.9.0: block every request of the pages to an origin outside --allow-origin and --allow-resource, not only navigations, and turn WebRTC off")
+	fs.Var(&resources, "allow-resource", "with --contain: origin (scheme://host[:port]) pages may load from without being granted for navigation, e.g. a CDN (repeatable)")
 	readValues := fs.Bool("read-values", false, "tool version 1.9.0: show the current value of each editable field that is not a credential or payment field (recorded with the observation)")
 	fs.Var(&callerOrigins, "http-allow-origin", "HTTP: web origin (scheme://host[:port]) whose pages may call the server (repeatable; default: none)")
 	hostedURL := fs.String("hosted", "", "run the pages on this sidecar (http(s)://host:port) instead of a local browser")
@@ -96,11 +98,14 @@ func runMCP(ctx context.Context, c cli, fs *flag.FlagSet, args []string) error {
 	if err := checkVersionFlag(*version); err != nil {
 		return err
 	}
+	if len(resources) > 0 && !*contain {
+		return errcode.New(errcode.InvalidArgument, "--allow-resource needs --contain")
+	}
 	if *maxSessions < 1 || *idle <= 0 {
 		return errcode.New(errcode.InvalidArgument, "--max-sessions must be at least 1 and --idle-timeout positive")
 	}
 	opts := mcpserver.Options{Version: *version, ServerVersion: build().version, UploadRoot: *uploadRoot,
-		Grant: policy.Grant{Origins: origins, ReadValues: *readValues}, Destinations: policy.Destinations{AllowLinkLocal: *linkLocal}, Logger: c.log.Logger}
+		Grant: policy.Grant{Origins: origins, ReadValues: *readValues, Contain: *contain, Resources: resources}, Destinations: policy.Destinations{AllowLinkLocal: *linkLocal}, Logger: c.log.Logger}
 	// The HTTP clients' token is checked before a browser starts.
 	httpToken := os.Getenv(EnvToken)
 	if *addr != "" && *hostedURL != "" {

@@ -37,6 +37,10 @@ type Grant struct {
 	Classes []string `json:"classes,omitempty"`
 	// ReadValues is policy.Grant.ReadValues: field values on request.
 	ReadValues bool `json:"read_values,omitempty"`
+	// Contain is policy.Grant.Contain: every request held to the origins
+	// and Resources (tool version 1.9.0).
+	Contain   bool     `json:"contain,omitempty"`
+	Resources []string `json:"resources,omitempty"`
 }
 
 // LeaseRequest is POST /v1/leases.

@@ -8,6 +8,7 @@ import (
 
 	"github.com/chromedp/cdproto/cdp"
 	"github.com/chromedp/cdproto/dom"
+	"github.com/chromedp/cdproto/fetch"
 	"github.com/chromedp/cdproto/inspector"
 	"github.com/chromedp/cdproto/page"
 	"github.com/chromedp/cdproto/runtime"
@@ -149,6 +150,14 @@ func (t *Tab) frameLocked(id cdp.FrameID) *frame {
 func (t *Tab) attachFrame(id cdptarget.ID) {
 	s := &frameSession{}
 	listen := func(ev any) {
+		if ev, ok := ev.(*fetch.EventRequestPaused); ok {
+			// Only the request guard pauses a frame session's requests.
+			t.mu.Lock()
+			target := s.target
+			t.mu.Unlock()
+			go t.decideFrameRequest(target, ev)
+			return
+		}
 		t.mu.Lock()
 		defer t.mu.Unlock()
 		if t.onFrameEventLocked(s, ev) {
@@ -187,6 +196,10 @@ func (t *Tab) attachFrame(id cdptarget.ID) {
 	t.mu.Lock()
 	s.target = target
 	t.mu.Unlock()
+	if err := t.guardFrameSession(ctx, target); err != nil {
+		t.dropFrameSession(id, s)
+		return
+	}
 	tree, err := cdp.Call(ctx, target, page.GetFrameTree, cdp.Empty{})
 	if err != nil {
 		t.dropFrameSession(id, s)

@@ -3,6 +3,7 @@ package tab
 import (
 	"context"
 	"net/url"
+	"strings"
 
 	"github.com/chromedp/cdproto/cdp"
 	"github.com/chromedp/cdproto/fetch"
@@ -18,31 +19,47 @@ import (
 // commits no error page: the current page stays, and the operation that
 // caused the hop reports the refusal. Nothing in the page can race this: the
 // request does not exist for the network until it is continued.
+//
+// The request guard (tool version 1.9.0, docs/navigation.md): with a
+// request check, every other request of the tab is paused the same way
+// (subresources, frames, fetch and XHR, beacons, EventSource, worker
+// scripts and the requests of dedicated workers, prefetch) and continued
+// only if the check allows it; a refused one fails as blocked by the client
+// and is counted in the session's blocked tally. What Fetch never pauses
+// has means of its own (requests.go): WebSocket handshakes, service
+// workers and WebRTC.
 
 func (t *Tab) enableNavGuard(ctx context.Context) error {
-	_, err := cdp.Call(ctx, t.target, fetch.Enable, fetch.EnableParams{
-		Patterns: []*fetch.RequestPattern{{URLPattern: "*", ResourceType: network.ResourceTypeDocument, RequestStage: fetch.RequestStageRequest}},
-	})
-	return err
+	pattern := &fetch.RequestPattern{URLPattern: "*", ResourceType: network.ResourceTypeDocument, RequestStage: fetch.RequestStageRequest}
+	if t.checkRequest != nil {
+		pattern = &fetch.RequestPattern{URLPattern: "*", RequestStage: fetch.RequestStageRequest}
+	}
+	_, err := cdp.Call(ctx, t.target, fetch.Enable, fetch.EnableParams{Patterns: []*fetch.RequestPattern{pattern}})
+	if err != nil {
+		return err
+	}
+	return t.enableRequestGuard(ctx, t.target)
 }
 
-// decide answers one paused document request. It runs in its own goroutine:
-// the event listener must not issue CDP commands.
+// decide answers one paused request. It runs in its own goroutine: the
+// event listener must not issue CDP commands.
 func (t *Tab) decide(ev *fetch.EventRequestPaused) {
 	ctx, cancel := context.WithTimeout(t.ctx, t.timings.NavigationDecision)
 	defer cancel()
 	t.mu.Lock()
-	topLevel := ev.FrameID == t.mainFrame
+	topLevel := ev.FrameID == t.mainFrame && ev.ResourceType == network.ResourceTypeDocument
 	t.mu.Unlock()
+	if !topLevel {
+		t.decideRequest(ctx, t.target, ev)
+		return
+	}
 	var refusal error
-	if topLevel && t.competingRequest(ev.NetworkID) {
+	if t.competingRequest(ev.NetworkID) {
 		// The page's own navigation lost to the runtime's: not a refusal.
 		cdp.Call(ctx, t.target, fetch.FailRequest, fetch.FailRequestParams{RequestID: ev.RequestID, ErrorReason: network.ErrorReasonAborted})
 		return
 	}
-	if topLevel {
-		refusal = t.CheckNavigation(ctx, ev.Request.URL)
-	}
+	refusal = t.CheckNavigation(ctx, ev.Request.URL)
 	if refusal == nil {
 		cdp.Call(ctx, t.target, fetch.ContinueRequest, fetch.ContinueRequestParams{RequestID: ev.RequestID})
 		return
@@ -53,6 +70,43 @@ func (t *Tab) decide(ev *fetch.EventRequestPaused) {
 	t.mu.Unlock()
 	cdp.Call(ctx, t.target, fetch.FailRequest, fetch.FailRequestParams{RequestID: ev.RequestID, ErrorReason: network.ErrorReasonAborted})
 	t.wake()
+}
+
+// decideRequest answers a paused request that is not a top-level hop, on
+// the session s it was paused in. Without a request check (before 1.9.0)
+// only documents are paused, and child frames' go on as they always did.
+func (t *Tab) decideRequest(ctx context.Context, s cdp.Session, ev *fetch.EventRequestPaused) {
+	if t.checkRequest == nil {
+		cdp.Call(ctx, s, fetch.ContinueRequest, fetch.ContinueRequestParams{RequestID: ev.RequestID})
+		return
+	}
+	u, err := url.Parse(ev.Request.URL)
+	refusal := err
+	switch {
+	case err != nil:
+	case u.Scheme != "http" && u.Scheme != "https" && u.Scheme != "ws" && u.Scheme != "wss":
+		// data:, blob: and the like never leave the browser.
+	default:
+		refusal = t.checkRequest(ctx, u)
+	}
+	if refusal == nil {
+		cdp.Call(ctx, s, fetch.ContinueRequest, fetch.ContinueRequestParams{RequestID: ev.RequestID})
+		return
+	}
+	if t.blocked != nil {
+		t.blocked.Add(requestOrigin(ev.Request.URL))
+	}
+	cdp.Call(ctx, s, fetch.FailRequest, fetch.FailRequestParams{RequestID: ev.RequestID, ErrorReason: network.ErrorReasonBlockedByClient})
+}
+
+// requestOrigin is the scheme://host[:port] of a request URL, as the
+// blocked record names it.
+func requestOrigin(raw string) string {
+	u, err := url.Parse(raw)
+	if err != nil || u.Host == "" {
+		return "(invalid)"
+	}
+	return strings.ToLower(u.Scheme + "://" + u.Host)
 }
 
 // CheckNavigation applies the scheme rule and the session's check to one

@@ -30,6 +30,7 @@ type Settled struct {
 	Cancelled     bool  // the runtime dismissed a beforeunload dialog, which cancelled it
 	Dialog        bool  // a dialog the agent must answer is open
 	Refused       error // the navigation guard stopped a navigation it started
+	Opened        bool  // the tab opened a page
 }
 
 // blockingDialogLocked: a pending dialog other than beforeunload, which the
@@ -50,7 +51,7 @@ func (t *Tab) Settle(ctx context.Context, before Mark) Settled {
 	cancel()
 	t.mu.Lock()
 	out := Settled{Started: t.navSeq != before.seq, Dialog: t.blockingDialogLocked(), Cancelled: t.dismissed,
-		Refused: t.refusalSinceLocked(before.refusals)}
+		Refused: t.refusalSinceLocked(before.refusals), Opened: t.opened != before.opened}
 	t.mu.Unlock()
 	if !out.Started || out.Dialog || out.Cancelled || out.Refused != nil || t.Gone() {
 		return out

@@ -30,6 +30,7 @@ import (
 
 	"github.com/veetbot/veetbrowser/browser/chromium/internal/collect"
 	"github.com/veetbot/veetbrowser/errcode"
+	"github.com/veetbot/veetbrowser/observation"
 )
 
 // Tab is one Chromium page target.
@@ -40,7 +41,12 @@ type Tab struct {
 	target  *chromedp.Target
 	dialogs chan *page.EventJavascriptDialogOpening
 	check   func(context.Context, *url.URL) error // the session's navigation check; nil allows http(s)
-	timings Timings
+	// the request guard (tool version 1.9.0, navguard.go, requests.go)
+	checkRequest func(context.Context, *url.URL) error // every request that is not a top-level hop; nil: not paused
+	blocked      *observation.BlockedTally
+	contain      *Containment
+	noWorkers    bool // service worker registration is gone
+	timings      Timings
 
 	mu sync.Mutex
 	// guarded by mu
@@ -95,6 +101,19 @@ type Options struct {
 	// Check is the session's navigation check of every top-level hop; nil
 	// allows every http(s) URL.
 	Check func(context.Context, *url.URL) error
+	// CheckRequest (tool version 1.9.0) is asked about every other request
+	// of the tab before it leaves the browser (navguard.go); a refused one
+	// is counted in Blocked. nil lets them go unasked.
+	CheckRequest func(context.Context, *url.URL) error
+	Blocked      *observation.BlockedTally
+	// Contain, with CheckRequest, stops what Fetch never pauses
+	// (requests.go); NoServiceWorkers takes service worker registration
+	// away.
+	Contain          *Containment
+	NoServiceWorkers bool
+	// HoldPopups (tool version 1.9.0) judges the first request of the
+	// pages the tab opens before it leaves (popups.go).
+	HoldPopups bool
 	// Isolated opens the page in a browser context of its own, disposed of
 	// when the tab's context ends.
 	Isolated bool
@@ -130,6 +149,9 @@ func Adopt(ctx, parent context.Context, id cdptarget.ID, opts Options) (*Tab, er
 type Hooks struct {
 	Opened func(*cdptarget.Info)
 	Gone   func(cdptarget.ID)
+	// Refused (with Options.HoldPopups) tells of a popup of the tab whose
+	// first request the tab's check refused before it left (popups.go).
+	Refused func(id cdptarget.ID, refusal error)
 }
 
 func start(ctx, parent context.Context, opts Options, copts ...chromedp.ContextOption) (*Tab, error) {
@@ -161,6 +183,10 @@ func start(ctx, parent context.Context, opts Options, copts ...chromedp.ContextO
 		target:        chromedp.FromContext(tabCtx).Target,
 		dialogs:       make(chan *page.EventJavascriptDialogOpening, 4),
 		check:         opts.Check,
+		checkRequest:  opts.CheckRequest,
+		blocked:       opts.Blocked,
+		contain:       opts.Contain,
+		noWorkers:     opts.NoServiceWorkers,
 		timings:       opts.Timings,
 		changed:       make(chan struct{}),
 		lifecycle:     make(map[cdp.LoaderID]string),
@@ -177,6 +203,12 @@ func start(ctx, parent context.Context, opts Options, copts ...chromedp.ContextO
 	if err := chromedp.Listen(tabCtx, t.onEvent); err != nil {
 		cancel()
 		return nil, errcode.Wrap(errcode.BrowserUnavailable, err, "could not open a browser page")
+	}
+	if opts.HoldPopups {
+		if err := t.holdPopups(opening, parent); err != nil {
+			cancel()
+			return nil, Classify(opening, err, errcode.BrowserUnavailable, "could not prepare the browser page")
+		}
 	}
 	go t.handleDialogs()
 	go t.popupCloser.Run(tabCtx)
