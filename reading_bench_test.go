@@ -62,6 +62,74 @@ func BenchmarkReadArticle(b *testing.B) {
 	}
 }
 
+// BenchmarkReadMainFirst reads main content first (browser_navigate with
+// focus "main", tool version 1.9.0) by following next, at 1, 4 and 8 KiB:
+// the generated long article (3,000 paragraphs, 800 links) and a news page
+// (menu, sidebar, a 24-paragraph article, comments, footer). It reports
+// the bytes of the views until the one that ends the article's last
+// paragraph per byte of the article's paragraphs (until-last/article-byte),
+// the views that took, and the whole chain's bytes per byte of text read.
+func BenchmarkReadMainFirst(b *testing.B) {
+	long := pages.NewArticle(pages.ArticleOptions{Paragraphs: 3000, NavLinks: 800})
+	news := pages.NewNews(pages.NewsMain, 24)
+	for _, pg := range []struct {
+		name       string
+		html       string
+		paragraphs []string
+	}{{"article-3000", long.HTML, long.Paragraphs}, {"news-24", news.HTML, news.Paragraphs}} {
+		url := browsertest.Serve(b, pg.html)
+		want := 0
+		for _, p := range pg.paragraphs {
+			want += len(p)
+		}
+		last := pg.paragraphs[len(pg.paragraphs)-1]
+		for _, budget := range []int{1024, 4096, 8192} {
+			b.Run(fmt.Sprintf("%s/%d", pg.name, budget), func(b *testing.B) {
+				s := session(b, SessionOptions{Budget: budget})
+				ctx := browsertest.Context(b, 30*time.Minute)
+				var views, bytes, text, until, untilViews int
+				for b.Loop() {
+					views, bytes, text, until, untilViews = 0, 0, 0, 0, 0
+					res, err := s.Call(ctx, "browser_navigate", json.RawMessage(`{"url":"`+url+`","focus":"main"}`))
+					joined := ""
+					for ; err == nil; views++ {
+						bytes += len(res.View)
+						var v struct {
+							Text          []string
+							TextContinues bool `json:"text_continues"`
+							TextTruncated bool `json:"text_truncated"`
+							Next          json.RawMessage
+						}
+						json.Unmarshal(res.View, &v)
+						for k, p := range v.Text {
+							text += len(p)
+							if k == 0 && v.TextContinues {
+								joined += p
+							} else {
+								joined = p
+							}
+							if until == 0 && joined == last && (k < len(v.Text)-1 || !v.TextTruncated) {
+								until, untilViews = bytes, views+1
+							}
+						}
+						if v.Next == nil {
+							break
+						}
+						res, err = s.Call(ctx, "browser_observe", v.Next)
+					}
+					if err != nil {
+						b.Fatal(err)
+					}
+				}
+				b.ReportMetric(float64(until)/float64(want), "until-last/article-byte")
+				b.ReportMetric(float64(untilViews), "views-until-last")
+				b.ReportMetric(float64(views), "views")
+				b.ReportMetric(float64(bytes)/float64(text), "bytes/text-byte")
+			})
+		}
+	}
+}
+
 // BenchmarkFind reports the latency of one find: "Publish" among 12,000
 // buttons, and a phrase of paragraph 2,900 of the long article.
 func BenchmarkFind(b *testing.B) {
