@@ -23,17 +23,20 @@ const recipePage = `<title>Lemon tart · Bake at home</title>
 <div class=photo role=img aria-label="The tart on a plate"></div>
 <p>The secret is simple: <em>zest the lemons before you juice them</em>, never after.</p>
 <p>Read <a href="/pastry">our pastry guide</a> for the crust.</p>
+<p id=rate>Tap to rate this recipe five stars.</p>
 </article>
 <section aria-label=Comments><h2>Comments</h2><label>Your comment <textarea id=comment></textarea></label></section>
 <footer>© Bake at home</footer>
-<div class=cookies>We use cookies. <button>OK</button></div>`
+<div class=cookies>We use cookies. <button>OK</button></div>
+<script>rate.addEventListener('click', () => { rate.textContent = 'Rated'; });</script>`
 
 // TestSelectPageTextWithoutARef (fails before: select_text needed a
 // control's ref, and a paragraph has none): select_text with only text
 // selects the first occurrence of it in the page's text by a trusted drag,
 // scrolling to it as a person does, verified by the page's selection.
-// Text that is not there, or
-// that lies in a control (the link: give its ref), is not_actionable.
+// Text that is not there, or that lies in a control (the link, a
+// paragraph with a click listener: give its ref), is not_actionable, and
+// nothing is clicked.
 func TestSelectPageTextWithoutARef(t *testing.T) {
 	t.Parallel()
 	s, _ := openRealPages(t, recipePage, true)
@@ -63,11 +66,15 @@ func TestSelectPageTextWithoutARef(t *testing.T) {
 		{"bake it twice", "does not show the text"},
 		{"our pastry guide", "lies in a control"},
 		{"pastry guide for the", "lies in a control"}, // starts in the link
+		{"rate this recipe", "lies in a control"},     // a paragraph with a click listener: the drag would click it
 	} {
 		_, err := s.Act(ctx, browser.Action{Kind: browser.ActSelectText, Text: c.text}, allowAll)
 		wantCode(t, err, errcode.NotActionable)
 		if !strings.Contains(err.Error(), c.words) {
 			t.Errorf("select_text %q: %v, want it to say %q", c.text, err, c.words)
 		}
+	}
+	if got := evalMain(t, s, "rate.textContent"); got != "Tap to rate this recipe five stars." {
+		t.Errorf("a refused selection clicked the paragraph: %q", got)
 	}
 }

@@ -3,6 +3,7 @@ package tab
 import (
 	"context"
 	"encoding/json"
+	"errors"
 	"fmt"
 	"slices"
 	"sync"
@@ -46,7 +47,8 @@ const resolvers = 8
 // tree's in the order Chromium reports them (the document's), then each
 // shadow root's, in the collector's world, where the next scan reads the
 // marks. It answers how many it found before the cap. Its cost: six round
-// trips, three per shadow root, plus one resolution per element not
+// trips, one more and three per shadow root when there are any, plus one
+// resolution per element not
 // marked by an earlier call, eight in flight, and one more round trip when
 // any was.
 func (t *Tab) MarkListeners(ctx context.Context, max int) (int, error) {
@@ -131,8 +133,14 @@ func (t *Tab) markIn(octx context.Context, target *chromedp.Target, world string
 	for _, expr := range []string{"document", "globalThis.__veetbrowser.listenerRoots()"} {
 		r, err := cdp.Call(octx, target, runtime.Evaluate, runtime.EvaluateParams{
 			Expression: expr, UniqueContextID: world, ObjectGroup: listenerGroup, Silent: ptr(true)})
-		if err != nil || r.Result == nil || r.Result.ObjectID == "" || r.ExceptionDetails != nil {
+		if err != nil || r.Result == nil || r.ExceptionDetails != nil {
 			return 0, fmt.Errorf("evaluating %s: %v", expr, err)
+		}
+		if r.Result.ObjectID == "" {
+			if expr == "document" {
+				return 0, errors.New("the document did not resolve")
+			}
+			break // no shadow root
 		}
 		roots := []runtime.RemoteObjectID{r.Result.ObjectID}
 		if expr != "document" {

@@ -157,8 +157,10 @@ function textSpan(p) {
   if (!p.page) start = want === '' ? -1 : flat.indexOf(want);
   if (start < 0) return {error: R.NoText};
   const end = start + want.length - 1;
+  // A drag whose ends share a control or a pointer target would click it:
+  // such text is selected by that control's ref.
   const inControl = (i) => {
-    for (let e = nodes[atNode[i]].parentElement; e; e = flatParent(e)) if (e.nodeType === 1 && controlRole(e)) return true;
+    for (let e = nodes[atNode[i]].parentElement; e; e = flatParent(e)) if (e.nodeType === 1 && (controlRole(e) || pointerSignal(e))) return true;
     return false;
   };
   if (p.page) {

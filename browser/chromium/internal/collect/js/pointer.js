@@ -40,13 +40,14 @@ function markListened(add, ...els) {
 // listenerRoots are the document's first B.ListenerRoots open shadow
 // roots, in the traversal's order, within a scan's node bound: Go reads
 // each one's listeners (the document's own query does not enter them).
+// None is null, which spares Go reading an empty list.
 function listenerRoots() {
   const roots = [];
   walk(document.documentElement, {max: B.ScanNodes, shadow: true}, (n) => {
     if (n.nodeType !== 1) return SKIP;
     if (n.shadowRoot && roots.push(n.shadowRoot) >= B.ListenerRoots) return STOP;
   });
-  return roots;
+  return roots.length > 0 ? roots : null;
 }
 
 function sortableItem(el) {
