@@ -69,7 +69,7 @@ func (s *Session) step(ctx context.Context, a Action, i, n int) (*browser.ActRes
 	if err != nil {
 		return nil, err
 	}
-	act, err := s.page.Step(ctx, a, s.authorize(rec))
+	act, err := s.page.Step(ctx, s.carryAction(a), s.authorize(rec)) // a ref a delta kept valid is carried (changes.go)
 	var res *Result
 	if err == nil {
 		res = &Result{Action: act}
