@@ -207,7 +207,38 @@ func expandLean(t *testing.T, v projection.View, obs *observation.Observation, b
 			c.ByteBound = observation.ReadingWindow(budget)
 		}
 	}
+	// The compact form (projection/compact.go): full refs, a link's role
+	// and a leveled heading's kind.
+	full, role := map[string]string{}, map[string]string{}
+	for _, c := range obs.Controls {
+		full[observation.CompactRef(c.Ref)], role[c.Ref] = c.Ref, c.Role
+	}
+	for _, g := range obs.Regions {
+		full[observation.CompactRef(g.Ref)] = g.Ref
+	}
+	expand := func(ref string) string {
+		if f, ok := full[ref]; ok {
+			return f
+		}
+		return ref
+	}
+	for i := range v.Controls {
+		v.Controls[i].Ref = expand(v.Controls[i].Ref)
+		if v.Controls[i].Role == "" {
+			v.Controls[i].Role = role[v.Controls[i].Ref]
+		}
+	}
+	for i := range v.Skipped {
+		v.Skipped[i].Ref = expand(v.Skipped[i].Ref)
+	}
+	for i := range v.RegionsSkipped {
+		v.RegionsSkipped[i].Ref = expand(v.RegionsSkipped[i].Ref)
+	}
 	for i, g := range v.Regions {
+		g.Ref = expand(g.Ref)
+		if g.Kind == "" && g.Level > 0 {
+			g.Kind = "heading"
+		}
 		if g.SummaryText != nil {
 			g.Summary = strings.Join(v.Text[g.SummaryText[0]:g.SummaryText[1]+1], " ")
 			g.SummaryText = nil
