@@ -122,6 +122,16 @@ func runMCP(ctx context.Context, c cli, fs *flag.FlagSet, args []string) error {
 	if *approvalTimeout <= 0 {
 		return errcode.New(errcode.InvalidArgument, "--approval-timeout must be positive")
 	}
+	// The control room's address is taken before a browser starts.
+	var controlLn net.Listener
+	if *control != "" {
+		ln, err := viewer.Listen(*control, false)
+		if err != nil {
+			return flagged("--control", err)
+		}
+		defer ln.Close()
+		controlLn = ln
+	}
 	opts := mcpserver.Options{Version: *version, ServerVersion: build().version, UploadRoot: *uploadRoot,
 		Grant:        policy.Grant{Origins: origins, ReadValues: *readValues, Approve: approve},
 		Destinations: policy.Destinations{AllowLinkLocal: *linkLocal}, Logger: c.log.Logger}
@@ -162,8 +172,8 @@ func runMCP(ctx context.Context, c cli, fs *flag.FlagSet, args []string) error {
 		}
 		defer closeBrowser()
 	}
-	if *control != "" {
-		room, stop, err := serveControlRoom(ctx, c, *control, rt, *approvalTimeout)
+	if controlLn != nil {
+		room, stop, err := serveControlRoom(ctx, c, controlLn, rt, *approvalTimeout)
 		if err != nil {
 			return err
 		}
@@ -196,9 +206,9 @@ func runMCP(ctx context.Context, c cli, fs *flag.FlagSet, args []string) error {
 	return nil
 }
 
-// serveControlRoom serves a control room on addr (loopback only) with the
+// serveControlRoom serves a control room on ln (loopback only) with the
 // runtime's recorded timelines, and prints its one-time login link.
-func serveControlRoom(ctx context.Context, c cli, addr string, rt *veetbrowser.Runtime, timeout time.Duration) (*controlroom.Room, func(), error) {
+func serveControlRoom(ctx context.Context, c cli, ln net.Listener, rt *veetbrowser.Runtime, timeout time.Duration) (*controlroom.Room, func(), error) {
 	opts := controlroom.Options{ApprovalTimeout: timeout}
 	if st, ok := rt.Store().(store.Reader); ok {
 		h, err := viewer.NewHandler(st, viewer.Options{Images: viewer.StoreImages(st)})
@@ -206,10 +216,6 @@ func serveControlRoom(ctx context.Context, c cli, addr string, rt *veetbrowser.R
 			return nil, nil, err
 		}
 		opts.Timeline = h
-	}
-	ln, err := viewer.Listen(addr, false)
-	if err != nil {
-		return nil, nil, flagged("--control", err)
 	}
 	room := controlroom.New(opts)
 	srv := &http.Server{Handler: room, ReadHeaderTimeout: 10 * time.Second}
