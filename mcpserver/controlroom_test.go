@@ -193,7 +193,8 @@ func TestControlRoomApprovesForAClientWithoutElicitation(t *testing.T) {
 	ctx := person(t, base, room)
 
 	site := serveBlog(t)
-	done := postComment(t, open(), site)
+	first := open()
+	done := postComment(t, first, site)
 	answerInRoom(t, ctx, "approve")
 	if got := <-done; !strings.HasPrefix(got, "false ") {
 		t.Fatalf("the approved click: %s", got)
@@ -210,7 +211,8 @@ func TestControlRoomApprovesForAClientWithoutElicitation(t *testing.T) {
 	}
 
 	denied := serveBlog(t)
-	done = postComment(t, open(), denied)
+	second := open()
+	done = postComment(t, second, denied)
 	answerInRoom(t, ctx, "deny")
 	if got := <-done; !strings.HasPrefix(got, "true ") || !strings.Contains(got, `"approval_refused"`) {
 		t.Fatalf("the denied click: %s", got)
@@ -218,6 +220,10 @@ func TestControlRoomApprovesForAClientWithoutElicitation(t *testing.T) {
 	if got := denied.posted(); len(got) != 0 {
 		t.Fatalf("a denied comment reached the site: %q", got)
 	}
+	// A session that ends leaves the room, its picture with it.
+	first.Close()
+	second.Close()
+	waitFor(t, ctx, `document.querySelectorAll('section.page').length == 0`)
 }
 
 func TestControlRoomTimeoutIsApprovalRequired(t *testing.T) {
