@@ -20,7 +20,10 @@ async function answer(id, digest, decision, box) {
     headers: {'Content-Type': 'application/json', 'X-CSRF-Token': csrf},
     body: JSON.stringify({decision, digest}),
   });
-  box.querySelector('.outcome').textContent = res.ok ? (decision === 'approve' ? 'approved' : 'denied') : 'not taken: ' + (await res.text());
+  const outcome = res.ok ? (decision === 'approve' ? 'approved' : 'denied') : 'not taken: ' + (await res.text());
+  box.querySelector('.outcome').textContent = outcome;
+  // The box goes with the next refresh; the log of answers stays.
+  document.getElementById('answers').prepend(el('li', {textContent: outcome + ': ' + box.querySelector('.facts').textContent}));
 }
 
 function approvalBox(a) {

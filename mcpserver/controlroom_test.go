@@ -96,12 +96,12 @@ func waitFor(t *testing.T, ctx context.Context, predicate string) {
 	}
 }
 
-// clickOn clicks the middle of the element sel with trusted mouse input,
-// as a person does.
+// clickOn scrolls the element sel into view and clicks its middle with
+// trusted mouse input, as a person does.
 func clickOn(t *testing.T, ctx context.Context, sel string) {
 	t.Helper()
 	xy, err := chromedp.Run(ctx, chromedp.Poll[[]float64](`(() => { const e = document.querySelector(`+"`"+sel+"`"+`);
-		if (!e) return null; const r = e.getBoundingClientRect(); return r.width ? [r.x + r.width / 2, r.y + r.height / 2] : null })()`,
+		if (!e) return null; e.scrollIntoView({block: 'center'}); const r = e.getBoundingClientRect(); return r.width ? [r.x + r.width / 2, r.y + r.height / 2] : null })()`,
 		chromedp.WithPollingTimeout(30*time.Second)))
 	if err != nil {
 		t.Fatalf("no %s to click: %v", sel, err)
@@ -173,7 +173,8 @@ func answerInRoom(t *testing.T, ctx context.Context, button string) {
 	waitFor(t, ctx, `document.querySelector('.approval button.`+button+`')`)
 	facts, view := textOf(t, ctx, `.approval .facts`), textOf(t, ctx, `section.page:has(.approval) pre.view`)
 	clickOn(t, ctx, `.approval button.`+button)
-	waitFor(t, ctx, `document.querySelector('.approval .outcome').textContent != ''`)
+	outcome := map[string]string{"approve": "approved", "deny": "denied"}[button]
+	waitFor(t, ctx, `document.querySelector('#answers li') && document.querySelector('#answers li').textContent.startsWith('`+outcome+`: ')`)
 	if !strings.Contains(facts, `button "Post comment"`) || !strings.Contains(facts, `form "Leave a comment"`) {
 		t.Fatalf("the control room shows %q", facts)
 	}
@@ -195,6 +196,17 @@ func TestControlRoomApprovesForAClientWithoutElicitation(t *testing.T) {
 	site := serveBlog(t)
 	first := open()
 	done := postComment(t, first, site)
+	// While the click waits for its approval, another session goes on.
+	waitFor(t, ctx, `document.querySelector('.approval button.approve')`)
+	other := open()
+	if text, isErr := call(t, other, "browser_navigate", map[string]any{"url": serveBlog(t).url}); isErr {
+		t.Fatalf("another session, while an approval waits: %s", text)
+	}
+	select {
+	case got := <-done:
+		t.Fatalf("the click did not wait for its approval: %s", got)
+	default:
+	}
 	answerInRoom(t, ctx, "approve")
 	if got := <-done; !strings.HasPrefix(got, "false ") {
 		t.Fatalf("the approved click: %s", got)
@@ -223,6 +235,7 @@ func TestControlRoomApprovesForAClientWithoutElicitation(t *testing.T) {
 	// A session that ends leaves the room, its picture with it.
 	first.Close()
 	second.Close()
+	other.Close()
 	waitFor(t, ctx, `document.querySelectorAll('section.page').length == 0`)
 }
 
