@@ -8,6 +8,7 @@ import (
 	"image"
 	"image/jpeg"
 	"net/http"
+	"os"
 	"path/filepath"
 	"strings"
 	"sync"
@@ -120,7 +121,8 @@ func answerWhenAsked(t *testing.T, c *http.Client, base string, p *Page, decisio
 func TestApprovalsAreRecordedAndReplay(t *testing.T) {
 	t.Parallel()
 	ctx := browsertest.Context(t, 2*time.Minute)
-	st, err := storespec.Open(ctx, filepath.Join(t.TempDir(), "artifacts.db"))
+	dbPath := filepath.Join(t.TempDir(), "artifacts.db")
+	st, err := storespec.Open(ctx, dbPath)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -196,6 +198,15 @@ func TestApprovalsAreRecordedAndReplay(t *testing.T) {
 	for _, want := range []string{"given (control_room)", "given (pre_approved:send)", "approval_refused"} {
 		if !strings.Contains(page.String(), want) {
 			t.Errorf("the timeline does not show %q", want)
+		}
+	}
+	// Nothing of the room (its login token, its address) is in a record.
+	for _, f := range []string{dbPath, dbPath + "-wal"} {
+		b, _ := os.ReadFile(f)
+		for _, secret := range []string{r.token, strings.TrimPrefix(base, "http://")} {
+			if bytes.Contains(b, []byte(secret)) {
+				t.Errorf("%s holds the control room's %q", filepath.Base(f), secret)
+			}
 		}
 	}
 }
