@@ -215,10 +215,8 @@ type judgement struct {
 	Class          string       `json:"class"`
 	Facts          policy.Facts `json:"facts"`
 	ApprovalNeeded bool         `json:"approval_needed"`
-	// Approval: policy.SourceStored, SourceApprover, "pre_approved:CLASSES",
-	// or the approver's own source ("control_room").
-	Approval string `json:"approval,omitempty"`
-	Refused  string `json:"refused,omitempty"` // the error code
+	Approval       string       `json:"approval,omitempty"` // policy.SourceStored, SourceApprover, pre_approved:CLASSES, control_room
+	Refused        string       `json:"refused,omitempty"`  // the error code
 }
 
 // actionRecord is the action record of an act or upload.

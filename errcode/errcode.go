@@ -36,15 +36,13 @@ const (
 	ObservationTooLarge  Code = "observation_too_large"
 	NotActionable        Code = "not_actionable"
 	ApprovalRequired     Code = "approval_required"
-	// ApprovalRefused: a person refused the action in the control room.
-	ApprovalRefused    Code = "approval_refused"
-	ActionUncertain    Code = "action_uncertain"
-	UploadRefused      Code = "upload_refused"
-	Unauthorized       Code = "unauthorized"
-	BrowserUnavailable Code = "browser_unavailable"
-	Timeout            Code = "timeout"
-	Cancelled          Code = "cancelled"
-	Internal           Code = "internal"
+	ActionUncertain      Code = "action_uncertain"
+	UploadRefused        Code = "upload_refused"
+	Unauthorized         Code = "unauthorized"
+	BrowserUnavailable   Code = "browser_unavailable"
+	Timeout              Code = "timeout"
+	Cancelled            Code = "cancelled"
+	Internal             Code = "internal"
 	// TooManySessions: a server's cap on live sessions is reached; ending a
 	// session (or its idle timeout) makes room.
 	TooManySessions Code = "too_many_sessions"
@@ -64,6 +62,8 @@ const (
 	NotFound Code = "not_found"
 	// TooLarge: a request body over its cap.
 	TooLarge Code = "too_large"
+	// ApprovalRefused: a person refused the action in the control room.
+	ApprovalRefused Code = "approval_refused"
 )
 
 // Bounds of what a public message carries: a message never grows with what
