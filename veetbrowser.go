@@ -302,11 +302,7 @@ func (s *Session) judge(ctx context.Context, j *judgement) (policy.Permit, error
 		return policy.Permit{}, errcode.New(errcode.ForeignOrigin, "the page's origin is outside this task's grant; it can be observed but not acted on")
 	}
 	j.ApprovalNeeded = policy.Consequential(j.Facts)
-	approver := s.approver
-	if len(s.grant.Approve) > 0 {
-		approver = policy.PreApproved(s.grant.Approve, approver)
-	}
-	p, err := policy.Authorize(ctx, j.Facts, &s.approvals, approver)
+	p, err := policy.Authorize(ctx, j.Facts, &s.approvals, policy.PreApproved(s.grant.Approve, s.approver))
 	j.Approval = p.Source()
 	return p, err
 }
