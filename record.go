@@ -51,7 +51,7 @@ func (s *Session) recordSession(ctx context.Context, surface string) error {
 	if surface == "" {
 		surface = surfaceLibrary
 	}
-	grant, err := json.Marshal(grantRecord{Origins: s.grant.Origins, Classes: s.grant.Classes, ReadValues: s.grant.ReadValues})
+	grant, err := json.Marshal(grantRecord{Origins: s.grant.Origins, Classes: s.grant.Classes, ReadValues: s.grant.ReadValues, Approve: s.grant.Approve})
 	if err != nil {
 		return errcode.Wrap(errcode.Internal, err, "the session's grant cannot be recorded")
 	}
@@ -67,6 +67,8 @@ type grantRecord struct {
 	// ReadValues says the session's views showed field values
 	// (policy.GrantReadValues); the stored observations withhold them.
 	ReadValues bool `json:"read_values,omitempty"`
+	// Approve: the consequential classes the grant pre-approved.
+	Approve []string `json:"approve,omitempty"`
 }
 
 // callRecord is one call being recorded.
@@ -223,7 +225,7 @@ type judgement struct {
 	Class          string       `json:"class"`
 	Facts          policy.Facts `json:"facts"`
 	ApprovalNeeded bool         `json:"approval_needed"`
-	Approval       string       `json:"approval,omitempty"` // policy.SourceStored or SourceApprover
+	Approval       string       `json:"approval,omitempty"` // policy.SourceStored, SourceApprover, pre_approved:CLASSES, control_room
 	Refused        string       `json:"refused,omitempty"`  // the error code
 }
 

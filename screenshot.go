@@ -90,3 +90,14 @@ func (s *Session) storeShot(ctx context.Context, seq int64, shot *browser.Screen
 		MediaType: shot.MediaType, Data: shot.Data, Meta: meta})
 	return err
 }
+
+// Picture is a masked JPEG of the active tab for a person watching the
+// session (the control room): always masked, whatever the runtime's
+// screenshot options, never recorded and never shown to the model.
+func (s *Session) Picture(ctx context.Context) ([]byte, error) {
+	shot, err := s.page.Screenshot(ctx, browser.ScreenshotRequest{})
+	if err != nil {
+		return nil, err
+	}
+	return shot.Data, nil
+}

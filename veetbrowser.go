@@ -293,11 +293,8 @@ func (s *Session) judge(ctx context.Context, j *judgement) (policy.Permit, error
 		return policy.Permit{}, errcode.New(errcode.ForeignOrigin, "the page's origin is outside this task's grant; it can be observed but not acted on")
 	}
 	j.ApprovalNeeded = policy.Consequential(j.Facts)
-	p, err := policy.Authorize(ctx, j.Facts, &s.approvals, s.approver)
+	p, err := policy.Authorize(ctx, j.Facts, &s.approvals, policy.PreApproved(s.grant.Approve, s.approver))
 	j.Approval = p.Source()
-	if err != nil && j.ApprovalNeeded && s.approver != nil {
-		j.Approval = policy.SourceApprover // asked, and it said no
-	}
 	return p, err
 }
 

@@ -62,6 +62,8 @@ const (
 	NotFound Code = "not_found"
 	// TooLarge: a request body over its cap.
 	TooLarge Code = "too_large"
+	// ApprovalRefused: a person refused the action in the control room.
+	ApprovalRefused Code = "approval_refused"
 )
 
 // Bounds of what a public message carries: a message never grows with what

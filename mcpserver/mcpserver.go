@@ -8,6 +8,7 @@ package mcpserver
 import (
 	"context"
 	"encoding/json"
+	"fmt"
 	"log/slog"
 	"sync"
 	"time"
@@ -16,6 +17,7 @@ import (
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 
 	veetbrowser "github.com/veetbot/veetbrowser"
+	"github.com/veetbot/veetbrowser/controlroom"
 	"github.com/veetbot/veetbrowser/errcode"
 	"github.com/veetbot/veetbrowser/policy"
 	"github.com/veetbot/veetbrowser/tools"
@@ -36,6 +38,10 @@ type Options struct {
 	// the runtime: a sidecar's hosted session (package hosted), with the
 	// same options and the same eliciting approver.
 	Open func(ctx context.Context, opts veetbrowser.SessionOptions) (veetbrowser.Caller, error)
+	// Room, when set, shows every MCP session's page in the control room
+	// and asks a person there for approvals a client cannot ask its user
+	// for (no elicitation).
+	Room *controlroom.Room
 }
 
 // requestKey carries the tool call's request, so the approver can reach the
@@ -43,27 +49,42 @@ type Options struct {
 type requestKey struct{}
 
 // elicitingApprover asks the user through the MCP client, when the client
-// supports elicitation. The user sees the control's facts as the page
-// states them, never the model's description.
-type elicitingApprover struct{}
+// supports elicitation, else the next approver (the control room) if there
+// is one. The user sees the control's facts as the page states them, never
+// the model's description.
+type elicitingApprover struct {
+	next policy.Approver // nil: none
+}
 
-func (elicitingApprover) Approve(ctx context.Context, f policy.Facts) (bool, error) {
+func (e elicitingApprover) Approve(ctx context.Context, f policy.Facts) (bool, error) {
+	ok, _, err := e.ApproveFrom(ctx, f)
+	return ok, err
+}
+
+func (e elicitingApprover) ApproveFrom(ctx context.Context, f policy.Facts) (bool, string, error) {
 	req, _ := ctx.Value(requestKey{}).(*mcp.CallToolRequest)
-	if req == nil || req.Session == nil {
-		return false, errcode.New(errcode.ApprovalRequired, "no client to ask")
+	canAsk := req != nil && req.Session != nil
+	if canAsk {
+		caps := req.Session.InitializeParams().Capabilities
+		canAsk = caps != nil && caps.Elicitation != nil
 	}
-	if caps := req.Session.InitializeParams().Capabilities; caps == nil || caps.Elicitation == nil {
-		return false, errcode.New(errcode.ApprovalRequired, "the client cannot ask the user")
+	switch {
+	case !canAsk && e.next != nil:
+		return policy.Ask(ctx, e.next, f)
+	case req == nil || req.Session == nil:
+		return false, "", errcode.New(errcode.ApprovalRequired, "no client to ask")
+	case !canAsk:
+		return false, "", errcode.New(errcode.ApprovalRequired, "the client cannot ask the user")
 	}
 	res, err := req.Session.Elicit(ctx, &mcp.ElicitParams{
 		Message:         "Allow the browser agent to act on " + f.String() + "?",
 		RequestedSchema: json.RawMessage(`{"type":"object","properties":{"approve":{"type":"boolean","description":"allow this one action"}},"required":["approve"]}`),
 	})
 	if err != nil {
-		return false, err
+		return false, "", err
 	}
 	approve, _ := res.Content["approve"].(bool)
-	return res.Action == "accept" && approve, nil
+	return res.Action == "accept" && approve, policy.SourceApprover, nil
 }
 
 // Server is one MCP server. Each MCP session connected to it gets its own
@@ -79,6 +100,7 @@ type Server struct {
 
 	mu     sync.Mutex
 	pages  map[*mcp.ServerSession]*page // browser sessions of live MCP sessions
+	opened int                          // MCP sessions seen, for the control room's labels
 	closed bool
 }
 
@@ -87,6 +109,7 @@ type page struct {
 	mu    sync.Mutex         // held while the browser session opens
 	sess  veetbrowser.Caller // nil until the first tool call
 	ended bool               // the MCP session ended: nothing may open
+	room  *controlroom.Page  // nil without a control room
 }
 
 // New returns an MCP server whose tools drive one browser session per MCP
@@ -144,6 +167,9 @@ func (s *Server) handler(name string) mcp.ToolHandler {
 		if err != nil {
 			return s.toolError(ctx, name, err), nil
 		}
+		if rp := s.roomPage(req.Session); rp != nil {
+			rp.SetView(res.View)
+		}
 		content := []mcp.Content{&mcp.TextContent{Text: string(res.View)}}
 		if res.Image != nil {
 			content = append(content, &mcp.ImageContent{Data: res.Image.Data, MIMEType: res.Image.MediaType})
@@ -163,6 +189,10 @@ func (s *Server) browserSession(ctx context.Context, ss *mcp.ServerSession) (vee
 	p := s.pages[ss]
 	if p == nil {
 		p = &page{}
+		s.opened++
+		if s.opts.Room != nil {
+			p.room = s.opts.Room.Add(fmt.Sprintf("MCP session %d", s.opened))
+		}
 		s.pages[ss] = p
 		if ss != nil {
 			go func() {
@@ -179,8 +209,12 @@ func (s *Server) browserSession(ctx context.Context, ss *mcp.ServerSession) (vee
 		return nil, errcode.New(errcode.BrowserUnavailable, "the session has ended")
 	}
 	if p.sess == nil {
+		approver := elicitingApprover{}
+		if p.room != nil {
+			approver.next = p.room
+		}
 		opts := veetbrowser.SessionOptions{Version: s.version.Name, Budget: s.opts.Budget,
-			Grant: s.opts.Grant, Destinations: s.opts.Destinations, UploadRoot: s.opts.UploadRoot, Approver: elicitingApprover{},
+			Grant: s.opts.Grant, Destinations: s.opts.Destinations, UploadRoot: s.opts.UploadRoot, Approver: approver,
 			Surface: "mcp"}
 		open := s.opts.Open
 		if open == nil {
@@ -193,8 +227,21 @@ func (s *Server) browserSession(ctx context.Context, ss *mcp.ServerSession) (vee
 			return nil, err
 		}
 		p.sess = sess
+		if live, ok := sess.(controlroom.Live); ok && p.room != nil {
+			p.room.SetLive(live)
+		}
 	}
 	return p.sess, nil
+}
+
+// roomPage is the control room's page of ss; nil without a room.
+func (s *Server) roomPage(ss *mcp.ServerSession) *controlroom.Page {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	if p := s.pages[ss]; p != nil {
+		return p.room
+	}
+	return nil
 }
 
 // release closes the browser session of an MCP session that ended. It
@@ -205,6 +252,9 @@ func (s *Server) release(ss *mcp.ServerSession, p *page) {
 		delete(s.pages, ss)
 	}
 	s.mu.Unlock()
+	if p.room != nil {
+		p.room.Remove()
+	}
 	p.mu.Lock()
 	sess := p.sess
 	p.sess, p.ended = nil, true

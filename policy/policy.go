@@ -7,6 +7,7 @@ package policy
 
 import (
 	"context"
+	"errors"
 	"fmt"
 	"net/url"
 	"regexp"
@@ -35,6 +36,10 @@ type Grant struct {
 	// or payment field (docs/realpages.md). Off by default, and not an
 	// action class: an empty Classes list never grants it.
 	ReadValues bool
+	// Approve pre-approves consequential classes (ApproveClasses) for an
+	// unattended run: an action all of whose classes are listed needs no
+	// person, and its record says it was pre-approved. Empty approves none.
+	Approve []string
 	// Contain (tool version 1.9.0, docs/navigation.md) holds every request
 	// of the session's pages, not only navigations, to Origins and
 	// Resources: the others are blocked before they leave the browser,
@@ -142,51 +147,61 @@ func (f Facts) String() string {
 	return s
 }
 
-// consequentialWords name the publish/post/send/buy/pay/delete/confirm
-// family in English, Spanish, French, German, Portuguese, Arabic and Hindi;
-// spacelessWords name it in Chinese and Japanese. A whole-word (or, for
-// scripts without spaces, substring) match on the full name classifies a
-// control.
-var consequentialWords = []string{
-	// English
-	"publish", "post", "tweet", "send", "submit", "buy", "purchase", "order", "pay", "checkout", "check out", "delete", "confirm", "transfer",
-	// Spanish
-	"publicar", "enviar", "comprar", "pagar", "eliminar", "borrar", "confirmar",
-	// French
-	"publier", "envoyer", "acheter", "payer", "supprimer", "confirmer", "commander",
-	// German
-	"veröffentlichen", "posten", "senden", "absenden", "kaufen", "bezahlen", "löschen", "bestätigen", "bestellen",
-	// Portuguese
-	"publicar", "excluir", "apagar",
-	// Arabic
-	"نشر", "انشر", "إرسال", "ارسال", "أرسل", "شراء", "اشتر", "دفع", "ادفع", "حذف", "احذف", "تأكيد", "أكد",
-	// Hindi
-	"प्रकाशित", "पोस्ट", "भेजें", "भेजना", "खरीदें", "भुगतान", "हटाएं", "मिटाएं", "पुष्टि",
+// Consequential classes: what a consequential action does, as its facts
+// name it. A grant may pre-approve classes (Grant.Approve).
+const (
+	ApproveSubmit  = "submit"
+	ApproveSend    = "send"
+	ApprovePublish = "publish"
+	ApprovePay     = "pay"
+	ApproveDelete  = "delete"
+	ApproveConfirm = "confirm"
+)
+
+// ApproveClasses are the consequential classes, in the order Classes lists
+// them.
+var ApproveClasses = []string{ApproveSubmit, ApproveSend, ApprovePublish, ApprovePay, ApproveDelete, ApproveConfirm}
+
+// classWords name each consequential class in English, Spanish, French,
+// German, Portuguese, Arabic and Hindi (words: a whole-word match on the
+// full name), and in Chinese and Japanese (spaceless: scripts written
+// without spaces between words, matched anywhere in a name).
+var classWords = []struct {
+	class            string
+	words, spaceless []string
+}{
+	{ApproveSubmit, []string{"submit"}, []string{"提交"}},
+	{ApproveSend, []string{"send", "enviar", "envoyer", "senden", "absenden", "إرسال", "ارسال", "أرسل", "भेजें", "भेजना"},
+		[]string{"发送", "送信"}},
+	{ApprovePublish, []string{"publish", "post", "tweet", "publicar", "publier", "veröffentlichen", "posten", "نشر", "انشر", "प्रकाशित", "पोस्ट"},
+		[]string{"发布", "投稿", "公開"}},
+	{ApprovePay, []string{"buy", "purchase", "order", "pay", "checkout", "check out", "transfer", "comprar", "pagar", "acheter", "payer", "commander",
+		"kaufen", "bezahlen", "bestellen", "شراء", "اشتر", "دفع", "ادفع", "खरीदें", "भुगतान"},
+		[]string{"购买", "支付", "付款", "購入", "支払"}},
+	{ApproveDelete, []string{"delete", "eliminar", "borrar", "supprimer", "löschen", "excluir", "apagar", "حذف", "احذف", "हटाएं", "मिटाएं"},
+		[]string{"删除", "削除"}},
+	{ApproveConfirm, []string{"confirm", "confirmar", "confirmer", "bestätigen", "تأكيد", "أكد", "पुष्टि"},
+		[]string{"确认", "確認"}},
 }
 
-var keywords = func() map[string]bool {
-	m := make(map[string]bool, len(consequentialWords))
-	for _, w := range consequentialWords {
-		m[strings.ToLower(w)] = true
+// keywords maps each (lower-case) consequential word to its class.
+var keywords = func() map[string]string {
+	m := make(map[string]string)
+	for _, c := range classWords {
+		for _, w := range c.words {
+			m[strings.ToLower(w)] = c.class
+		}
 	}
 	return m
 }()
 
-// spacelessWords are the consequential words of scripts written without
-// spaces between words: they match anywhere in a name.
-var spacelessWords = []string{
-	// Chinese
-	"发布", "发送", "购买", "支付", "付款", "删除", "确认", "提交",
-	// Japanese
-	"投稿", "公開", "送信", "購入", "支払", "削除", "確認",
-}
-
-var spacelessRE = func() *regexp.Regexp {
-	quoted := make([]string, len(spacelessWords))
-	for i, w := range spacelessWords {
-		quoted[i] = regexp.QuoteMeta(w)
+// spacelessWords are the words of every class written without spaces.
+var spacelessWords = func() []string {
+	var all []string
+	for _, c := range classWords {
+		all = append(all, c.spaceless...)
 	}
-	return regexp.MustCompile(`(?:` + strings.Join(quoted, "|") + `)`)
+	return all
 }()
 
 var wordSplit = regexp.MustCompile(`[^\p{L}\p{M}\p{N}]+`)
@@ -199,48 +214,125 @@ var benignVerbs = map[string]bool{
 	"report": true, "translate": true, "preview": true, "track": true,
 }
 
-// namesAction reports whether a name commands a consequential action: a
-// keyword (or the two-word "check out") anywhere in it, unless the name
-// starts with a benign verb that is not itself a keyword, which makes the
-// keyword a noun. Whole words only: "Postcode" and "Deleted items" do not
-// match.
-func namesAction(name string) bool {
+// namedClasses adds to set the classes a name commands: a keyword (or the
+// two-word "check out") anywhere in it, unless the name starts with a
+// benign verb that is not itself a keyword, which makes the keyword a noun.
+// Whole words only: "Postcode" and "Deleted items" do not match. A
+// question (a dialog's message) is judged whole: any single keyword, no
+// benign verbs. Spaceless words match anywhere, in either case.
+func namedClasses(set map[string]bool, name string, question bool) {
 	words := wordSplit.Split(strings.ToLower(strings.TrimSpace(name)), -1)
 	words = slices.DeleteFunc(words, func(w string) bool { return w == "" })
-	if len(words) == 0 || (benignVerbs[words[0]] && !keywords[words[0]]) {
-		return false
-	}
-	for i, w := range words {
-		if keywords[w] || (i+1 < len(words) && keywords[w+" "+words[i+1]]) {
-			return true
+	if question || len(words) == 0 || !benignVerbs[words[0]] || keywords[words[0]] != "" {
+		for i, w := range words {
+			if c := keywords[w]; c != "" {
+				set[c] = true
+			}
+			if !question && i+1 < len(words) && keywords[w+" "+words[i+1]] != "" {
+				set[keywords[w+" "+words[i+1]]] = true
+			}
 		}
 	}
-	return false
+	for _, c := range classWords {
+		if slices.ContainsFunc(c.spaceless, func(w string) bool { return strings.Contains(name, w) }) {
+			set[c.class] = true
+		}
+	}
+}
+
+// Classes are the consequential classes of acting on a control with these
+// facts, in ApproveClasses order: those its name commands, or submit for
+// a form submission whose name commands none ("Send" submitting a form is
+// send, "Save" submitting one is submit). None: no approval is needed.
+func Classes(f Facts) []string {
+	set := map[string]bool{}
+	switch f.Role {
+	case "button", "link", "menuitem", "menuitemcheckbox", "menuitemradio", "option", "switch", "checkbox", "radio", "tab", "treeitem", "generic":
+		namedClasses(set, f.Name, false)
+	case "dialog":
+		// Accepting a dialog: its message is a question, judged whole.
+		namedClasses(set, f.Name, true)
+	}
+	if f.Submit && len(set) == 0 {
+		set[ApproveSubmit] = true
+	}
+	var out []string
+	for _, c := range ApproveClasses {
+		if set[c] {
+			out = append(out, c)
+		}
+	}
+	return out
 }
 
 // Consequential reports whether acting on a control with these facts needs
 // an approval: it submits a form, or its name says it publishes, sends,
 // buys, pays, deletes or confirms.
-func Consequential(f Facts) bool {
-	if f.Submit {
-		return true
-	}
-	switch f.Role {
-	case "button", "link", "menuitem", "menuitemcheckbox", "menuitemradio", "option", "switch", "checkbox", "radio", "tab", "treeitem", "generic":
-	case "dialog":
-		// Accepting a dialog: its message is a question, judged whole.
-		words := wordSplit.Split(strings.ToLower(f.Name), -1)
-		return slices.ContainsFunc(words, func(w string) bool { return keywords[w] }) || spacelessRE.MatchString(f.Name)
-	default:
-		return false
-	}
-	return namesAction(f.Name) || spacelessRE.MatchString(f.Name)
-}
+func Consequential(f Facts) bool { return len(Classes(f)) > 0 }
 
 // Approver decides on a consequential action from its facts alone. It is
 // asked only when no stored approval matches.
 type Approver interface {
 	Approve(ctx context.Context, f Facts) (bool, error)
+}
+
+// SourcedApprover is an approver that says who decided, for the record:
+// one that asks several in turn. Authorize prefers it to Approve.
+type SourcedApprover interface {
+	ApproveFrom(ctx context.Context, f Facts) (ok bool, source string, err error)
+}
+
+// PreApproved returns the approver of a grant's pre-approved classes: yes
+// (source "pre_approved:" and the classes) for an action all of whose
+// classes are in classes, next's answer otherwise (none: approval_required
+// naming the facts). With no classes it is next itself.
+func PreApproved(classes []string, next Approver) Approver {
+	if len(classes) == 0 {
+		return next
+	}
+	return preApproval{classes: classes, next: next}
+}
+
+type preApproval struct {
+	classes []string
+	next    Approver
+}
+
+func (p preApproval) Approve(ctx context.Context, f Facts) (bool, error) {
+	ok, _, err := p.ApproveFrom(ctx, f)
+	return ok, err
+}
+
+func (p preApproval) ApproveFrom(ctx context.Context, f Facts) (bool, string, error) {
+	cs := Classes(f)
+	if len(cs) > 0 && !slices.ContainsFunc(cs, func(c string) bool { return !slices.Contains(p.classes, c) }) {
+		return true, SourcePreApproved + ":" + strings.Join(cs, ","), nil
+	}
+	if p.next == nil {
+		return false, "", errcode.Wrap(errcode.ApprovalRequired, &NeedsApproval{Facts: f}, "this action needs the user's approval: %s", f)
+	}
+	return Ask(ctx, p.next, f)
+}
+
+// Ask asks approver, with its source when it names one: the one way an
+// approver of a chain asks the next.
+func Ask(ctx context.Context, approver Approver, f Facts) (bool, string, error) {
+	if sa, ok := approver.(SourcedApprover); ok {
+		return sa.ApproveFrom(ctx, f)
+	}
+	ok, err := approver.Approve(ctx, f)
+	return ok, SourceApprover, err
+}
+
+// CheckApproveClasses refuses a pre-approved class that is not one of
+// ApproveClasses.
+func CheckApproveClasses(classes []string) error {
+	for _, c := range classes {
+		if !slices.Contains(ApproveClasses, c) {
+			return errcode.New(errcode.InvalidArgument, "unknown approval class %s (one of %s)", errcode.Quote(c), strings.Join(ApproveClasses, ", "))
+		}
+	}
+	return nil
 }
 
 // Approvals are single-use approvals bound to exact facts.
@@ -283,6 +375,9 @@ type Permit struct {
 const (
 	SourceStored   = "stored"   // an approval the user stored for exactly these facts
 	SourceApprover = "approver" // the approver, asked for these facts
+	// SourcePreApproved: the grant pre-approved the action's classes; the
+	// source names them ("pre_approved:send").
+	SourcePreApproved = "pre_approved"
 )
 
 // Source says who gave the permit's approval; "" when none was needed.
@@ -316,16 +411,19 @@ func Authorize(ctx context.Context, f Facts, stored *Approvals, approver Approve
 		return Permit{facts: f, approval: stored, source: SourceStored}, nil
 	}
 	if approver != nil {
-		ok, err := approver.Approve(ctx, f)
+		ok, source, err := Ask(ctx, approver, f)
+		if errcode.Of(err) == errcode.ApprovalRefused || errors.As(err, new(*NeedsApproval)) {
+			return Permit{}, err // a person said no; no one could be asked
+		}
 		if err != nil {
 			return Permit{}, errcode.Wrap(errcode.ApprovalRequired, err, "approval could not be obtained for %s", f)
 		}
 		if ok && stored == nil {
-			return Permit{source: SourceApprover}, nil
+			return Permit{source: source}, nil
 		}
 		if ok {
 			stored.Add(f)
-			return Permit{facts: f, approval: stored, source: SourceApprover}, nil
+			return Permit{facts: f, approval: stored, source: source}, nil
 		}
 		return Permit{}, errcode.New(errcode.ApprovalRequired, "the approver declined %s", f)
 	}

@@ -2,6 +2,8 @@ package policy
 
 import (
 	"context"
+	"errors"
+	"strings"
 	"testing"
 
 	"github.com/veetbot/veetbrowser/errcode"
@@ -149,5 +151,62 @@ func TestGrant(t *testing.T) {
 	}
 	if !(Grant{}).AllowsURL("https://example.com/") {
 		t.Fatal("the zero grant refuses")
+	}
+}
+
+// TestClassesNameWhatAnActionDoes: each class from its words in several
+// languages, several classes at once, submit only for a form submission
+// whose name names none, none for a benign name.
+func TestClassesNameWhatAnActionDoes(t *testing.T) {
+	for _, tc := range []struct {
+		f    Facts
+		want string
+	}{
+		{Facts{Role: "button", Name: "Send"}, "send"},
+		{Facts{Role: "button", Name: "Send", Submit: true}, "send"},
+		{Facts{Role: "button", Name: "Save", Submit: true}, "submit"},
+		{Facts{Role: "button", Name: "Confirm and pay"}, "pay,confirm"},
+		{Facts{Role: "link", Name: "Löschen"}, "delete"},
+		{Facts{Role: "button", Name: "立即发布"}, "publish"},
+		{Facts{Role: "button", Name: "Check out"}, "pay"},
+		{Facts{Role: "dialog", Name: "Delete this file?"}, "delete"},
+		{Facts{Role: "button", Name: "Share post"}, ""},
+		{Facts{Role: "textbox", Name: "Send"}, ""},
+	} {
+		if got := strings.Join(Classes(tc.f), ","); got != tc.want {
+			t.Errorf("%s: classes %q, want %q", tc.f, got, tc.want)
+		}
+		if Consequential(tc.f) != (tc.want != "") {
+			t.Errorf("%s: Consequential disagrees with Classes", tc.f)
+		}
+	}
+	for _, c := range classWords {
+		for _, w := range c.words {
+			if !Consequential(Facts{Role: "button", Name: w}) {
+				t.Errorf("%q (%s) is not consequential", w, c.class)
+			}
+		}
+	}
+}
+
+// TestPreApprovedCoversOnlyItsClasses: a pre-approval says yes, naming its
+// classes, only when every class of the action is pre-approved; otherwise
+// the next approver is asked, or with none the action needs approval.
+func TestPreApprovedCoversOnlyItsClasses(t *testing.T) {
+	send := Facts{Role: "button", Name: "Send", Origin: "http://127.0.0.1"}
+	sendPay := Facts{Role: "button", Name: "Send payment now and pay", Origin: "http://127.0.0.1"}
+	p, err := Authorize(context.Background(), send, &Approvals{}, PreApproved([]string{"send"}, nil))
+	if err != nil || p.Source() != "pre_approved:send" {
+		t.Fatalf("send pre-approved: %q %v", p.Source(), err)
+	}
+	var need *NeedsApproval
+	if _, err := Authorize(context.Background(), sendPay, &Approvals{}, PreApproved([]string{"send"}, nil)); errcode.Of(err) != errcode.ApprovalRequired || !errors.As(err, &need) {
+		t.Fatalf("pay not pre-approved: %v", err)
+	}
+	if p, err := Authorize(context.Background(), sendPay, &Approvals{}, PreApproved([]string{"send"}, approver(true))); err != nil || p.Source() != SourceApprover {
+		t.Fatalf("the next approver: %q %v", p.Source(), err)
+	}
+	if err := CheckApproveClasses([]string{"send", "transfer"}); errcode.Of(err) != errcode.InvalidArgument {
+		t.Fatalf("an unknown class: %v", err)
 	}
 }

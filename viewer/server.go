@@ -74,7 +74,7 @@ func (h *handler) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 			http.Error(w, "unauthorized: send Authorization: Bearer TOKEN", http.StatusUnauthorized)
 			return
 		}
-	} else if !loopbackHost(r.Host) {
+	} else if !LoopbackHost(r.Host) {
 		http.Error(w, "the viewer answers only to a loopback host name", http.StatusMisdirectedRequest)
 		return
 	}
@@ -97,9 +97,9 @@ func (h *handler) authorized(r *http.Request) bool {
 	return subtle.ConstantTimeCompare(got[:], want[:]) == 1
 }
 
-// loopbackHost reports whether a Host header names this machine's
+// LoopbackHost reports whether a Host header names this machine's
 // loopback: localhost or a loopback IP, with any port.
-func loopbackHost(host string) bool {
+func LoopbackHost(host string) bool {
 	if h, _, err := net.SplitHostPort(host); err == nil {
 		host = h
 	}
@@ -182,7 +182,7 @@ func Listen(addr string, token bool) (net.Listener, error) {
 	if err != nil {
 		return nil, errcode.Wrap(errcode.InvalidArgument, err, "the listen address %s is not host:port", errcode.Quote(addr))
 	}
-	if !token && !loopbackHost(host) {
+	if !token && !LoopbackHost(host) {
 		return nil, errcode.New(errcode.InvalidArgument, "the viewer listens on a loopback address (e.g. 127.0.0.1:0) unless it has a token")
 	}
 	if strings.EqualFold(host, "localhost") {

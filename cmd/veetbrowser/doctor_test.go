@@ -212,6 +212,9 @@ func TestFlagErrorsNameTheFlag(t *testing.T) {
 		{[]string{"mcp"}, "--allow-origin"},
 		{[]string{"mcp", "--allow-any-origin", "--store", "none", "--http", "127.0.0.1:notaport"}, "--http"},
 		{[]string{"view", "--store", "none", "--listen", "0.0.0.0:0"}, "--listen"},
+		{[]string{"mcp", "--allow-any-origin", "--approve", "transfer"}, "--approve"},
+		{[]string{"mcp", "--allow-any-origin", "--approval-timeout", "0s"}, "--approval-timeout"},
+		{[]string{"mcp", "--allow-any-origin", "--control", "0.0.0.0:0"}, "--control"},
 		{[]string{"serve", "--data", t.TempDir(), "--tokens", tokens, "--listen", "127.0.0.1:notaport"}, "--listen"},
 	} {
 		out, code := runCLI(t, tc.args...)

@@ -12,11 +12,14 @@ import (
 	"time"
 
 	veetbrowser "github.com/veetbot/veetbrowser"
+	"github.com/veetbot/veetbrowser/controlroom"
 	"github.com/veetbot/veetbrowser/errcode"
 	"github.com/veetbot/veetbrowser/hosted"
 	"github.com/veetbot/veetbrowser/mcpserver"
 	"github.com/veetbot/veetbrowser/policy"
+	"github.com/veetbot/veetbrowser/store"
 	"github.com/veetbot/veetbrowser/tools"
+	"github.com/veetbot/veetbrowser/viewer"
 )
 
 // EnvToken names the variable holding the bearer token of the HTTP
@@ -50,6 +53,16 @@ from a web page (an Origin header other than the server's own) is refused with
 holds at most --max-sessions live sessions (429 too_many_sessions past it);
 a session ends on HTTP DELETE, or after --idle-timeout without a request, and
 its page is closed then. Tool arguments are limited to %d bytes.
+
+With --control ADDR (a loopback address, e.g. 127.0.0.1:8932) a control room
+is served there: a web page listing the live sessions, each with a masked
+picture of its page, the model's last view and the recorded timeline. Its
+one-time login link is printed on stderr at start. A consequential action the
+client cannot ask its user about (no elicitation) waits there for a person's
+Approve or Deny, up to --approval-timeout; Deny is approval_refused, no answer
+approval_required. --approve CLASS (repeatable: submit, send, publish, pay,
+delete, confirm) pre-approves that class in the grant for unattended runs:
+no one is asked, and each record it authorized says so.
 
 Every tool call is recorded in the artifact store (--store) before its
 result is returned; veetbrowser replay re-derives the model views from it.
@@ -85,6 +98,10 @@ func runMCP(ctx context.Context, c cli, fs *flag.FlagSet, args []string) error {
 	fs.Var(&callerOrigins, "http-allow-origin", "HTTP: web origin (scheme://host[:port]) whose pages may call the server (repeatable; default: none)")
 	hostedURL := fs.String("hosted", "", "run the pages on this sidecar (http(s)://host:port) instead of a local browser")
 	profile := fs.String("profile", "", "with --hosted: the sidecar profile each session leases")
+	control := fs.String("control", "", "serve the control room on this loopback address (login link on stderr)")
+	approvalTimeout := fs.Duration("approval-timeout", controlroom.DefaultApprovalTimeout, "with --control: how long an action waits for a person's answer")
+	var approve stringList
+	fs.Var(&approve, "approve", "pre-approve a consequential class: submit, send, publish, pay, delete or confirm (repeatable; recorded)")
 	var bf browserFlags
 	bf.register(fs, c.log)
 	var sf storeFlags
@@ -104,8 +121,25 @@ func runMCP(ctx context.Context, c cli, fs *flag.FlagSet, args []string) error {
 	if *maxSessions < 1 || *idle <= 0 {
 		return errcode.New(errcode.InvalidArgument, "--max-sessions must be at least 1 and --idle-timeout positive")
 	}
+	if err := policy.CheckApproveClasses(approve); err != nil {
+		return flagged("--approve", err)
+	}
+	if *approvalTimeout <= 0 {
+		return errcode.New(errcode.InvalidArgument, "--approval-timeout must be positive")
+	}
+	// The control room's address is taken before a browser starts.
+	var controlLn net.Listener
+	if *control != "" {
+		ln, err := viewer.Listen(*control, false)
+		if err != nil {
+			return flagged("--control", err)
+		}
+		defer ln.Close()
+		controlLn = ln
+	}
 	opts := mcpserver.Options{Version: *version, ServerVersion: build().version, UploadRoot: *uploadRoot,
-		Grant: policy.Grant{Origins: origins, ReadValues: *readValues, Contain: *contain, Resources: resources}, Destinations: policy.Destinations{AllowLinkLocal: *linkLocal}, Logger: c.log.Logger}
+		Grant:        policy.Grant{Origins: origins, ReadValues: *readValues, Contain: *contain, Resources: resources, Approve: approve},
+		Destinations: policy.Destinations{AllowLinkLocal: *linkLocal}, Logger: c.log.Logger}
 	// The HTTP clients' token is checked before a browser starts.
 	httpToken := os.Getenv(EnvToken)
 	if *addr != "" && *hostedURL != "" {
@@ -122,6 +156,9 @@ func runMCP(ctx context.Context, c cli, fs *flag.FlagSet, args []string) error {
 		return errcode.New(errcode.InvalidArgument, "--hosted and --profile go together")
 	}
 	if *hostedURL != "" {
+		if len(approve) > 0 || *control != "" {
+			return errcode.New(errcode.InvalidArgument, "--approve and --control apply to local pages, not with --hosted")
+		}
 		if bf.path != "" || bf.cdp != "" || sf.spec != "" || *linkLocal {
 			return errcode.New(errcode.InvalidArgument, "--hosted runs the pages on the sidecar: --browser, --cdp, --store and --allow-link-local do not apply")
 		}
@@ -139,6 +176,14 @@ func runMCP(ctx context.Context, c cli, fs *flag.FlagSet, args []string) error {
 			return err
 		}
 		defer closeBrowser()
+	}
+	if controlLn != nil {
+		room, stop, err := serveControlRoom(ctx, c, controlLn, rt, *approvalTimeout)
+		if err != nil {
+			return err
+		}
+		defer stop()
+		opts.Room = room
 	}
 	if *addr == "" {
 		return mcpserver.RunStdio(ctx, rt, opts)
@@ -164,6 +209,28 @@ func runMCP(ctx context.Context, c cli, fs *flag.FlagSet, args []string) error {
 		return err
 	}
 	return nil
+}
+
+// serveControlRoom serves a control room on ln (loopback only) with the
+// runtime's recorded timelines, and prints its one-time login link.
+func serveControlRoom(ctx context.Context, c cli, ln net.Listener, rt *veetbrowser.Runtime, timeout time.Duration) (*controlroom.Room, func(), error) {
+	opts := controlroom.Options{ApprovalTimeout: timeout}
+	if st, ok := rt.Store().(store.Reader); ok {
+		h, err := viewer.NewHandler(st, viewer.Options{Images: viewer.StoreImages(st)})
+		if err != nil {
+			return nil, nil, err
+		}
+		opts.Timeline = h
+	}
+	room := controlroom.New(opts)
+	srv := &http.Server{Handler: room, ReadHeaderTimeout: 10 * time.Second}
+	go srv.Serve(ln)
+	fmt.Fprintf(c.stderr, "veetbrowser: control room at http://%s%s\n", ln.Addr(), room.LoginPath())
+	return room, func() {
+		sctx, cancel := context.WithTimeout(context.WithoutCancel(ctx), 5*time.Second)
+		defer cancel()
+		srv.Shutdown(sctx)
+	}, nil
 }
 
 // stringList is a repeatable string flag.
