@@ -67,7 +67,7 @@ func (h *hitSite) wait(t *testing.T, want string) {
 }
 
 // TestEveryControlAViewShowsActs: a 1.9.0 view writes every reference
-// compact (13 characters, where the canonical observation's is longer)
+// compact (14 characters, where the canonical observation's is longer)
 // and leaves out the role link; browser_act takes each compact reference
 // of the newest view exactly as the full one, so every control the view
 // shows is used, through the tool call, and its effect reaches the server.
@@ -91,7 +91,7 @@ func TestEveryControlAViewShowsActs(t *testing.T) {
 	}
 	for i, c := range first.Controls {
 		full := res.Observation.Controls[i]
-		if c.Ref != observation.CompactRef(full.Ref) || len(c.Ref) != 13 || len(full.Ref) <= 13 {
+		if c.Ref != observation.CompactRef(full.Ref) || len(c.Ref) != 14 || len(full.Ref) <= 14 {
 			t.Fatalf("control %q: view ref %q, canonical %q", c.Name, c.Ref, full.Ref)
 		}
 		if (c.Role == "") != (full.Role == "link") {

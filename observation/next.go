@@ -218,9 +218,15 @@ func (k *Keys) ParseStreams(ref string) (revision uint64, s Streams, err error) 
 // revision newest. A compact one that does not verify against the newest
 // revision is stale_reference, as a compact reference is.
 func (k *Keys) ParseStreamsNewest(ref string, newest uint64) (revision uint64, s Streams, err error) {
-	body, sum, ok := compactParts(ref)
+	body, tag, sum, ok := compactParts(ref)
 	if !ok {
 		return k.ParseStreams(ref)
+	}
+	if tag != k.tag[0] {
+		if revision, s, err = k.ParseStreams(ref); err == nil {
+			return revision, s, nil // a full one that happens to read as compact too
+		}
+		return 0, Streams{}, errcode.New(errcode.ForeignReference, "the cursor belongs to another session")
 	}
 	payload := append(binary.AppendUvarint(nil, newest), body...)
 	payload = append(payload, k.tag[:]...)
@@ -234,23 +240,24 @@ func (k *Keys) ParseStreamsNewest(ref string, newest uint64) (revision uint64, s
 }
 
 // compactParts splits a compact reading continuation (five fields, six
-// with a reading order) into its fields' bytes and its MAC.
-func compactParts(ref string) (body, sum []byte, ok bool) {
+// with a reading order) into its fields' bytes, its session tag byte and
+// its MAC (CompactRef).
+func compactParts(ref string) (body []byte, tag byte, sum []byte, ok bool) {
 	if len(ref) < 2 || len(ref) > MaxNextLen || Kind(ref[0]) != KindNext {
-		return nil, nil, false
+		return nil, 0, nil, false
 	}
 	raw, err := refEncoding.DecodeString(ref[1:])
-	if err != nil || len(raw) < 5+macLen || refEncoding.EncodeToString(raw) != ref[1:] {
-		return nil, nil, false
+	if err != nil || len(raw) < 5+1+macLen || refEncoding.EncodeToString(raw) != ref[1:] {
+		return nil, 0, nil, false
 	}
-	body, sum = raw[:len(raw)-macLen], raw[len(raw)-macLen:]
+	body, tag, sum = raw[:len(raw)-1-macLen], raw[len(raw)-1-macLen], raw[len(raw)-macLen:]
 	n := 0
 	for rest := body; len(rest) > 0; n++ {
 		_, m := binary.Uvarint(rest)
 		if m <= 0 {
-			return nil, nil, false
+			return nil, 0, nil, false
 		}
 		rest = rest[m:]
 	}
-	return body, sum, n == 5 || n == 6
+	return body, tag, sum, n == 5 || n == 6
 }

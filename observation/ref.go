@@ -136,18 +136,25 @@ func (r Request) Check() error {
 
 // Compact references (tool version 1.9.0). A reference is only ever good
 // for the newest revision of its session, so a view can leave out what
-// every reference of that revision shares: the revision and the session
-// tag. A compact reference is the kind, the index and the full reference's
-// own MAC, which still covers the revision and the tag: 13 characters
-// where the full one has about 21, and the same 48 bits against forgery.
+// every reference of that revision shares: the revision, and all but the
+// first byte of the session tag. A compact reference is the kind, the
+// index, that tag byte and the full reference's own MAC, which still covers
+// the revision and the whole tag: 14 characters where the full one has
+// about 21, and the same 48 bits against forgery. The tag byte tells
+// another session's reference apart (foreign_reference) from an older
+// revision's (stale_reference), as the full form does, but for one
+// reference in 256, which is then refused as stale.
 
-// compactMax is the longest raw compact reference: an index of up to four
-// varint bytes. Every full reference is longer (tag, revision and index).
-const compactMax = 4 + macLen
+// compactMax is the longest raw compact reference: an index of up to three
+// varint bytes (below 2^21; every index of an observation is), the tag
+// byte and the MAC. Every full reference is longer (revision, index, the
+// whole tag and the MAC).
+const compactMax = 3 + 1 + macLen
 
 // CompactRef is the compact spelling of ref, a reference or a reading
 // continuation (NextKey.Mint) minted by any keys: its fields after the
-// revision, then its MAC. A string that is not one is returned unchanged.
+// revision, the first byte of its session tag, then its MAC. A string that
+// is not one is returned unchanged.
 func CompactRef(ref string) string {
 	if len(ref) < 2 {
 		return ref
@@ -156,35 +163,39 @@ func CompactRef(ref string) string {
 	if err != nil || len(raw) <= compactMax {
 		return ref
 	}
-	rest := raw[:len(raw)-macLen-tagLen]
+	rest, tag := raw[:len(raw)-macLen-tagLen], raw[len(raw)-macLen-tagLen]
 	if _, n := binary.Uvarint(rest); n > 0 && n < len(rest) {
-		return ref[:1] + refEncoding.EncodeToString(append(append([]byte(nil), rest[n:]...), raw[len(raw)-macLen:]...))
+		compact := append(append([]byte(nil), rest[n:]...), tag)
+		return ref[:1] + refEncoding.EncodeToString(append(compact, raw[len(raw)-macLen:]...))
 	}
 	return ref
 }
 
 // ParseNewest is Parse for a reference that may be compact: a compact
-// reference is read as one of revision newest. It names no session or
-// revision, so one that does not verify against the newest revision is
-// stale_reference (it may be of an older observation) rather than
-// foreign_reference or unknown_reference.
+// reference is read as one of revision newest. One whose tag byte is not
+// this session's is foreign_reference; one that does not verify against
+// the newest revision is stale_reference (it may be of an older
+// observation) rather than unknown_reference.
 func (k *Keys) ParseNewest(kind Kind, ref string, newest uint64) (revision, index uint64, err error) {
 	if len(ref) < 2 || len(ref) > 64 {
 		return k.Parse(kind, ref)
 	}
 	raw, derr := refEncoding.DecodeString(ref[1:])
-	if derr != nil || len(raw) > compactMax || len(raw) <= macLen || refEncoding.EncodeToString(raw) != ref[1:] {
+	if derr != nil || len(raw) > compactMax || len(raw) <= 1+macLen || refEncoding.EncodeToString(raw) != ref[1:] {
 		return k.Parse(kind, ref)
 	}
 	idx, n := binary.Uvarint(raw)
-	if n != len(raw)-macLen {
+	if n != len(raw)-1-macLen {
 		return 0, 0, errcode.New(errcode.UnknownReference, "the reference is malformed; use a reference from the newest observation")
+	}
+	if raw[n] != k.tag[0] {
+		return 0, 0, errcode.New(errcode.ForeignReference, "the reference belongs to another session")
 	}
 	payload := binary.AppendUvarint(nil, newest)
 	payload = binary.AppendUvarint(payload, idx)
 	payload = append(payload, k.tag[:]...)
-	if !hmac.Equal(raw[n:], k.mac(Kind(ref[0]), payload)) {
+	if !hmac.Equal(raw[n+1:], k.mac(Kind(ref[0]), payload)) {
 		return 0, 0, errcode.New(errcode.StaleReference, "the reference is not one of the newest observation; use the newest observation's references")
 	}
-	return k.Parse(kind, ref[:1]+refEncoding.EncodeToString(append(payload, raw[n:]...)))
+	return k.Parse(kind, ref[:1]+refEncoding.EncodeToString(append(payload, raw[n+1:]...)))
 }

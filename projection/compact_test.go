@@ -71,7 +71,7 @@ func TestCompactReadingChain(t *testing.T) {
 						if r.regEnded && v.RegionCoverage != nil {
 							t.Fatalf("an ended region stream's record is repeated: %s", out)
 						}
-						if v.Next != nil && len(v.Next.Cursor) > 20 {
+						if v.Next != nil && len(v.Next.Cursor) > 21 {
 							t.Fatalf("the continuation %q is not compact", v.Next.Cursor)
 						}
 					} else if v.ControlCoverage == nil || v.RegionCoverage == nil {
