@@ -202,7 +202,7 @@ func (r *Runtime) NewSession(ctx context.Context, opts SessionOptions) (*Session
 	page, err := openPage(ctx, r.provider, browser.SessionOptions{CheckNavigation: navigationCheck(opts.Grant, opts.Destinations),
 		Reading: v.Reading, ReadingBytes: observation.ReadingWindow(budget),
 		Frames: v.Frames, FrameAllowed: opts.Grant.AllowsOrigin, Interactions: v.Interactions, RealPages: v.RealPages,
-		ReadValues: opts.Grant.ReadValues})
+		ReadValues: opts.Grant.ReadValues, Debugging: v.Debugging})
 	if err != nil {
 		return nil, err
 	}
@@ -230,6 +230,9 @@ type Result struct {
 	Observation *observation.Observation
 	Action      *browser.ActResult // postconditions of act and upload; nil otherwise
 	Image       *Image             // browser_screenshot's image; nil otherwise
+	// Log is the read of browser_console or browser_network (1.10.0) as
+	// recorded: the entries its view shows; nil otherwise.
+	Log *observation.Log
 	// View is the model view, byte for byte what the model is given:
 	// JSON that DecodeView reads into a projection.View.
 	View json.RawMessage
@@ -482,6 +485,10 @@ func (s *Session) Call(ctx context.Context, tool string, args json.RawMessage) (
 		return parsed(tools.ParseScreenshot(args)).run(ctx, s.screenshotArgs)
 	case tool == tools.Tabs:
 		return parsed(tools.ParseTabs(args)).run(ctx, s.tabsRequest)
+	case tool == tools.Console || tool == tools.Network:
+		return parsed(tools.ParseLog(tool, args)).run(ctx, func(ctx context.Context, req browser.LogRequest) (*Result, error) {
+			return s.readLog(ctx, tool, req)
+		})
 	}
 	return nil, errcode.New(errcode.InvalidArgument, "unknown tool %s", errcode.Quote(tool))
 }

@@ -59,6 +59,9 @@ type SessionOptions struct {
 	// editable control of a field that is not a credential or payment
 	// field carries its current value.
 	ReadValues bool
+	// Debugging works as tool version 1.10.0 does (docs/debugging.md):
+	// every tab keeps its console and network logs.
+	Debugging bool
 }
 
 // MaxTabs bounds the tabs of one session. A popup past it is closed as it
@@ -101,6 +104,9 @@ type Session interface {
 	// Screenshot captures the active tab (tool version 1.8.0), its form
 	// fields painted over unless req.Unmasked, within req.MaxBytes.
 	Screenshot(ctx context.Context, req ScreenshotRequest) (*Screenshot, error)
+	// Log reads the console or network log of the active tab (tool
+	// version 1.10.0, with SessionOptions.Debugging).
+	Log(ctx context.Context, req LogRequest) (*observation.Log, error)
 	// Gone reports whether the browser under the session is gone (it died,
 	// or the connection to it dropped); every call then reports
 	// browser_unavailable, and a new session is needed.
@@ -332,4 +338,14 @@ func FindChromium(explicit string) (string, error) {
 		}
 	}
 	return "", errcode.New(errcode.BrowserUnavailable, "no Chromium found: %s", InstallHint)
+}
+
+// LogRequest asks for one read of the active tab's console or network log
+// (observation.LogConsole or LogNetwork): the entries from Cursor on (the
+// zero cursor: from the start of the document) that match Filter
+// (observation.LogEntry.Matches).
+type LogRequest struct {
+	Log    string
+	Cursor observation.LogCursor
+	Filter string
 }

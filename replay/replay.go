@@ -129,6 +129,21 @@ func Session(ctx context.Context, st store.Reader, id string, opts Options) (*Re
 
 // derive projects the call's canonical observation under in.
 func derive(c store.Call, in Inputs) ([]byte, error) {
+	return Derive(c, in)
+}
+
+// Derive re-derives the view of call c under in: its canonical observation
+// projected, or for browser_console and browser_network (1.10.0) its log
+// read.
+func Derive(c store.Call, in Inputs) ([]byte, error) {
+	if IsLog(c.Tool) {
+		var l observation.Log
+		if err := json.Unmarshal(c.Observation, &l); err != nil {
+			return nil, errcode.Wrap(store.Unavailable, err, "call %d's log cannot be read", c.Seq)
+		}
+		view, _, err := projection.ProjectLog(&l, in.Version.Name, in.Budget)
+		return view, err
+	}
 	var obs observation.Observation
 	if err := json.Unmarshal(c.Observation, &obs); err != nil {
 		return nil, errcode.Wrap(store.Unavailable, err, "call %d's observation cannot be read", c.Seq)
@@ -186,3 +201,7 @@ func Compare(c store.Call, view []byte) (same bool, recorded *store.View, sum [s
 	sum = sha256.Sum256(view)
 	return len(view) == recorded.Bytes && bytes.Equal(sum[:], recorded.SHA256), recorded, sum
 }
+
+// IsLog reports whether tool's record holds a log read rather than an
+// observation.
+func IsLog(tool string) bool { return tool == tools.Console || tool == tools.Network }

@@ -41,6 +41,9 @@ type Version struct {
 	// that really take the typed value, multiple choice, field values on
 	// request, double click, context click and text selection.
 	RealPages bool
+	// Debugging (1.10.0+): the active tab's console and network logs
+	// (browser_console, browser_network; docs/debugging.md).
+	Debugging bool
 }
 
 // Versions in release order. 1.4.0 belongs to a record this product does not
@@ -55,6 +58,7 @@ var Versions = []Version{
 	{Name: "1.7.0", Continuation: true, Regions: true, TextCoverage: true, Reading: true, Frames: true},
 	{Name: "1.8.0", Continuation: true, Regions: true, TextCoverage: true, Reading: true, Frames: true, Interactions: true},
 	{Name: "1.9.0", Continuation: true, Regions: true, TextCoverage: true, Reading: true, Frames: true, Interactions: true, RealPages: true},
+	{Name: "1.10.0", Continuation: true, Regions: true, TextCoverage: true, Reading: true, Frames: true, Interactions: true, RealPages: true, Debugging: true},
 }
 
 // Newest is the version new sessions get.
@@ -87,6 +91,8 @@ const (
 	Wait       = "browser_wait"       // 1.8.0
 	Tabs       = "browser_tabs"       // 1.8.0
 	Screenshot = "browser_screenshot" // 1.8.0
+	Console    = "browser_console"    // 1.10.0
+	Network    = "browser_network"    // 1.10.0
 )
 
 // Has reports whether version v has the tool of that name. It is the one
@@ -100,6 +106,8 @@ func (v Version) Has(tool string) bool {
 		return v.Reading
 	case Wait, Tabs, Screenshot:
 		return v.Interactions
+	case Console, Network:
+		return v.Debugging
 	}
 	return false
 }
@@ -247,6 +255,20 @@ func Tools(v Version) []Tool {
 		InputSchema: object([]string{"action"},
 			`"action":{"type":"string","enum":["list","select","close"]}`,
 			`"tab":{"type":"string","description":"select and close: a tab id from an observation's tabs"}`),
+	}, {
+		Name: Console,
+		Description: "The active tab's console messages and uncaught exceptions since its last navigation, oldest first " +
+			"(at most 1000, each cut at 2048 characters). Follow \"next\" for more; level keeps that level and worse.",
+		InputSchema: object(nil, `"cursor":{"type":"string"}`,
+			`"level":{"type":"string","enum":["debug","log","info","warning","error"]}`),
+		ReadOnly: true,
+	}, {
+		Name: Network,
+		Description: "The active tab's requests since its last navigation: method, URL (secrets removed), type, status, " +
+			"failure, size, time, and whether the grant blocked it. No header, cookie or body. Follow \"next\" for more.",
+		InputSchema: object(nil, `"cursor":{"type":"string"}`,
+			`"filter":{"type":"string","description":"text of the URL path, or a type (Fetch, XHR, Document…)"}`),
+		ReadOnly: true,
 	}}
 	for _, t := range added {
 		if v.Has(t.Name) {
@@ -472,6 +494,55 @@ func ParseTabs(raw json.RawMessage) (browser.TabsRequest, error) {
 		return browser.TabsRequest{}, errcode.New(errcode.InvalidArgument, "action must be list, select or close")
 	}
 	return browser.TabsRequest{Action: a.Action, Tab: a.Tab}, nil
+}
+
+// LogArgs are browser_console's and browser_network's arguments (1.10.0):
+// Level is the console's filter, Filter the network's.
+type LogArgs struct {
+	Cursor string `json:"cursor,omitempty"`
+	Level  string `json:"level,omitempty"`
+	Filter string `json:"filter,omitempty"`
+}
+
+// MaxLogFilter bounds browser_network's filter, in UTF-16 units.
+const MaxLogFilter = 256
+
+// ParseLog parses the arguments of tool (Console or Network) strictly into
+// the read they ask for.
+func ParseLog(tool string, raw json.RawMessage) (browser.LogRequest, error) {
+	req := browser.LogRequest{Log: observation.LogConsole}
+	var a LogArgs
+	var err error
+	if tool == Console {
+		var w struct {
+			Cursor string `json:"cursor"`
+			Level  string `json:"level"`
+		}
+		err = strict(raw, &w)
+		a.Cursor, a.Level = w.Cursor, w.Level
+		if err == nil && a.Level != "" && observation.LevelRank(a.Level) == 0 {
+			err = errcode.New(errcode.InvalidArgument, "level must be debug, log, info, warning or error")
+		}
+		req.Filter = a.Level
+	} else {
+		var w struct {
+			Cursor string `json:"cursor"`
+			Filter string `json:"filter"`
+		}
+		err = strict(raw, &w)
+		a.Cursor, a.Filter = w.Cursor, w.Filter
+		if err == nil && observation.UTF16Len(a.Filter) > MaxLogFilter {
+			err = errcode.New(errcode.InvalidArgument, "filter is longer than %d characters", MaxLogFilter)
+		}
+		req.Log, req.Filter = observation.LogNetwork, a.Filter
+	}
+	if err != nil {
+		return req, err
+	}
+	if a.Cursor != "" {
+		req.Cursor, err = observation.ParseLogCursor(a.Cursor)
+	}
+	return req, err
 }
 
 // observeWire is browser_observe's arguments as sent: pointers tell a

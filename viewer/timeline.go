@@ -113,7 +113,7 @@ func timeline(ctx context.Context, st store.Reader, id string, from, limit int, 
 			return errStop
 		}
 		var obs *observation.Observation
-		if c.Observation != nil {
+		if c.Observation != nil && !replay.IsLog(c.Tool) {
 			obs = new(observation.Observation)
 			if err := json.Unmarshal(c.Observation, obs); err != nil {
 				return errcode.Wrap(store.Unavailable, err, "call %d's observation cannot be read", c.Seq)
@@ -150,9 +150,11 @@ func newEntry(c store.Call, obs, prev, older *observation.Observation, prevSeq i
 	e.Args = arguments(c.Arguments, prev, older)
 	if obs != nil {
 		e.URL, e.Title = obs.URL, obs.Title
-		e.View = derive(c, obs)
+		e.View = derive(c)
 		e.Coverage = coverage(obs)
 		e.Diff = controlDiff(obs, prev, prevSeq)
+	} else if replay.IsLog(c.Tool) {
+		e.View = derive(c) // a console or network read: its view alone
 	}
 	if c.Action != nil {
 		e.Action = action(c.Action)
@@ -230,7 +232,7 @@ func controlLabel(c observation.Control) string {
 
 // derive re-projects the recorded observation with the recorded inputs,
 // as replay does, and checks the bytes against the recorded digest.
-func derive(c store.Call, obs *observation.Observation) *viewShown {
+func derive(c store.Call) *viewShown {
 	if c.View == nil || c.Projection == nil {
 		return nil
 	}
@@ -241,7 +243,7 @@ func derive(c store.Call, obs *observation.Observation) *viewShown {
 		v.Problem = "recorded under tool version " + p.Version + ", which this veetbrowser does not have"
 		return v
 	}
-	view, err := replay.Project(*obs, p, in)
+	view, err := replay.Derive(c, in)
 	if err != nil {
 		v.Problem = "the view could not be re-derived: " + string(errcode.Of(err))
 		return v

@@ -49,6 +49,9 @@ type Session struct {
 	// readValues: the read_values grant of a 1.9.0 session
 	// (browser.SessionOptions.ReadValues).
 	readValues bool
+	// debugging: tool version 1.10.0's console and network logs
+	// (browser.SessionOptions.Debugging, logs.go).
+	debugging bool
 	// first is the tab the session opened with; browserCtx the browser's
 	// context, which tabs are adopted under; checkNav the session's
 	// navigation check (browser.SessionOptions.CheckNavigation).
@@ -86,8 +89,8 @@ func newSession(ctx context.Context, p *Provider, browserCtx context.Context, op
 	s := &Session{provider: p, timings: p.timings, refKeys: observation.NewKeys(), lock: semaphore.NewWeighted(1), validate: observation.Validate,
 		reading: opts.Reading, window: opts.ReadingBytes, frames: opts.Frames && opts.Reading, frameAllowed: opts.FrameAllowed,
 		interactions: opts.Interactions, realPages: opts.RealPages,
-		readValues: opts.RealPages && opts.ReadValues}
-	t, err := tab.Open(ctx, browserCtx, tab.Options{Check: opts.CheckNavigation, Isolated: p.isolated, Frames: s.frames, Timings: s.timings})
+		readValues: opts.RealPages && opts.ReadValues, debugging: opts.Debugging}
+	t, err := tab.Open(ctx, browserCtx, tab.Options{Check: opts.CheckNavigation, Isolated: p.isolated, Frames: s.frames, Timings: s.timings, Logs: s.debugging})
 	if err != nil {
 		return nil, err
 	}

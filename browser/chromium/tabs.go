@@ -166,7 +166,7 @@ func (ts *tabSet) adoptJob(e *tabEntry) func(ctx context.Context) {
 			}
 			return err
 		}
-		t, err := tab.Adopt(actx, s.browserCtx, e.target, tab.Options{Check: check, Frames: s.frames, Hooks: ts.hooks, Timings: s.timings})
+		t, err := tab.Adopt(actx, s.browserCtx, e.target, tab.Options{Check: check, Frames: s.frames, Hooks: ts.hooks, Timings: s.timings, Logs: s.debugging})
 		ts.mu.Lock()
 		defer ts.mu.Unlock()
 		defer close(e.ready)
