@@ -189,3 +189,135 @@ func TestConsoleAndNetworkListThePage(t *testing.T) {
 		}
 	}
 }
+
+// feedPage is a news feed whose script logs n messages ("m0", "m1", … or,
+// with a length, that many "x" each) in batches, as a chatty app does, so
+// that the page keeps responding while it logs.
+func feedPage(n, length int) string {
+	return fmt.Sprintf(`<!doctype html><title>Feed</title><link rel="icon" href="data:,">
+<header><nav><a href="/">Top</a> <a href="/new">New</a></nav></header>
+<main><article><h1>Today</h1><p>Stories load as you scroll.</p></article></main><aside>Trending</aside>
+<script>let i = 0; (function batch() {
+  for (let k = 0; k < 100 && i < %d; k++, i++) console.log(%d > 0 ? 'x'.repeat(%d) : 'm' + i);
+  if (i < %d) setTimeout(batch, 0);
+})();</script>`, n, length, length, n)
+}
+
+// loggedAll waits until the console log has counted n messages, kept or
+// dropped.
+func loggedAll(t *testing.T, ctx context.Context, s veetbrowser.Caller, n int) {
+	t.Helper()
+	for {
+		v, raw := logView(t, ctx, s, tools.Console, map[string]any{})
+		if c := v.Coverage; c.Dropped+c.Shown+c.Remaining >= n {
+			return
+		}
+		select {
+		case <-ctx.Done():
+			t.Fatalf("the page did not log %d messages: %.300s", n, raw)
+		case <-time.After(100 * time.Millisecond):
+		}
+	}
+}
+
+// readAll follows a log's next from the start and returns every entry it
+// showed, in order, each view's coverage, and the number of views.
+func readAll(t *testing.T, ctx context.Context, s veetbrowser.Caller, tool string, budget int) ([]observation.LogEntry, projection.LogCoverage, int) {
+	t.Helper()
+	var all []observation.LogEntry
+	var cov projection.LogCoverage
+	args := map[string]any{}
+	for views := 1; ; views++ {
+		v, raw := logView(t, ctx, s, tool, args)
+		if len(raw) > budget {
+			t.Fatalf("view %d is %d bytes, over %d", views, len(raw), budget)
+		}
+		all = append(all, v.Entries...)
+		if views == 1 {
+			cov = v.Coverage
+		}
+		if v.Next == nil {
+			return all, cov, views
+		}
+		if len(v.Entries) == 0 {
+			t.Fatalf("a view with next shows nothing: %s", raw)
+		}
+		args = map[string]any{"cursor": v.Next.Cursor}
+	}
+}
+
+// TestConsoleBounds: a document keeps 1,000 messages whole and drops the
+// oldest of 1,001 (counted, with why); a message of 2,048 units is kept
+// whole, one of 2,049 cut to 2,048 with the flag; the log starts over at
+// each navigation, and a cursor of the document left is stale_reference.
+func TestConsoleBounds(t *testing.T) {
+	t.Parallel()
+	st, _ := openSQLite(t)
+	base := browsertest.ServePages(t, map[string]string{
+		"/1000": feedPage(observation.MaxLogEntries, 0), "/1001": feedPage(observation.MaxLogEntries+1, 0),
+		"/2048": feedPage(1, observation.MaxLogText), "/2049": feedPage(1, observation.MaxLogText+1)})
+	_, s := grantedSession(t, st, base, veetbrowser.SessionOptions{Budget: 64 << 10})
+	ctx := browsertest.Context(t, 2*time.Minute)
+	for _, c := range []struct {
+		page            string
+		entries, first  int
+		dropped, missed int
+	}{{"1000", 1000, 0, 0, 0}, {"1001", 1000, 1, 1, 1}} {
+		if _, err := s.Navigate(ctx, base+c.page); err != nil {
+			t.Fatal(err)
+		}
+		loggedAll(t, ctx, s, c.entries+c.dropped)
+		all, cov, _ := readAll(t, ctx, s, tools.Console, 64<<10)
+		if len(all) != c.entries || all[0].Text != fmt.Sprint("m", c.first) || all[len(all)-1].Text != fmt.Sprint("m", c.entries+c.first-1) ||
+			cov.Dropped != c.dropped || cov.Missed != c.missed || (c.dropped > 0) != (cov.DroppedWhy != "") {
+			t.Errorf("%s: %d entries, first %+v, coverage %+v", c.page, len(all), all[0], cov)
+		}
+	}
+	for _, c := range []struct {
+		page  string
+		units int
+		cut   bool
+	}{{"2048", 2048, false}, {"2049", 2048, true}} {
+		if _, err := s.Navigate(ctx, base+c.page); err != nil {
+			t.Fatal(err)
+		}
+		loggedAll(t, ctx, s, 1)
+		v, raw := logView(t, ctx, s, tools.Console, map[string]any{})
+		if len(v.Entries) != 1 || observation.UTF16Len(v.Entries[0].Text) != c.units || v.Entries[0].Cut != c.cut || v.Coverage.ViewCut != 0 {
+			t.Errorf("%s: %.200s", c.page, raw)
+		}
+	}
+	if _, err := s.Call(ctx, tools.Console, json.RawMessage(`{"cursor":"l1.1"}`)); errcode.Of(err) != errcode.StaleReference {
+		t.Errorf("a cursor of the document left: %v", err)
+	}
+	for _, bad := range []string{`{"cursor":"e1"}`, `{"level":"fatal"}`, `{"filter":"x"}`, `{"cursor":""}`} {
+		if _, err := s.Call(ctx, tools.Console, json.RawMessage(bad)); errcode.Of(err) != errcode.InvalidArgument {
+			t.Errorf("%s: %v", bad, err)
+		}
+	}
+}
+
+// TestConsoleReadThroughNext: a page that logs 10,000 messages is read
+// completely through next at the smallest budget: the 1,000 it keeps, in
+// order, each once, and the 9,000 dropped counted.
+func TestConsoleReadThroughNext(t *testing.T) {
+	t.Parallel()
+	st, _ := openSQLite(t)
+	base := browsertest.Serve(t, feedPage(10000, 0))
+	_, s := grantedSession(t, st, base, veetbrowser.SessionOptions{Budget: projection.MinBudget})
+	ctx := browsertest.Context(t, 2*time.Minute)
+	if _, err := s.Navigate(ctx, base); err != nil {
+		t.Fatal(err)
+	}
+	loggedAll(t, ctx, s, 10000)
+	all, cov, views := readAll(t, ctx, s, tools.Console, projection.MinBudget)
+	if len(all) != observation.MaxLogEntries || cov.Dropped != 9000 || cov.Missed != 9000 || cov.Remaining+cov.Shown != 1000 {
+		t.Fatalf("%d entries, coverage %+v", len(all), cov)
+	}
+	for i, e := range all {
+		if e.Text != fmt.Sprint("m", 9000+i) {
+			t.Fatalf("entry %d is %q", i, e.Text)
+		}
+	}
+	t.Logf("1000 entries in %d views of ≤ %d bytes", views, projection.MinBudget)
+}

@@ -511,12 +511,15 @@ const MaxLogFilter = 256
 // the read they ask for.
 func ParseLog(tool string, raw json.RawMessage) (browser.LogRequest, error) {
 	req := browser.LogRequest{Log: observation.LogConsole}
-	var a LogArgs
+	var a struct {
+		Cursor        *string
+		Level, Filter string
+	}
 	var err error
 	if tool == Console {
 		var w struct {
-			Cursor string `json:"cursor"`
-			Level  string `json:"level"`
+			Cursor *string `json:"cursor"`
+			Level  string  `json:"level"`
 		}
 		err = strict(raw, &w)
 		a.Cursor, a.Level = w.Cursor, w.Level
@@ -526,8 +529,8 @@ func ParseLog(tool string, raw json.RawMessage) (browser.LogRequest, error) {
 		req.Filter = a.Level
 	} else {
 		var w struct {
-			Cursor string `json:"cursor"`
-			Filter string `json:"filter"`
+			Cursor *string `json:"cursor"`
+			Filter string  `json:"filter"`
 		}
 		err = strict(raw, &w)
 		a.Cursor, a.Filter = w.Cursor, w.Filter
@@ -539,8 +542,8 @@ func ParseLog(tool string, raw json.RawMessage) (browser.LogRequest, error) {
 	if err != nil {
 		return req, err
 	}
-	if a.Cursor != "" {
-		req.Cursor, err = observation.ParseLogCursor(a.Cursor)
+	if a.Cursor != nil {
+		req.Cursor, err = observation.ParseLogCursor(*a.Cursor)
 	}
 	return req, err
 }

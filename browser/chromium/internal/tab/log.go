@@ -31,15 +31,50 @@ type logs struct {
 	console  ring
 	network  ring
 	requests map[network.RequestID]int64 // the newest entry of each request, by seq
+	ids      map[int64]network.RequestID // and the request of each such entry
 	started  map[int64]float64           // each unfinished request's start, in seconds
 	blocked  map[network.RequestID]bool  // refused before their entry was made
 }
 
-// ring is one log: its entries, oldest first, and what it dropped.
+// ring is one log: at most observation.MaxLogEntries entries in a fixed
+// circle, oldest first from head, and what it dropped. Dropping the oldest
+// moves nothing: the listener that adds entries holds the tab's lock, and
+// a page that logs in a loop must not make it copy the log each time.
 type ring struct {
 	entries []observation.LogEntry
+	head    int   // index of the oldest entry once the circle is full
 	next    int64 // the next entry's seq
 	dropped int
+}
+
+// add appends e, dropping the oldest entry at the bound, and returns e's
+// seq.
+func (r *ring) add(e observation.LogEntry) int64 {
+	e.Seq = r.next
+	r.next++
+	if len(r.entries) < observation.MaxLogEntries {
+		r.entries = append(r.entries, e)
+		return e.Seq
+	}
+	r.entries[r.head] = e
+	r.head = (r.head + 1) % len(r.entries)
+	r.dropped++
+	return e.Seq
+}
+
+// first is the seq of the oldest entry retained (next when none is).
+func (r *ring) first() int64 { return r.next - int64(len(r.entries)) }
+
+// oldest is the oldest entry retained, nil if none.
+func (r *ring) oldest() *observation.LogEntry { return r.at(r.first()) }
+
+// at is the retained entry of seq, nil if it was dropped.
+func (r *ring) at(seq int64) *observation.LogEntry {
+	i := seq - r.first()
+	if seq < 1 || i < 0 || i >= int64(len(r.entries)) {
+		return nil
+	}
+	return &r.entries[(int64(r.head)+i)%int64(len(r.entries))]
 }
 
 func newLogs() *logs {
@@ -53,33 +88,9 @@ func (l *logs) reset() {
 	l.document = documents.Add(1)
 	l.console, l.network = ring{next: 1}, ring{next: 1}
 	l.requests = make(map[network.RequestID]int64)
+	l.ids = make(map[int64]network.RequestID)
 	l.started = make(map[int64]float64)
 	l.blocked = make(map[network.RequestID]bool)
-}
-
-// add appends e, dropping the oldest entry at the bound, and returns e's
-// seq.
-func (r *ring) add(e observation.LogEntry) int64 {
-	if len(r.entries) == observation.MaxLogEntries {
-		r.entries = append(r.entries[:0], r.entries[1:]...)
-		r.dropped++
-	}
-	e.Seq = r.next
-	r.next++
-	r.entries = append(r.entries, e)
-	return e.Seq
-}
-
-// at is the retained entry of seq, nil if it was dropped.
-func (r *ring) at(seq int64) *observation.LogEntry {
-	if len(r.entries) == 0 {
-		return nil
-	}
-	i := seq - r.entries[0].Seq
-	if i < 0 || i >= int64(len(r.entries)) {
-		return nil
-	}
-	return &r.entries[i]
 }
 
 // noteLogLocked records what ev adds to the logs. It runs in the event
@@ -105,7 +116,9 @@ func (t *Tab) noteLogLocked(ev any) {
 		}
 		l.reset()
 		if doc != nil {
-			l.requests[network.RequestID(ev.Frame.LoaderID)] = l.network.add(*doc)
+			id := network.RequestID(ev.Frame.LoaderID)
+			seq := l.network.add(*doc)
+			l.requests[id], l.ids[seq] = seq, id
 		}
 	case *runtime.EventConsoleAPICalled:
 		var c cutText
@@ -163,17 +176,17 @@ func (l *logs) request(ev *network.EventRequestWillBeSent) {
 	}
 	if len(l.network.entries) == observation.MaxLogEntries {
 		// The oldest entry is about to go: so does what is kept of it.
-		old := l.network.entries[0]
+		old := l.network.oldest()
 		delete(l.started, old.Seq)
-		for id, seq := range l.requests {
-			if seq == old.Seq {
-				delete(l.requests, id)
-				break
-			}
-		}
+		delete(l.requests, l.ids[old.Seq])
+		delete(l.ids, old.Seq)
 	}
 	seq := l.network.add(e)
+	if prev, ok := l.requests[ev.RequestID]; ok {
+		delete(l.ids, prev) // a redirect's earlier hop
+	}
 	l.requests[ev.RequestID] = seq
+	l.ids[seq] = ev.RequestID
 	l.started[seq] = float64(ev.Timestamp)
 }
 
@@ -229,14 +242,10 @@ func (t *Tab) ReadLog(log string, from observation.LogCursor, filter string) (*o
 		r = &l.network
 	}
 	out := &observation.Log{Log: log, Document: l.document, Filter: filter, Dropped: r.dropped, Entries: []observation.LogEntry{}}
-	first := r.next
-	if len(r.entries) > 0 {
-		first = r.entries[0].Seq
-	}
+	first := r.first()
 	out.Missed = int(max(0, first-max(from.Seq, 1)))
-	for _, e := range r.entries {
-		switch {
-		case e.Seq < from.Seq:
+	for seq := max(first, from.Seq); seq < r.next; seq++ {
+		switch e := *r.at(seq); {
 		case e.Matches(log, filter):
 			out.Entries = append(out.Entries, e)
 		default:
