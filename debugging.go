@@ -81,3 +81,28 @@ func (c *callRecord) fillLog(r *store.Result, res *Result) error {
 	r.Projection = &store.Projection{Version: c.s.version.Name, Budget: c.s.budget}
 	return nil
 }
+
+// EmulateOptions are what Session.Emulate sets (tool version 1.10.0): a
+// viewport, a named device (browser.Devices), a color scheme, a locale, a
+// time zone; a zero field keeps what was set before.
+type EmulateOptions = tools.EmulateArgs
+
+// Emulate shows the session's tabs as a device would, and observes the
+// active tab under it. It is recorded as an intent first: the page sees
+// its viewport change.
+func (s *Session) Emulate(ctx context.Context, opts EmulateOptions) (*Result, error) {
+	raw, err := json.Marshal(opts)
+	if err != nil {
+		return nil, errcode.Wrap(errcode.Internal, err, "the arguments cannot be encoded")
+	}
+	return s.Call(ctx, tools.Emulate, raw)
+}
+
+func (s *Session) emulate(ctx context.Context, req browser.EmulateRequest, a tools.EmulateArgs) (*Result, error) {
+	rec, err := s.intent(ctx, tools.Emulate, a)
+	if err != nil {
+		return nil, err
+	}
+	obs, err := s.page.Emulate(ctx, req)
+	return s.finishObserved(ctx, rec, obs, err)
+}

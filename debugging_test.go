@@ -270,3 +270,85 @@ func TestConsoleReadThroughNext(t *testing.T) {
 	}
 	t.Logf("1000 entries in %d views of ≤ %d bytes", views, projection.MinBudget)
 }
+
+// shopPage is a responsive shop: on a narrow screen its navigation links
+// are hidden behind a menu button, and a script writes what the page's
+// Intl and Date see.
+const shopPage = `<!doctype html><html><head><title>Shop</title><link rel="icon" href="data:,">
+<meta name="viewport" content="width=device-width, initial-scale=1">
+<style>.burger{display:none} @media (max-width: 600px) { .links{display:none} .burger{display:inline-block} }
+header{display:flex;justify-content:space-between;padding:8px;background:#eee}</style></head>
+<body><header><strong>Shop</strong><button class="burger" aria-label="Open menu">☰</button>
+<nav class="links"><a href="/men">Men</a> <a href="/women">Women</a> <a href="/sale">Sale</a></nav></header>
+<main><h1>New arrivals</h1><p id="env"></p></main><footer>© Shop</footer>
+<script>const o = Intl.DateTimeFormat().resolvedOptions();
+document.getElementById('env').textContent = 'zone ' + o.timeZone + ' locale ' + o.locale + ' date ' +
+  new Date(Date.UTC(2024, 0, 1, 12)).toLocaleString() + ' offset ' + new Date(0).getTimezoneOffset();</script></body></html>`
+
+// TestEmulatePhone: at phone size the shop's view shows its menu button
+// and not its links, the screenshot is portrait, and the page's Intl and
+// Date see the locale and the time zone; back at desktop size the links
+// return. Bad settings are invalid_argument.
+func TestEmulatePhone(t *testing.T) {
+	t.Parallel()
+	st, _ := openSQLite(t)
+	base := browsertest.Serve(t, shopPage)
+	_, s := grantedSession(t, st, base, veetbrowser.SessionOptions{})
+	ctx := browsertest.Context(t, time.Minute)
+	names := func(res *veetbrowser.Result) string {
+		var b strings.Builder
+		for _, c := range res.Observation.Controls {
+			b.WriteString(c.Name + "|")
+		}
+		return b.String()
+	}
+	desk, err := s.Navigate(ctx, base)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if n := names(desk); strings.Contains(n, "Open menu") || !strings.Contains(n, "Sale") {
+		t.Fatalf("desktop controls: %s", n)
+	}
+	if _, err := s.Emulate(ctx, veetbrowser.EmulateOptions{Device: "iphone-15", Locale: "de-DE", Timezone: "Asia/Tokyo"}); err != nil {
+		t.Fatal(err)
+	}
+	phone, err := s.Navigate(ctx, base)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if n := names(phone); !strings.Contains(n, "Open menu") || strings.Contains(n, "Sale") {
+		t.Errorf("phone controls: %s", n)
+	}
+	var text strings.Builder
+	for _, p := range phone.Observation.Text {
+		text.WriteString(p.Text)
+	}
+	if env := text.String(); !strings.Contains(env, "zone Asia/Tokyo locale de-DE") || !strings.Contains(env, "1.1.2024, 21:00:00") ||
+		!strings.Contains(env, "offset -540") {
+		t.Errorf("the page sees %q", env)
+	}
+	shot, err := s.Call(ctx, tools.Screenshot, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var sum veetbrowser.ShotSummary
+	if err := json.Unmarshal(shot.View, &sum); err != nil || sum.Shot.Height <= sum.Shot.Width {
+		t.Errorf("phone screenshot %s", shot.View)
+	}
+	back, err := s.Emulate(ctx, veetbrowser.EmulateOptions{Device: "desktop"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if n := names(back); strings.Contains(n, "Open menu") || !strings.Contains(n, "Sale") {
+		t.Errorf("desktop again: %s", n)
+	}
+	for _, bad := range []string{`{}`, `{"width":239}`, `{"width":3841}`, `{"device":"nokia"}`, `{"color_scheme":"blue"}`,
+		`{"locale":"de_DE!"}`, `{"timezone":"Mars/Olympus"}`} {
+		if _, err := s.Call(ctx, tools.Emulate, json.RawMessage(bad)); errcode.Of(err) != errcode.InvalidArgument {
+			t.Errorf("%s: %v", bad, err)
+		}
+	}
+	if _, err := s.Call(ctx, tools.Emulate, json.RawMessage(`{"width":240,"height":3840}`)); err != nil {
+		t.Errorf("the bounds themselves: %v", err)
+	}
+}

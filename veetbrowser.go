@@ -489,6 +489,12 @@ func (s *Session) Call(ctx context.Context, tool string, args json.RawMessage) (
 		return parsed(tools.ParseLog(tool, args)).run(ctx, func(ctx context.Context, req browser.LogRequest) (*Result, error) {
 			return s.readLog(ctx, tool, req)
 		})
+	case tool == tools.Emulate:
+		req, a, err := tools.ParseEmulate(args)
+		if err != nil {
+			return nil, err
+		}
+		return s.emulate(ctx, req, a)
 	}
 	return nil, errcode.New(errcode.InvalidArgument, "unknown tool %s", errcode.Quote(tool))
 }

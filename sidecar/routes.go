@@ -50,7 +50,8 @@ func (s *Server) Handler() http.Handler {
 		s.fail(w, r, errcode.New(errcode.NotFound, "no such route"))
 	})
 	for route, tool := range map[string]string{"navigate": tools.Navigate, "observe": tools.Observe, "act": tools.Act, "find": tools.Find,
-		"wait": tools.Wait, "tabs": tools.Tabs, "screenshot": tools.Screenshot, "console": tools.Console, "network": tools.Network} {
+		"wait": tools.Wait, "tabs": tools.Tabs, "screenshot": tools.Screenshot, "console": tools.Console, "network": tools.Network,
+		"emulate": tools.Emulate} {
 		mux.Handle("POST /v1/leases/{id}/"+route, s.authed(s.leased(s.callTool(tool))))
 	}
 	return s.logged(mux)

@@ -81,6 +81,11 @@ type Session struct {
 	tabs     *tabSet
 	active   *tabEntry
 	listTabs bool
+	// tool version 1.10.0's emulation (emulate.go): what the session set,
+	// its generation (0: none), and the generation each tab has
+	emulated     browser.EmulateRequest
+	emulation    uint64
+	emulatedTabs map[*tab.Tab]uint64
 }
 
 var _ browser.Session = (*Session)(nil)
@@ -117,6 +122,10 @@ func (s *Session) acquire(ctx context.Context) error {
 		return errBrowserGone
 	}
 	s.syncActive()
+	if err := s.applyEmulation(ctx); err != nil {
+		s.lock.Release(1)
+		return err
+	}
 	return nil
 }
 
