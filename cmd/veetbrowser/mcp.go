@@ -85,6 +85,7 @@ func runMCP(ctx context.Context, c cli, fs *flag.FlagSet, args []string) error {
 	profile := fs.String("profile", "", "with --hosted: the sidecar profile each session leases")
 	var bf browserFlags
 	bf.register(fs, c.log)
+	bf.registerProfile(fs)
 	var sf storeFlags
 	sf.register(fs, true)
 	if _, err := parseUsage(fs, args, 0, mcpUsageLine+" (see veetbrowser mcp --help)"); err != nil {
@@ -117,8 +118,8 @@ func runMCP(ctx context.Context, c cli, fs *flag.FlagSet, args []string) error {
 		return errcode.New(errcode.InvalidArgument, "--hosted and --profile go together")
 	}
 	if *hostedURL != "" {
-		if bf.path != "" || bf.cdp != "" || sf.spec != "" || *linkLocal {
-			return errcode.New(errcode.InvalidArgument, "--hosted runs the pages on the sidecar: --browser, --cdp, --store and --allow-link-local do not apply")
+		if bf.path != "" || bf.cdp != "" || bf.profileDir != "" || sf.spec != "" || *linkLocal {
+			return errcode.New(errcode.InvalidArgument, "--hosted runs the pages on the sidecar: --browser, --cdp, --profile-dir, --store and --allow-link-local do not apply")
 		}
 		token := os.Getenv(EnvToken)
 		opts.Open = func(ctx context.Context, o veetbrowser.SessionOptions) (veetbrowser.Caller, error) {
