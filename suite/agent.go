@@ -61,6 +61,10 @@ func opName(tool string) string {
 		return "wait"
 	case tools.Tabs:
 		return "tabs"
+	case tools.Console:
+		return "console"
+	case tools.Network:
+		return "network"
 	}
 	return tool
 }

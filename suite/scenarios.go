@@ -331,6 +331,7 @@ setInterval(() => {
 		scrollScenarios(),
 		valueScenarios(),
 		pointerScenarios(),
+		debuggingScenarios(),
 	)...)
 }
 

@@ -74,7 +74,7 @@ func TestSuite(t *testing.T) {
 		if err != nil {
 			t.Fatal(err)
 		}
-		if len(report.Scenarios) != 26 {
+		if len(report.Scenarios) != 27 {
 			t.Fatalf("%d scenarios", len(report.Scenarios))
 		}
 		for _, r := range report.Scenarios {
