@@ -106,3 +106,19 @@ func (s *Session) emulate(ctx context.Context, req browser.EmulateRequest, a too
 	obs, err := s.page.Emulate(ctx, req)
 	return s.finishObserved(ctx, rec, obs, err)
 }
+
+// callDebugging runs a 1.10.0 tool on its JSON arguments.
+func (s *Session) callDebugging(ctx context.Context, tool string, args json.RawMessage) (*Result, error) {
+	if tool == tools.Emulate {
+		req, a, err := tools.ParseEmulate(args)
+		if err != nil {
+			return nil, err
+		}
+		return s.emulate(ctx, req, a)
+	}
+	req, err := tools.ParseLog(tool, args)
+	if err != nil {
+		return nil, err
+	}
+	return s.readLog(ctx, tool, req)
+}

@@ -230,9 +230,7 @@ type Result struct {
 	Observation *observation.Observation
 	Action      *browser.ActResult // postconditions of act and upload; nil otherwise
 	Image       *Image             // browser_screenshot's image; nil otherwise
-	// Log is the read of browser_console or browser_network (1.10.0) as
-	// recorded: the entries its view shows; nil otherwise.
-	Log *observation.Log
+	Log         *observation.Log   // browser_console's or browser_network's read, as recorded; nil otherwise
 	// View is the model view, byte for byte what the model is given:
 	// JSON that DecodeView reads into a projection.View.
 	View json.RawMessage
@@ -485,34 +483,10 @@ func (s *Session) Call(ctx context.Context, tool string, args json.RawMessage) (
 		return parsed(tools.ParseScreenshot(args)).run(ctx, s.screenshotArgs)
 	case tool == tools.Tabs:
 		return parsed(tools.ParseTabs(args)).run(ctx, s.tabsRequest)
-	case tool == tools.Console || tool == tools.Network:
-		return parsed(tools.ParseLog(tool, args)).run(ctx, func(ctx context.Context, req browser.LogRequest) (*Result, error) {
-			return s.readLog(ctx, tool, req)
-		})
-	case tool == tools.Emulate:
-		req, a, err := tools.ParseEmulate(args)
-		if err != nil {
-			return nil, err
-		}
-		return s.emulate(ctx, req, a)
+	case tool == tools.Console || tool == tools.Network || tool == tools.Emulate:
+		return s.callDebugging(ctx, tool, args) // 1.10.0 (debugging.go)
 	}
 	return nil, errcode.New(errcode.InvalidArgument, "unknown tool %s", errcode.Quote(tool))
-}
-
-// toolArgs are a tool's arguments as its parser returned them.
-type toolArgs[A any] struct {
-	args A
-	err  error
-}
-
-func parsed[A any](args A, err error) toolArgs[A] { return toolArgs[A]{args, err} }
-
-// run runs tool on the arguments, unless they did not parse.
-func (a toolArgs[A]) run(ctx context.Context, tool func(context.Context, A) (*Result, error)) (*Result, error) {
-	if a.err != nil {
-		return nil, a.err
-	}
-	return tool(ctx, a.args)
 }
 
 // navigateOrStep loads a's URL, or takes its history step (1.8.0).
