@@ -1,6 +1,7 @@
 package veetbrowser
 
 import (
+	"context"
 	"encoding/json"
 	"time"
 
@@ -148,4 +149,20 @@ func (r *Result) DecodeView(v any) error {
 		return errcode.Wrap(errcode.InvalidArgument, err, "the model view does not decode into %T", v)
 	}
 	return nil
+}
+
+// toolArgs are a tool's arguments as its parser returned them.
+type toolArgs[A any] struct {
+	args A
+	err  error
+}
+
+func parsed[A any](args A, err error) toolArgs[A] { return toolArgs[A]{args, err} }
+
+// run runs tool on the arguments, unless they did not parse.
+func (a toolArgs[A]) run(ctx context.Context, tool func(context.Context, A) (*Result, error)) (*Result, error) {
+	if a.err != nil {
+		return nil, a.err
+	}
+	return tool(ctx, a.args)
 }

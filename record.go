@@ -165,6 +165,9 @@ func (c *callRecord) finish(ctx context.Context, res *Result, callErr error) (*R
 
 // fill adds what a result holds to r.
 func (c *callRecord) fill(r *store.Result, res *Result) error {
+	if res != nil && res.Log != nil {
+		return c.fillLog(r, res)
+	}
 	var act *actionRecord
 	if c.judge != nil || res != nil && res.Action != nil {
 		act = &actionRecord{Authorization: c.judge}
@@ -177,8 +180,7 @@ func (c *callRecord) fill(r *store.Result, res *Result) error {
 		if r.Observation, err = json.Marshal(obs); err != nil {
 			return errcode.Wrap(errcode.Internal, err, "the observation cannot be recorded")
 		}
-		sum := sha256.Sum256(res.View)
-		r.View = &store.View{SHA256: sum[:], Bytes: len(res.View)}
+		r.View = &store.View{SHA256: sha256Sum(res.View), Bytes: len(res.View)}
 		p := res.projected
 		r.Projection = &store.Projection{Version: c.s.version.Name, Budget: p.Budget, Action: p.Action, NextKey: p.Next,
 			Steps: p.Steps, Stopped: p.Stopped}
@@ -216,6 +218,11 @@ func (c *callRecord) fill(r *store.Result, res *Result) error {
 		r.Action = raw
 	}
 	return nil
+}
+
+func sha256Sum(b []byte) []byte {
+	sum := sha256.Sum256(b)
+	return sum[:]
 }
 
 // judgement is what an action's authorization judged: the verified label

@@ -125,6 +125,14 @@ func (p *reopeningPage) Screenshot(ctx context.Context, req browser.ScreenshotRe
 	return on(ctx, p, func(s browser.Session) (*browser.Screenshot, error) { return s.Screenshot(ctx, req) })
 }
 
+func (p *reopeningPage) Log(ctx context.Context, req browser.LogRequest) (*observation.Log, error) {
+	return on(ctx, p, func(s browser.Session) (*observation.Log, error) { return s.Log(ctx, req) })
+}
+
+func (p *reopeningPage) Emulate(ctx context.Context, req browser.EmulateRequest) (*observation.Observation, error) {
+	return on(ctx, p, func(s browser.Session) (*observation.Observation, error) { return s.Emulate(ctx, req) })
+}
+
 // Gone reports whether the current page's browser is gone: the next call
 // reports it, and the one after opens a fresh page.
 func (p *reopeningPage) Gone() bool {

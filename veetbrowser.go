@@ -202,7 +202,7 @@ func (r *Runtime) NewSession(ctx context.Context, opts SessionOptions) (*Session
 	bopts := browser.SessionOptions{CheckNavigation: navigationCheck(opts.Grant, opts.Destinations),
 		Reading: v.Reading, ReadingBytes: observation.ReadingWindow(budget),
 		Frames: v.Frames, FrameAllowed: opts.Grant.AllowsOrigin, Interactions: v.Interactions, RealPages: v.RealPages,
-		ReadValues: opts.Grant.ReadValues}
+		ReadValues: opts.Grant.ReadValues, Debugging: v.Debugging}
 	if v.RealPages {
 		bopts.CheckRequest = requestCheck(opts.Grant, opts.Destinations)
 		bopts.Contain = opts.Grant.Contained()
@@ -236,6 +236,7 @@ type Result struct {
 	Observation *observation.Observation
 	Action      *browser.ActResult // postconditions of act and upload; nil otherwise
 	Image       *Image             // browser_screenshot's image; nil otherwise
+	Log         *observation.Log   // browser_console's or browser_network's read, as recorded; nil otherwise
 	// View is the model view, byte for byte what the model is given:
 	// JSON that DecodeView reads into a projection.View.
 	View json.RawMessage
@@ -470,24 +471,10 @@ func (s *Session) Call(ctx context.Context, tool string, args json.RawMessage) (
 		return parsed(tools.ParseScreenshot(args)).run(ctx, s.screenshotArgs)
 	case tool == tools.Tabs:
 		return parsed(tools.ParseTabs(args)).run(ctx, s.tabsRequest)
+	case tool == tools.Console || tool == tools.Network || tool == tools.Emulate:
+		return s.callDebugging(ctx, tool, args) // 1.10.0 (debugging.go)
 	}
 	return nil, errcode.New(errcode.InvalidArgument, "unknown tool %s", errcode.Quote(tool))
-}
-
-// toolArgs are a tool's arguments as its parser returned them.
-type toolArgs[A any] struct {
-	args A
-	err  error
-}
-
-func parsed[A any](args A, err error) toolArgs[A] { return toolArgs[A]{args, err} }
-
-// run runs tool on the arguments, unless they did not parse.
-func (a toolArgs[A]) run(ctx context.Context, tool func(context.Context, A) (*Result, error)) (*Result, error) {
-	if a.err != nil {
-		return nil, a.err
-	}
-	return tool(ctx, a.args)
 }
 
 // navigateOrStep loads a's URL, or takes its history step (1.8.0).

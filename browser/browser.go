@@ -72,6 +72,9 @@ type SessionOptions struct {
 	// NoServiceWorkers refuses service worker scripts, whose own requests
 	// no page sees.
 	NoServiceWorkers bool
+	// Debugging works as tool version 1.10.0 does (docs/debugging.md):
+	// every tab keeps its console and network logs.
+	Debugging bool
 }
 
 // MaxTabs bounds the tabs of one session. A popup past it is closed as it
@@ -120,6 +123,13 @@ type Session interface {
 	// Screenshot captures the active tab (tool version 1.8.0), its form
 	// fields painted over unless req.Unmasked, within req.MaxBytes.
 	Screenshot(ctx context.Context, req ScreenshotRequest) (*Screenshot, error)
+	// Log reads the console or network log of the active tab (tool
+	// version 1.10.0, with SessionOptions.Debugging).
+	Log(ctx context.Context, req LogRequest) (*observation.Log, error)
+	// Emulate sets a viewport, device, color scheme, locale or time zone
+	// for every tab of the session, those opened later too (tool version
+	// 1.10.0), and observes the active tab.
+	Emulate(ctx context.Context, req EmulateRequest) (*observation.Observation, error)
 	// Gone reports whether the browser under the session is gone (it died,
 	// or the connection to it dropped); every call then reports
 	// browser_unavailable, and a new session is needed.
@@ -351,4 +361,68 @@ func FindChromium(explicit string) (string, error) {
 		}
 	}
 	return "", errcode.New(errcode.BrowserUnavailable, "no Chromium found: %s", InstallHint)
+}
+
+// LogRequest asks for one read of the active tab's console or network log
+// (observation.LogConsole or LogNetwork): the entries from Cursor on (the
+// zero cursor: from the start of the document) that match Filter
+// (observation.LogEntry.Matches).
+type LogRequest struct {
+	Log    string
+	Cursor observation.LogCursor
+	Filter string
+}
+
+// Viewport bounds of browser_emulate (tool version 1.10.0), in CSS pixels.
+const (
+	MinViewport = 240
+	MaxViewport = 3840
+)
+
+// EmulateRequest is what browser_emulate sets for the session's tabs (tool
+// version 1.10.0, docs/debugging.md); a zero field keeps what an earlier
+// request set. A device sets its size, scale, mobile, touch and user agent
+// at once (Devices).
+type EmulateRequest struct {
+	Width, Height int
+	Scale         float64
+	Mobile, Touch bool
+	UserAgent     string
+	ColorScheme   string // "light" or "dark"
+	Locale        string // BCP 47, such as de-DE
+	Timezone      string // IANA, such as Asia/Tokyo
+}
+
+// Devices is browser_emulate's short list of named devices.
+var Devices = map[string]EmulateRequest{
+	"iphone-15": {Width: 393, Height: 852, Scale: 3, Mobile: true, Touch: true,
+		UserAgent: "Mozilla/5.0 (iPhone; CPU iPhone OS 17_0 like Mac OS X) AppleWebKit/605.1.15 (KHTML, like Gecko) Version/17.0 Mobile/15E148 Safari/604.1"},
+	"pixel-8": {Width: 412, Height: 915, Scale: 2.625, Mobile: true, Touch: true,
+		UserAgent: "Mozilla/5.0 (Linux; Android 14; Pixel 8) AppleWebKit/537.36 (KHTML, like Gecko) Chrome/120.0.0.0 Mobile Safari/537.36"},
+	"ipad": {Width: 820, Height: 1180, Scale: 2, Mobile: true, Touch: true,
+		UserAgent: "Mozilla/5.0 (iPad; CPU OS 17_0 like Mac OS X) AppleWebKit/605.1.15 (KHTML, like Gecko) Version/17.0 Mobile/15E148 Safari/604.1"},
+	"desktop": {Width: 1280, Height: 900, Scale: 1},
+}
+
+// Merge is r with the fields next sets; a device (next.Scale set) replaces
+// the whole device part.
+func (r EmulateRequest) Merge(next EmulateRequest) EmulateRequest {
+	if next.Scale != 0 {
+		r.Scale, r.Mobile, r.Touch, r.UserAgent = next.Scale, next.Mobile, next.Touch, next.UserAgent
+	}
+	if next.Width != 0 {
+		r.Width = next.Width
+	}
+	if next.Height != 0 {
+		r.Height = next.Height
+	}
+	for _, f := range []struct {
+		to   *string
+		from string
+	}{{&r.ColorScheme, next.ColorScheme}, {&r.Locale, next.Locale}, {&r.Timezone, next.Timezone}} {
+		if f.from != "" {
+			*f.to = f.from
+		}
+	}
+	return r
 }

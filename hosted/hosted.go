@@ -244,7 +244,7 @@ func (s *Session) Call(ctx context.Context, tool string, args json.RawMessage) (
 		return s.upload(ctx, lease, args)
 	}
 	// Every other tool's route is its name without the prefix: navigate,
-	// observe, find, wait, tabs, screenshot.
+	// observe, find, wait, tabs, screenshot, console, network.
 	return s.page(ctx, lease, strings.TrimPrefix(tool, "browser_"), "application/json", bytes.NewReader(args))
 }
 
@@ -334,11 +334,12 @@ func (s *Session) page(ctx context.Context, lease, route, contentType string, bo
 	if err := s.c.post(ctx, path, contentType, body, &out); err != nil {
 		return nil, s.leaseError(lease, err)
 	}
-	// A screenshot's answer is its view and image, with no observation.
-	if len(out.View) == 0 || (out.Observation == nil && out.Image == nil && !s.opts.ViewOnly) {
+	// A screenshot's answer is its view and image, a log read's its view
+	// and log, with no observation.
+	if len(out.View) == 0 || (out.Observation == nil && out.Image == nil && out.Log == nil && !s.opts.ViewOnly) {
 		return nil, errcode.New(errcode.BrowserUnavailable, "the sidecar's answer holds no view or no observation")
 	}
-	res := &veetbrowser.Result{Observation: out.Observation, View: out.View}
+	res := &veetbrowser.Result{Observation: out.Observation, View: out.View, Log: out.Log}
 	if out.Image != nil {
 		res.Image = &veetbrowser.Image{MediaType: out.Image.MediaType, Data: out.Image.Data}
 	}

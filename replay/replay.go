@@ -104,10 +104,11 @@ func Session(ctx context.Context, st store.Reader, id string, opts Options) (*Re
 			in.Budget = opts.Budget
 		}
 		var view []byte
-		obs := new(observation.Observation)
-		derr := json.Unmarshal(c.Observation, obs)
-		if derr != nil {
-			derr = errcode.Wrap(store.Unavailable, derr, "call %d's observation cannot be read", c.Seq)
+		var derr error
+		if IsLog(c.Tool) {
+			view, derr = DeriveLog(c, in)
+		} else if obs := new(observation.Observation); json.Unmarshal(c.Observation, obs) != nil {
+			derr = errcode.New(store.Unavailable, "call %d's observation cannot be read", c.Seq)
 		} else {
 			in.Base, prev = Base(c.Projection, prev), obs
 			view, derr = Project(*obs, c.Projection, in)
@@ -144,6 +145,17 @@ func Base(p *store.Projection, prev *observation.Observation) *observation.Obser
 		return prev
 	}
 	return nil
+}
+
+// DeriveLog re-derives the view of a browser_console or browser_network
+// call (1.10.0, IsLog) from its recorded log read.
+func DeriveLog(c store.Call, in Inputs) ([]byte, error) {
+	var l observation.Log
+	if err := json.Unmarshal(c.Observation, &l); err != nil {
+		return nil, errcode.Wrap(store.Unavailable, err, "call %d's log cannot be read", c.Seq)
+	}
+	view, _, err := projection.ProjectLog(&l, in.Version.Name, in.Budget)
+	return view, err
 }
 
 // Inputs are what a view is projected from besides the observation.
@@ -202,3 +214,7 @@ func Compare(c store.Call, view []byte) (same bool, recorded *store.View, sum [s
 	sum = sha256.Sum256(view)
 	return len(view) == recorded.Bytes && bytes.Equal(sum[:], recorded.SHA256), recorded, sum
 }
+
+// IsLog reports whether tool's record holds a log read rather than an
+// observation.
+func IsLog(tool string) bool { return tool == tools.Console || tool == tools.Network }

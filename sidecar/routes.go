@@ -50,7 +50,8 @@ func (s *Server) Handler() http.Handler {
 		s.fail(w, r, errcode.New(errcode.NotFound, "no such route"))
 	})
 	for route, tool := range map[string]string{"navigate": tools.Navigate, "observe": tools.Observe, "act": tools.Act, "find": tools.Find,
-		"wait": tools.Wait, "tabs": tools.Tabs, "screenshot": tools.Screenshot} {
+		"wait": tools.Wait, "tabs": tools.Tabs, "screenshot": tools.Screenshot, "console": tools.Console, "network": tools.Network,
+		"emulate": tools.Emulate} {
 		mux.Handle("POST /v1/leases/{id}/"+route, s.authed(s.leased(s.callTool(tool))))
 	}
 	return s.logged(mux)
@@ -335,12 +336,12 @@ func (s *Server) run(w http.ResponseWriter, r *http.Request, l *lease, tool stri
 		s.fail(w, r, err)
 		return
 	}
-	out := api.PageResult{View: res.View, Observation: res.Observation, Action: res.Action}
+	out := api.PageResult{View: res.View, Observation: res.Observation, Action: res.Action, Log: res.Log}
 	if res.Image != nil {
 		out.Image = &api.Image{MediaType: res.Image.MediaType, Data: res.Image.Data}
 	}
 	if omit {
-		out.Observation = nil
+		out.Observation, out.Log = nil, nil
 	}
 	writeJSON(w, http.StatusOK, out)
 }

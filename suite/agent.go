@@ -66,6 +66,10 @@ func opName(tool string) string {
 		return "wait"
 	case tools.Tabs:
 		return "tabs"
+	case tools.Console:
+		return "console"
+	case tools.Network:
+		return "network"
 	}
 	return tool
 }

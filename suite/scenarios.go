@@ -333,6 +333,7 @@ setInterval(() => {
 		pointerScenarios(),
 		changesScenarios(),
 		stepsScenarios(),
+		debuggingScenarios(),
 	)...)
 }
 

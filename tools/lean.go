@@ -66,7 +66,9 @@ var leanSchemas = map[string]json.RawMessage{
 // lean gives the tools of 1.9.0 their descriptions and schemas.
 func lean(all []Tool) {
 	for i := range all {
-		all[i].Description = leanDescriptions[all[i].Name]
-		all[i].InputSchema = leanSchemas[all[i].Name]
+		// A tool of a later version keeps its own, already short, text.
+		if d, ok := leanDescriptions[all[i].Name]; ok {
+			all[i].Description, all[i].InputSchema = d, leanSchemas[all[i].Name]
+		}
 	}
 }

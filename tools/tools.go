@@ -41,6 +41,9 @@ type Version struct {
 	// that really take the typed value, multiple choice, field values on
 	// request, double click, context click and text selection.
 	RealPages bool
+	// Debugging (1.10.0+): the active tab's console and network logs
+	// (browser_console, browser_network; docs/debugging.md).
+	Debugging bool
 }
 
 // Versions in release order. 1.4.0 belongs to a record this product does not
@@ -55,6 +58,7 @@ var Versions = []Version{
 	{Name: "1.7.0", Continuation: true, Regions: true, TextCoverage: true, Reading: true, Frames: true},
 	{Name: "1.8.0", Continuation: true, Regions: true, TextCoverage: true, Reading: true, Frames: true, Interactions: true},
 	{Name: "1.9.0", Continuation: true, Regions: true, TextCoverage: true, Reading: true, Frames: true, Interactions: true, RealPages: true},
+	{Name: "1.10.0", Continuation: true, Regions: true, TextCoverage: true, Reading: true, Frames: true, Interactions: true, RealPages: true, Debugging: true},
 }
 
 // Newest is the version new sessions get.
@@ -87,6 +91,9 @@ const (
 	Wait       = "browser_wait"       // 1.8.0
 	Tabs       = "browser_tabs"       // 1.8.0
 	Screenshot = "browser_screenshot" // 1.8.0
+	Console    = "browser_console"    // 1.10.0
+	Network    = "browser_network"    // 1.10.0
+	Emulate    = "browser_emulate"    // 1.10.0
 )
 
 // Has reports whether version v has the tool of that name. It is the one
@@ -100,6 +107,8 @@ func (v Version) Has(tool string) bool {
 		return v.Reading
 	case Wait, Tabs, Screenshot:
 		return v.Interactions
+	case Console, Network, Emulate:
+		return v.Debugging
 	}
 	return false
 }
@@ -245,6 +254,7 @@ func Tools(v Version) []Tool {
 			`"action":{"type":"string","enum":["list","select","close"]}`,
 			`"tab":{"type":"string","description":"select and close: a tab id from an observation's tabs"}`),
 	}}
+	added = append(added, debuggingTools()...)
 	for _, t := range added {
 		if v.Has(t.Name) {
 			all = append(all, t)

@@ -113,7 +113,7 @@ func timeline(ctx context.Context, st store.Reader, id string, from, limit int, 
 			return errStop
 		}
 		var obs *observation.Observation
-		if c.Observation != nil {
+		if c.Observation != nil && !replay.IsLog(c.Tool) {
 			obs = new(observation.Observation)
 			if err := json.Unmarshal(c.Observation, obs); err != nil {
 				return errcode.Wrap(store.Unavailable, err, "call %d's observation cannot be read", c.Seq)
@@ -153,6 +153,8 @@ func newEntry(c store.Call, obs, prev, older *observation.Observation, prevSeq i
 		e.View = derive(c, obs, prev)
 		e.Coverage = coverage(obs)
 		e.Diff = controlDiff(obs, prev, prevSeq)
+	} else if replay.IsLog(c.Tool) {
+		e.View = derive(c, nil, nil) // a console or network read: its view alone
 	}
 	if c.Action != nil {
 		e.Action = action(c.Action)
@@ -242,8 +244,13 @@ func derive(c store.Call, obs, prev *observation.Observation) *viewShown {
 		v.Problem = "recorded under tool version " + p.Version + ", which this veetbrowser does not have"
 		return v
 	}
-	in.Base = replay.Base(p, prev)
-	view, err := replay.Project(*obs, p, in)
+	var view []byte
+	if replay.IsLog(c.Tool) {
+		view, err = replay.DeriveLog(c, in)
+	} else {
+		in.Base = replay.Base(p, prev)
+		view, err = replay.Project(*obs, p, in)
+	}
 	if err != nil {
 		v.Problem = "the view could not be re-derived: " + string(errcode.Of(err))
 		return v

@@ -12,7 +12,7 @@ import (
 
 // tabOptions completes the options of a tab the session opens or adopts.
 func (s *Session) tabOptions(o tab.Options) tab.Options {
-	o.Frames, o.Timings = s.frames, s.timings
+	o.Frames, o.Timings, o.Logs = s.frames, s.timings, s.debugging
 	o.CheckRequest, o.Blocked = s.requests.CheckRequest, s.requests.Blocked
 	o.Contain, o.NoServiceWorkers = s.requests.Contain, s.requests.NoServiceWorkers
 	return o

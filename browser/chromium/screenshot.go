@@ -242,7 +242,7 @@ func (s *Session) showWhole(ctx context.Context, view *collect.ShotResult, heigh
 		return nil, err
 	}
 	_, err = cdp.Call(octx, s.tab.Target(), emulation.SetDeviceMetricsOverride, emulation.SetDeviceMetricsOverrideParams{
-		Width: int64(math.Round(view.Width)), Height: height,
+		Width: int64(math.Round(view.Width)), Height: height, DeviceScaleFactor: s.emulated.Scale, Mobile: s.emulated.Mobile,
 	})
 	if err != nil {
 		err = tab.Classify(octx, err, errcode.CaptureFailed, "the page could not be captured")
@@ -254,7 +254,7 @@ func (s *Session) showWhole(ctx context.Context, view *collect.ShotResult, heigh
 	return func() {
 		rctx := context.WithoutCancel(ctx)
 		if octx, end, err := s.tab.Begin(rctx); err == nil {
-			cdp.Call(octx, s.tab.Target(), emulation.ClearDeviceMetricsOverride, cdp.Empty{})
+			s.restoreMetrics(octx) // the session's emulated viewport, if it set one
 			end()
 		}
 		s.shotStep(rctx, collect.ShotRequest{Step: collect.ShotScroll, Doc: view.Doc, X: view.ScrollX, Y: view.ScrollY})

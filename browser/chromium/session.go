@@ -49,6 +49,9 @@ type Session struct {
 	// readValues: the read_values grant of a 1.9.0 session
 	// (browser.SessionOptions.ReadValues).
 	readValues bool
+	// debugging: tool version 1.10.0's console and network logs
+	// (browser.SessionOptions.Debugging, logs.go).
+	debugging bool
 	// first is the tab the session opened with; browserCtx the browser's
 	// context, which tabs are adopted under; checkNav the session's
 	// navigation check (browser.SessionOptions.CheckNavigation).
@@ -82,6 +85,11 @@ type Session struct {
 	tabs     *tabSet
 	active   *tabEntry
 	listTabs bool
+	// tool version 1.10.0's emulation (emulate.go): what the session set,
+	// its generation (0: none), and the generation each tab has
+	emulated     browser.EmulateRequest
+	emulation    uint64
+	emulatedTabs map[*tab.Tab]uint64
 }
 
 var _ browser.Session = (*Session)(nil)
@@ -90,7 +98,7 @@ func newSession(ctx context.Context, p *Provider, browserCtx context.Context, op
 	s := &Session{provider: p, timings: p.timings, refKeys: observation.NewKeys(), lock: semaphore.NewWeighted(1), validate: observation.Validate,
 		reading: opts.Reading, window: opts.ReadingBytes, frames: opts.Frames && opts.Reading, frameAllowed: opts.FrameAllowed,
 		interactions: opts.Interactions, realPages: opts.RealPages,
-		readValues: opts.RealPages && opts.ReadValues}
+		readValues: opts.RealPages && opts.ReadValues, debugging: opts.Debugging}
 	if opts.CheckRequest != nil {
 		s.requests = tab.Options{CheckRequest: opts.CheckRequest, Blocked: &observation.BlockedTally{}, NoServiceWorkers: opts.NoServiceWorkers}
 		if opts.Contain != nil {
@@ -124,6 +132,10 @@ func (s *Session) acquire(ctx context.Context) error {
 		return errBrowserGone
 	}
 	s.syncActive()
+	if err := s.applyEmulation(ctx); err != nil {
+		s.lock.Release(1)
+		return err
+	}
 	return nil
 }
 

@@ -3,6 +3,7 @@ package main
 import (
 	"context"
 	"encoding/json"
+	"fmt"
 	"os"
 	"path/filepath"
 	"strings"
@@ -12,6 +13,7 @@ import (
 	"github.com/veetbot/veetbrowser/errcode"
 	"github.com/veetbot/veetbrowser/sidecar"
 	"github.com/veetbot/veetbrowser/sidecar/sidecartest"
+	"github.com/veetbot/veetbrowser/tools"
 )
 
 type doctorReport struct {
@@ -59,7 +61,7 @@ func TestDoctorPassesHere(t *testing.T) {
 	if v := checkNamed(t, r, "browser").Verdict; !strings.Contains(v, "Chromium") {
 		t.Errorf("browser verdict %q names no version", v)
 	}
-	if v := checkNamed(t, r, "MCP").Verdict; !strings.Contains(v, "answer 8 tools") {
+	if v := checkNamed(t, r, "MCP").Verdict; !strings.Contains(v, fmt.Sprintf("answer %d tools", len(tools.Tools(tools.Newest())))) {
 		t.Errorf("MCP verdict %q", v)
 	}
 	out, code := runCLI(t, "doctor", "--store", "none")

@@ -1,9 +1,9 @@
 // Command veetbrowser is the CLI of the browser runtime for AI agents.
 //
-//	veetbrowser observe [URL] [--canonical] [--budget BYTES] [--tool-version V] [--browser PATH] [--cdp WS_URL] [--log-level LEVEL] [--store SPEC] [--retain DURATION] [--retain-bytes N]
-//	veetbrowser read URL [--budget BYTES] [--tool-version V] [--browser PATH] [--cdp WS_URL] [--log-level LEVEL] [--store SPEC] [--retain DURATION] [--retain-bytes N]
-//	veetbrowser find URL QUERY [--budget BYTES] [--tool-version V] [--browser PATH] [--cdp WS_URL] [--log-level LEVEL] [--store SPEC] [--retain DURATION] [--retain-bytes N]
-//	veetbrowser mcp (--allow-origin ORIGIN... | --allow-any-origin) [--hosted URL --profile NAME] [--allow-link-local] [--contain [--allow-resource ORIGIN...]] [--read-values] [--http ADDR] [--http-allow-origin ORIGIN...] [--max-sessions N] [--idle-timeout DURATION] [--budget BYTES] [--tool-version V] [--upload-root DIR] [--browser PATH] [--cdp WS_URL] [--log-level LEVEL] [--store SPEC] [--retain DURATION] [--retain-bytes N]
+//	veetbrowser observe [URL] [--canonical] [--budget BYTES] [--tool-version V] [--browser PATH] [--cdp WS_URL] [--profile-dir DIR] [--log-level LEVEL] [--store SPEC] [--retain DURATION] [--retain-bytes N]
+//	veetbrowser read URL [--budget BYTES] [--tool-version V] [--browser PATH] [--cdp WS_URL] [--profile-dir DIR] [--log-level LEVEL] [--store SPEC] [--retain DURATION] [--retain-bytes N]
+//	veetbrowser find URL QUERY [--budget BYTES] [--tool-version V] [--browser PATH] [--cdp WS_URL] [--profile-dir DIR] [--log-level LEVEL] [--store SPEC] [--retain DURATION] [--retain-bytes N]
+//	veetbrowser mcp (--allow-origin ORIGIN... | --allow-any-origin) [--hosted URL --profile NAME] [--allow-link-local] [--contain [--allow-resource ORIGIN...]] [--read-values] [--http ADDR] [--http-allow-origin ORIGIN...] [--max-sessions N] [--idle-timeout DURATION] [--budget BYTES] [--tool-version V] [--upload-root DIR] [--browser PATH] [--cdp WS_URL] [--profile-dir DIR] [--log-level LEVEL] [--store SPEC] [--retain DURATION] [--retain-bytes N]
 //	veetbrowser serve --data DIR --tokens FILE [--listen ADDR] [--store SPEC] [--tls-cert FILE --tls-key FILE] [--cdp WS_URL...] [--browser PATH] [--max-leases N] [--allow-private] [--log-level LEVEL]
 //	veetbrowser token TENANT
 //	veetbrowser suite [--budget BYTES] [--json] [--scenario IDS] [--browser PATH] [--cdp WS_URL] [--log-level LEVEL] [--store SPEC] [--retain DURATION] [--retain-bytes N]
@@ -112,10 +112,10 @@ func run(ctx context.Context, args []string, stdout, stderr io.Writer) int {
 
 // The usage line of each subcommand lists every flag it takes.
 const (
-	observeUsageLine  = "veetbrowser observe [URL] [--canonical] [--budget BYTES] [--tool-version V] [--browser PATH] [--cdp WS_URL] [--log-level LEVEL] [--store SPEC] [--retain DURATION] [--retain-bytes N]"
-	readUsageLine     = "veetbrowser read URL [--budget BYTES] [--tool-version V] [--browser PATH] [--cdp WS_URL] [--log-level LEVEL] [--store SPEC] [--retain DURATION] [--retain-bytes N]"
-	findUsageLine     = "veetbrowser find URL QUERY [--budget BYTES] [--tool-version V] [--browser PATH] [--cdp WS_URL] [--log-level LEVEL] [--store SPEC] [--retain DURATION] [--retain-bytes N]"
-	mcpUsageLine      = "veetbrowser mcp (--allow-origin ORIGIN... | --allow-any-origin) [--hosted URL --profile NAME] [--allow-link-local] [--contain [--allow-resource ORIGIN...]] [--read-values] [--http ADDR] [--http-allow-origin ORIGIN...] [--max-sessions N] [--idle-timeout DURATION] [--control ADDR] [--approval-timeout DURATION] [--approve CLASS...] [--budget BYTES] [--tool-version V] [--upload-root DIR] [--browser PATH] [--cdp WS_URL] [--log-level LEVEL] [--store SPEC] [--retain DURATION] [--retain-bytes N]"
+	observeUsageLine  = "veetbrowser observe [URL] [--canonical] [--budget BYTES] [--tool-version V] [--browser PATH] [--cdp WS_URL] [--profile-dir DIR] [--log-level LEVEL] [--store SPEC] [--retain DURATION] [--retain-bytes N]"
+	readUsageLine     = "veetbrowser read URL [--budget BYTES] [--tool-version V] [--browser PATH] [--cdp WS_URL] [--profile-dir DIR] [--log-level LEVEL] [--store SPEC] [--retain DURATION] [--retain-bytes N]"
+	findUsageLine     = "veetbrowser find URL QUERY [--budget BYTES] [--tool-version V] [--browser PATH] [--cdp WS_URL] [--profile-dir DIR] [--log-level LEVEL] [--store SPEC] [--retain DURATION] [--retain-bytes N]"
+	mcpUsageLine      = "veetbrowser mcp (--allow-origin ORIGIN... | --allow-any-origin) [--hosted URL --profile NAME] [--allow-link-local] [--contain [--allow-resource ORIGIN...]] [--read-values] [--http ADDR] [--http-allow-origin ORIGIN...] [--max-sessions N] [--idle-timeout DURATION] [--control ADDR] [--approval-timeout DURATION] [--approve CLASS...] [--budget BYTES] [--tool-version V] [--upload-root DIR] [--browser PATH] [--cdp WS_URL] [--profile-dir DIR] [--log-level LEVEL] [--store SPEC] [--retain DURATION] [--retain-bytes N]"
 	suiteUsageLine    = "veetbrowser suite [--budget BYTES] [--json] [--scenario IDS] [--browser PATH] [--cdp WS_URL] [--log-level LEVEL] [--store SPEC] [--retain DURATION] [--retain-bytes N]"
 	replayUsageLine   = "veetbrowser replay [--store SPEC] [--budget BYTES] [--tool-version V] [--html FILE] [SESSION]"
 	sessionsUsageLine = "veetbrowser sessions [--store SPEC] [--limit N]"
@@ -244,9 +244,10 @@ func newCLILog(w io.Writer) cliLog {
 // browserFlags are the flags that choose a browser, and the log level of
 // the commands that use one.
 type browserFlags struct {
-	path string
-	cdp  string
-	log  cliLog
+	path       string
+	cdp        string
+	profileDir string // --profile-dir (profile.go); only the commands that register it
+	log        cliLog
 }
 
 func (b *browserFlags) register(fs *flag.FlagSet, log cliLog) {
@@ -269,8 +270,20 @@ func (b *browserFlags) runtime(ctx context.Context, budget int, sf *storeFlags, 
 	if err != nil {
 		return nil, nil, err
 	}
+	unlock := func() {}
+	if b.profileDir != "" {
+		if b.cdp != "" {
+			st.Close()
+			return nil, nil, errcode.New(errcode.InvalidArgument, "--profile-dir is the profile of a launched browser; --cdp attaches to one")
+		}
+		if unlock, err = lockProfile(b.profileDir); err != nil {
+			st.Close()
+			return nil, nil, err
+		}
+	}
 	p, err := b.provider(ctx)
 	if err != nil {
+		unlock()
 		st.Close()
 		return nil, nil, err
 	}
@@ -280,10 +293,13 @@ func (b *browserFlags) runtime(ctx context.Context, budget int, sf *storeFlags, 
 	opts.Budget, opts.Store = budget, st
 	if rt, err = veetbrowser.New(p, opts); err != nil {
 		p.Close(closeCtx)
+		unlock()
 		st.Close()
 		return nil, nil, err
 	}
-	return rt, func() { p.Close(closeCtx); st.Close() }, nil
+	// The lock is released after the browser is closed: it wrote its
+	// cookies out by then.
+	return rt, func() { p.Close(closeCtx); unlock(); st.Close() }, nil
 }
 
 // checkBudgetFlag refuses a --budget the runtime would refuse, naming the
@@ -318,5 +334,5 @@ func (b *browserFlags) provider(ctx context.Context) (*chromium.Provider, error)
 		}
 		return chromium.Attach(ctx, b.cdp, chromium.Options{Logger: b.log.Logger})
 	}
-	return chromium.Launch(ctx, chromium.Options{ExecPath: b.path, Logger: b.log.Logger})
+	return chromium.Launch(ctx, chromium.Options{ExecPath: b.path, Logger: b.log.Logger, UserDataDir: b.profileDir})
 }

@@ -104,6 +104,7 @@ func runMCP(ctx context.Context, c cli, fs *flag.FlagSet, args []string) error {
 	fs.Var(&approve, "approve", "pre-approve a consequential class: submit, send, publish, pay, delete or confirm (repeatable; recorded)")
 	var bf browserFlags
 	bf.register(fs, c.log)
+	bf.registerProfile(fs)
 	var sf storeFlags
 	sf.register(fs, true)
 	if _, err := parseUsage(fs, args, 0, mcpUsageLine+" (see veetbrowser mcp --help)"); err != nil {
@@ -159,8 +160,8 @@ func runMCP(ctx context.Context, c cli, fs *flag.FlagSet, args []string) error {
 		if len(approve) > 0 || *control != "" {
 			return errcode.New(errcode.InvalidArgument, "--approve and --control apply to local pages, not with --hosted")
 		}
-		if bf.path != "" || bf.cdp != "" || sf.spec != "" || *linkLocal {
-			return errcode.New(errcode.InvalidArgument, "--hosted runs the pages on the sidecar: --browser, --cdp, --store and --allow-link-local do not apply")
+		if bf.path != "" || bf.cdp != "" || bf.profileDir != "" || sf.spec != "" || *linkLocal {
+			return errcode.New(errcode.InvalidArgument, "--hosted runs the pages on the sidecar: --browser, --cdp, --profile-dir, --store and --allow-link-local do not apply")
 		}
 		token := os.Getenv(EnvToken)
 		opts.Open = func(ctx context.Context, o veetbrowser.SessionOptions) (veetbrowser.Caller, error) {

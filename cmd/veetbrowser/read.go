@@ -24,6 +24,7 @@ func (f *sessionFlags) register(fs *flag.FlagSet, log cliLog) {
 	fs.IntVar(&f.budget, "budget", 0, "inline byte budget of the model view (default 8192, at least 1024)")
 	fs.StringVar(&f.version, "tool-version", "", "browser tool version (default: the newest)")
 	f.browser.register(fs, log)
+	f.browser.registerProfile(fs)
 	f.store.register(fs, true)
 }
 

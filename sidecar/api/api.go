@@ -106,6 +106,9 @@ type PageResult struct {
 	Observation *observation.Observation `json:"observation,omitempty"` // absent with ?observation=omit
 	Action      *browser.ActResult       `json:"action,omitempty"`
 	Image       *Image                   `json:"image,omitempty"` // browser_screenshot's
+	// Log is browser_console's or browser_network's read (1.10.0); absent
+	// with ?observation=omit.
+	Log *observation.Log `json:"log,omitempty"`
 }
 
 // Image is a screenshot in a PageResult; Data is base64 in JSON.

@@ -67,6 +67,7 @@ func (t *Tab) decide(ev *fetch.EventRequestPaused) {
 	t.mu.Lock()
 	t.refusals++
 	t.refused = refusal
+	t.markBlockedLocked(ev.NetworkID)
 	t.mu.Unlock()
 	cdp.Call(ctx, t.target, fetch.FailRequest, fetch.FailRequestParams{RequestID: ev.RequestID, ErrorReason: network.ErrorReasonAborted})
 	t.wake()

@@ -94,6 +94,7 @@ type Tab struct {
 	opened  uint64  // pages this tab opened
 	gone    bool    // the page was closed (by itself, or by the session)
 	traffic traffic // requests in flight, for browser_wait (netidle.go)
+	logs    *logs   // console and network logs (log.go); nil unless Options.Logs
 }
 
 // Options are what a tab is opened with.
@@ -124,6 +125,9 @@ type Options struct {
 	// closing them (SetHooks).
 	Hooks   *Hooks
 	Timings Timings
+	// Logs: the tab keeps its console and network logs (tool version
+	// 1.10.0, log.go).
+	Logs bool
 }
 
 // Open opens a page in the browser of parent; the caller's ctx bounds the
@@ -199,6 +203,9 @@ func start(ctx, parent context.Context, opts Options, copts ...chromedp.ContextO
 		popupCloser:   NewWorkQueue(),
 		hooks:         opts.Hooks,
 	}
+	if opts.Logs {
+		t.logs = newLogs()
+	}
 	t.session = &frameSession{target: t.target, cancel: func() {}}
 	if err := chromedp.Listen(tabCtx, t.onEvent); err != nil {
 		cancel()
@@ -273,6 +280,7 @@ func (t *Tab) onEvent(ev any) {
 		t.changedLocked()
 	}
 	t.noteTrafficLocked(ev)
+	t.noteLogLocked(ev)
 	switch ev := ev.(type) {
 	case *runtime.EventExecutionContextCreated:
 		if ev.Context.Name != collect.WorldName {
