@@ -21,6 +21,7 @@ import (
 	"github.com/veetbot/veetbrowser/hosted"
 	"github.com/veetbot/veetbrowser/mcpserver"
 	"github.com/veetbot/veetbrowser/policy"
+	"github.com/veetbot/veetbrowser/store"
 	"github.com/veetbot/veetbrowser/store/storespec"
 	"github.com/veetbot/veetbrowser/tools"
 )
@@ -166,15 +167,11 @@ func (d doctor) observeDemo(ctx context.Context, exe string) (int, error) {
 		return 0, err
 	}
 	defer stop()
-	p, err := chromium.Launch(ctx, chromium.Options{ExecPath: exe, Logger: d.log.Logger})
+	rt, end, err := launch(ctx, exe, d.log)
 	if err != nil {
 		return 0, err
 	}
-	defer p.Close(context.WithoutCancel(ctx))
-	rt, err := veetbrowser.New(p, veetbrowser.Options{})
-	if err != nil {
-		return 0, err
-	}
+	defer end()
 	s, err := rt.NewSession(ctx, veetbrowser.SessionOptions{Surface: "cli"})
 	if err != nil {
 		return 0, err
@@ -253,16 +250,28 @@ func (d doctor) mcpHandshake(ctx context.Context, exe string) check {
 	return ch
 }
 
-func listTools(ctx context.Context, exe string, log cliLog) (int, error) {
+// launch starts the browser at exe as the commands do, with a runtime
+// over it that records nothing: a check leaves no session in the store.
+// end closes the browser.
+func launch(ctx context.Context, exe string, log cliLog) (rt *veetbrowser.Runtime, end func(), err error) {
 	p, err := chromium.Launch(ctx, chromium.Options{ExecPath: exe, Logger: log.Logger})
 	if err != nil {
-		return 0, err
+		return nil, nil, err
 	}
-	defer p.Close(context.WithoutCancel(ctx))
-	rt, err := veetbrowser.New(p, veetbrowser.Options{})
+	end = func() { p.Close(context.WithoutCancel(ctx)) }
+	if rt, err = veetbrowser.New(p, veetbrowser.Options{Store: store.Discard}); err != nil {
+		end()
+		return nil, nil, err
+	}
+	return rt, end, nil
+}
+
+func listTools(ctx context.Context, exe string, log cliLog) (int, error) {
+	rt, end, err := launch(ctx, exe, log)
 	if err != nil {
 		return 0, err
 	}
+	defer end()
 	srv, err := mcpserver.New(rt, mcpserver.Options{ServerVersion: build().version, Grant: policy.Grant{Origins: []string{"http://127.0.0.1"}}, Logger: log.Logger})
 	if err != nil {
 		return 0, err
