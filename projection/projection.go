@@ -588,17 +588,3 @@ func longestRegionRef(obs *observation.Observation) string {
 	}
 	return longest
 }
-
-func size(v any) int {
-	b, err := json.Marshal(v)
-	if err != nil {
-		panic(err) // views hold only strings, numbers and booleans
-	}
-	return len(b)
-}
-
-// clip shortens s so that its JSON string encoding, as encoding/json
-// writes it, is at most max bytes, cutting only between runes.
-func clip(s string, max int) (string, bool) {
-	return observation.CutEscaped(s, max-len(`""`), observation.GoEscaping)
-}

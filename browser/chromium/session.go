@@ -443,49 +443,6 @@ func (s *Session) newest(kind observation.Kind, ref string) (rev, index uint64, 
 	return rev, index, err
 }
 
-// continuationError is the refusal of a continuation whose anchor, or the
-// point a cursor resumes from, is no longer where it was retained.
-func continuationError(code collect.Refusal, cursor bool) error {
-	what := "the anchor control"
-	if cursor {
-		what = "the place the cursor resumes from"
-	}
-	switch code {
-	case collect.DocumentChanged:
-		return errcode.New(errcode.DocumentChanged, "the page loaded a new document since that observation; observe again without a continuation")
-	case collect.AnchorDetached:
-		return errcode.New(errcode.StaleReference, "%s was removed from the page; observe again", what)
-	case collect.AnchorMoved:
-		return errcode.New(errcode.StaleReference, "%s moved; observe again", what)
-	default: // collect.AnchorUnknown
-		return errcode.New(errcode.StaleReference, "%s is no longer known; observe again", what)
-	}
-}
-
-// A cursor's index packs the candidate offset its window starts at with
-// where the collector's walk starts (collect.Resume*), so a cursor stays an
-// opaque, authenticated (revision, index) pair that names no DOM detail.
-const cursorFromBits = 2
-
-var cursorFroms = [...]string{collect.ResumeStart, collect.ResumeOrigin, collect.ResumeStop}
-
-func cursorIndex(offset int, from string) uint64 {
-	for i, f := range cursorFroms {
-		if f == from {
-			return uint64(offset)<<cursorFromBits | uint64(i)
-		}
-	}
-	panic("unknown resume point " + from) // Decode admits only the known ones
-}
-
-func splitCursor(index uint64) (offset int, from string, ok bool) {
-	i := index & (1<<cursorFromBits - 1)
-	if i >= uint64(len(cursorFroms)) || index>>cursorFromBits > observation.MaxOffset+observation.MaxAcquired {
-		return 0, "", false
-	}
-	return int(index >> cursorFromBits), cursorFroms[i], true
-}
-
 // pageObservation is the observation of revision rev of page, with its
 // collected controls.
 func (s *Session) pageObservation(rev uint64, page collect.Page, controls []collect.Control) *observation.Observation {
