@@ -3,6 +3,7 @@ package chromium
 import (
 	"bufio"
 	"context"
+	"errors"
 	"fmt"
 	"net/http"
 	"os"
@@ -61,7 +62,8 @@ func launchOn(t *testing.T, dir string) (*Provider, *Session) {
 	t.Helper()
 	p, err := Launch(context.Background(), Options{UserDataDir: dir})
 	if err != nil {
-		t.Fatal(err)
+		// The cause is what Chromium printed: a public error leaves it out.
+		t.Fatalf("%v (cause: %v)", err, errors.Unwrap(err))
 	}
 	t.Cleanup(func() { p.Close(context.Background()) })
 	s, err := p.NewSession(browsertest.Context(t, time.Minute), browser.SessionOptions{})
