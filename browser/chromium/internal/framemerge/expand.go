@@ -66,6 +66,12 @@ func (m *frameMerge) expand(ctx context.Context, id cdp.FrameID, idx, depth int,
 		if child.controlsPlaced {
 			continue
 		}
+		if child.starved {
+			// The window was spent before the frame: its scan is the next
+			// window's, from its start.
+			m.limit, m.stop = observation.LimitWindow, &Cursor{At: childPlace(c.Frame), Window: &Window{From: collect.ResumeStart}}
+			break
+		}
 		room := observation.MaxControls - controlsBefore - len(out.controls)
 		if len(child.controls) > room {
 			m.controlsCut = true
@@ -77,6 +83,11 @@ func (m *frameMerge) expand(ctx context.Context, id cdp.FrameID, idx, depth int,
 	}
 	if cov := res.ControlCoverage; cov.More && cov.Limit != observation.LimitNone && id != "" {
 		out.controlsMore, out.controlsLimit = true, cov.Limit
+		if m.stop == nil && !m.controlsCut && cov.Limit != observation.LimitOffset {
+			// The stream continues inside this frame, at its next window
+			// (the offset bound is terminal, as in the top document).
+			m.stop = &Cursor{At: here(0), Window: &Window{Offset: cov.Offset + cov.Scanned, From: cov.From}}
+		}
 	}
 	notVisible(len(res.Controls))
 	used := textBefore
@@ -115,7 +126,7 @@ func (m *frameMerge) expand(ctx context.Context, id cdp.FrameID, idx, depth int,
 		out.regions = append(out.regions, g)
 	}
 	for _, key := range visitedOrder(res) {
-		if ch := m.visited[key]; ch != nil {
+		if ch := m.visited[key]; ch != nil && !ch.regionsPlaced {
 			out.regions = append(out.regions, ch.regions...)
 		}
 	}
@@ -217,9 +228,12 @@ func (m *frameMerge) child(ctx context.Context, key string, parentIdx, depth int
 	case p.ControlsEnded && p.TextEnded:
 		rec.Status = observation.FrameNotReached
 	}
+	// A frame the window was spent before, which would be collected
+	// otherwise, is where the control stream continues (expand).
+	starved := p.ControlsEnded && !m.noControls && (rec.Status == "" || rec.Status == observation.FrameNotReached)
 	if rec.Status != "" {
 		m.record(rec)
-		return &framed{}
+		return &framed{starved: starved}
 	}
 	rec.Status = observation.FrameCollected
 	idx := m.record(rec)
@@ -231,6 +245,7 @@ func (m *frameMerge) child(ctx context.Context, key string, parentIdx, depth int
 	m.collected++
 	m.account(res)
 	out := m.expand(ctx, id, idx, depth+1, rec.Origin, res, at, controlsBefore, textBefore)
+	out.starved = starved
 	m.fill(idx, res, out)
 	m.visited[key] = out
 	return out
@@ -260,7 +275,7 @@ func (m *frameMerge) frameParams(controlsBefore, textBefore int) collect.Params 
 		RegionNodes: m.regionNodes,
 		MaxRegions:  ptr(max(m.regions, 0)),
 	}
-	p.ControlsEnded = controlsLeft <= 0 || m.window <= 1
+	p.ControlsEnded = controlsLeft <= 0 || m.window <= 1 || m.noControls
 	p.TextEnded = textLeft <= observation.TextPartOverhead || m.textNodes <= 0 || m.textUnits <= 0
 	p.RegionsEnded = m.regions <= 0 || m.regionNodes <= 0
 	return p
