@@ -73,6 +73,26 @@ func (s *Session) textFrom(params *collect.Params, rs **framemerge.Resume, rev u
 	return nil
 }
 
+// topRegion is where the top document's region stream continues for a
+// view that passed its first i regions (of the newest revision): frames'
+// regions do not continue (docs/frames.md), so the top's retained list
+// resumes after the top's regions among them; ended when none is left.
+func (s *Session) topRegion(i int) (index int, ended bool) {
+	if s.places == nil {
+		return i, false
+	}
+	top := 0
+	for j, f := range s.regionFrames {
+		if f == 0 {
+			top++
+			if j < i {
+				index++
+			}
+		}
+	}
+	return index, index == top && s.regionsDone
+}
+
 // withFrames puts the content of top's frames in place (framemerge.Merge);
 // rs, if set, is where streams that stopped inside frames resume.
 func (s *Session) withFrames(ctx context.Context, params collect.Params, top *collect.Result, rs *framemerge.Resume) (*collect.Result, *framemerge.Out, error) {

@@ -81,7 +81,11 @@ type Session struct {
 	// where the newest revision's cursor resumes when it continues inside
 	// frames (cursorInFrames); nil otherwise
 	frameCursor *framemerge.Cursor
-	act         *inFrame // the running action's frame, if its control is in one
+	// with places: the frame of each region, and whether the top
+	// document's region stream ended with the regions it gave (topRegion)
+	regionFrames []int
+	regionsDone  bool
+	act          *inFrame // the running action's frame, if its control is in one
 	// tool version 1.8.0's tabs (tabs.go): nil for earlier versions;
 	// active is the entry of tab; listTabs asks the observation for the
 	// list of tabs
@@ -307,7 +311,8 @@ func (s *Session) observe(ctx context.Context, req observation.Request) (*observ
 	s.revision, s.doc, s.origin, s.cursor, s.frameCursor = next, res.Doc, res.Origin, cursor, frameCursor
 	s.places, s.textPlaces = nil, nil
 	if fm != nil {
-		s.places, s.textPlaces = fm.Places, fm.TextPlaces
+		s.places, s.textPlaces, s.regionFrames = fm.Places, fm.TextPlaces, fm.RegionFrames()
+		s.regionsDone = obs.RegionCoverage.Omitted == 0 && !obs.RegionCoverage.NodeLimitReached
 	}
 	if s.reading {
 		nk := s.refKeys.NextKey(next)
@@ -383,7 +388,8 @@ func (s *Session) readOn(params *collect.Params, rs **framemerge.Resume, cursor 
 	if st.Region < 0 {
 		params.RegionsEnded = true
 	} else {
-		params.Regions = &collect.From{Revision: token, Index: st.Region}
+		idx, ended := s.topRegion(st.Region)
+		params.Regions, params.RegionsEnded = &collect.From{Revision: token, Index: idx}, ended
 	}
 	if st.Text < 0 {
 		params.TextEnded = true

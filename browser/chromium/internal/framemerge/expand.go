@@ -69,7 +69,8 @@ func (m *frameMerge) expand(ctx context.Context, id cdp.FrameID, idx, depth int,
 		if child.starved {
 			// The window was spent before the frame: its scan is the next
 			// window's, from its start.
-			m.limit, m.stop = observation.LimitWindow, &Cursor{At: childPlace(c.Frame), Window: &Window{From: collect.ResumeStart}}
+			out.controlsMore, out.controlsLimit = true, observation.LimitWindow
+			out.stop = &Cursor{At: childPlace(c.Frame), Window: &Window{From: collect.ResumeStart}}
 			break
 		}
 		room := observation.MaxControls - controlsBefore - len(out.controls)
@@ -77,16 +78,19 @@ func (m *frameMerge) expand(ctx context.Context, id cdp.FrameID, idx, depth int,
 			m.controlsCut = true
 		}
 		out.controls = append(out.controls, child.controls[:min(len(child.controls), room)]...)
-		if child.controlsMore && m.limit == "" {
-			m.limit = child.controlsLimit // the rest of the frame comes first
+		if child.controlsMore {
+			// The rest of the frame comes first: nothing after it now. The
+			// stream stops where this content is placed (stopAt).
+			out.controlsMore, out.controlsLimit, out.stop = true, child.controlsLimit, child.stop
+			break
 		}
 	}
-	if cov := res.ControlCoverage; cov.More && cov.Limit != observation.LimitNone && id != "" {
+	if cov := res.ControlCoverage; cov.More && cov.Limit != observation.LimitNone && id != "" && !out.controlsMore {
 		out.controlsMore, out.controlsLimit = true, cov.Limit
-		if m.stop == nil && !m.controlsCut && cov.Limit != observation.LimitOffset {
+		if cov.Limit != observation.LimitOffset {
 			// The stream continues inside this frame, at its next window
 			// (the offset bound is terminal, as in the top document).
-			m.stop = &Cursor{At: here(0), Window: &Window{Offset: cov.Offset + cov.Scanned, From: cov.From}}
+			out.stop = &Cursor{At: here(0), Window: &Window{Offset: cov.Offset + cov.Scanned, From: cov.From}}
 		}
 	}
 	notVisible(len(res.Controls))

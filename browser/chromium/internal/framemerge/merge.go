@@ -70,9 +70,11 @@ type framed struct {
 	text     []framedText
 	regions  []observation.Region
 	// Where a stream stopped inside it at a bound: nothing after it may
-	// be shown in this observation, and the stream continues there.
+	// be shown in this observation, and the stream continues there (stop:
+	// the control cursor; nil at the terminal offset bound).
 	controlsMore  bool
 	controlsLimit string
+	stop          *Cursor
 	textStop      Place
 	// A continuation put this stream of the frame ahead of the rest: it
 	// is not put again where the frame's element is met.
@@ -188,6 +190,9 @@ func (fm *Out) Apply(obs *observation.Observation) {
 	obs.Frames, obs.FramesOmitted = fm.records, fm.omitted
 }
 
+// RegionFrames is the frame of each region (0: the top document).
+func (fm *Out) RegionFrames() []int { return fm.regionFrames }
+
 // Merge puts the content of top's frames, as frames gives it, in place;
 // allowed judges a frame's origin (nil allows every one); rs, if set, is
 // where streams that stopped inside frames resume. When the controls
@@ -221,6 +226,7 @@ func Merge(ctx context.Context, frames Source, allowed func(string) bool, params
 	}
 	rest := m.expand(ctx, "", 0, 0, top.Origin, top, topLink, len(out.controls), textCost(out.text))
 	out.controls = append(out.controls, rest.controls...)
+	m.stopAt(rest)
 	if m.textNext == nil {
 		out.text = append(out.text, rest.text...)
 		m.textNext = rest.textStop
@@ -408,9 +414,7 @@ func (m *frameMerge) resumeChains(ctx context.Context, top *collect.Result, out 
 		if inC {
 			out.controls = append(out.controls, content.controls...)
 			content.controlsPlaced = true
-			if content.controlsMore && m.limit == "" {
-				m.limit = content.controlsLimit
-			}
+			m.stopAt(content)
 		}
 		if inT && out.textStop == nil {
 			if len(out.text) == 0 && len(content.text) > 0 && res.TextCoverage.FirstContinues {
@@ -433,6 +437,14 @@ func goneFrame(err error) error {
 		return err
 	}
 	return errcode.Wrap(errcode.StaleReference, err, "the frame the controls continue in is gone; observe again")
+}
+
+// stopAt records where the control stream stops when content placed in it
+// stopped inside a frame: the first such place is where it continues.
+func (m *frameMerge) stopAt(content *framed) {
+	if content.controlsMore && m.limit == "" {
+		m.limit, m.stop = content.controlsLimit, content.stop
+	}
 }
 
 func onChain(chain Place, id cdp.FrameID) bool {

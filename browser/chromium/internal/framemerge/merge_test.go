@@ -216,6 +216,19 @@ func TestMergeCursorContinuesInFrames(t *testing.T) {
 			t.Fatalf("%v: controls %q, cursor %+v", err, names(res), c)
 		}
 	})
+	t.Run("text resumed in a frame", func(t *testing.T) {
+		// The controls continue in the top document past the frame's
+		// owner: the frame's stopped scan is not the control stream's.
+		r := inner()
+		r.ControlCoverage = collect.ControlCoverage{Scanned: 2, More: true, Limit: observation.LimitWindow}
+		top := topWithFrame()
+		top.Controls, top.TextFrames = []collect.Control{button("b")}, nil
+		rs := &Resume{Old: "old", Text: Place{{Doc: "top"}, {Frame: "F1", Doc: "d1"}}}
+		res, out, err := Merge(context.Background(), src(r), nil, collect.Params{}, top, rs)
+		if err != nil || !slices.Equal(names(res), []string{"b"}) || res.ControlCoverage.More || out.Cursor != nil {
+			t.Fatalf("%v: controls %q, coverage %+v, cursor %+v", err, names(res), res.ControlCoverage, out.Cursor)
+		}
+	})
 	t.Run("resumed in the frame", func(t *testing.T) {
 		r := inner()
 		r.Regions = []observation.Region{{Kind: "navigation"}}
