@@ -19,6 +19,7 @@ func TestCursorIndexBound(t *testing.T) {
 	keys := observation.NewKeys()
 	widest := keys.Mint(observation.KindCursor, math.MaxUint64, cursorIndex(observation.MaxOffset+observation.MaxAcquired, collect.ResumeStop))
 	framed := keys.Mint(observation.KindCursor, math.MaxUint64, cursorIndex(0, cursorInFrames))
+	t.Logf("widest %d bytes, frames %d", len(widest), len(framed))
 	if len(framed) > len(widest) || len(widest) > 64 {
 		t.Fatalf("frames cursor %d bytes, widest %d, bound 64", len(framed), len(widest))
 	}

@@ -214,7 +214,7 @@ func TestFrameInvisibleCandidatesAdvance(t *testing.T) {
 // (new content before it, its siblings replaced) leaves the cursor good:
 // it resumes inside the frame at the next control. Removing the frame, or
 // replacing its element with a new one of the same address (a new frame),
-// makes the cursor stale_reference.
+// makes the cursor stale_reference; the frame navigating, document_changed.
 func TestFrameCursorIdentity(t *testing.T) {
 	t.Parallel()
 	var links strings.Builder
@@ -243,10 +243,14 @@ func TestFrameCursorIdentity(t *testing.T) {
 		t.Fatalf("after the parent re-rendered: %q, want %q", got, want)
 	}
 
-	for _, c := range []struct{ name, change string }{
+	for _, c := range []struct {
+		name, change string
+		code         errcode.Code
+	}{
 		{"replaced", `const f = document.getElementById('menu'); const g = document.createElement('iframe');
-			g.id = 'menu'; g.src = '/menu'; g.style.cssText = f.style.cssText; f.replaceWith(g)`},
-		{"removed", `document.getElementById('menu').remove()`},
+			g.id = 'menu'; g.src = '/menu'; g.style.cssText = f.style.cssText; f.replaceWith(g)`, errcode.StaleReference},
+		{"removed", `document.getElementById('menu').remove()`, errcode.StaleReference},
+		{"navigated", `document.getElementById('menu').src = '/menu?again'`, errcode.DocumentChanged},
 	} {
 		t.Run(c.name, func(t *testing.T) {
 			s, obs := openFrames(t, url, nil, "Menu first")
@@ -255,8 +259,8 @@ func TestFrameCursorIdentity(t *testing.T) {
 			}
 			mainWorld(t, s, c.change)
 			time.Sleep(200 * time.Millisecond) // the new frame's document loads
-			if _, err := s.Observe(ctx, observation.Request{Cursor: obs.ControlCoverage.Cursor}); errcode.Of(err) != errcode.StaleReference {
-				t.Fatalf("cursor into a frame %s: %v, want %s", c.name, err, errcode.StaleReference)
+			if _, err := s.Observe(ctx, observation.Request{Cursor: obs.ControlCoverage.Cursor}); errcode.Of(err) != c.code {
+				t.Fatalf("cursor into a frame %s: %v, want %s", c.name, err, c.code)
 			}
 		})
 	}

@@ -380,6 +380,9 @@ func (m *frameMerge) resumeChains(ctx context.Context, top *collect.Result, out 
 		case inC:
 			p.AfterFrame = string(rs.Controls[k+1].Frame)
 		}
+		if inC {
+			p.Doc = rs.Controls[k].Doc // a frame that navigated does not continue
+		}
 		if inC && p.ControlsEnded && !m.noControls {
 			// The window is spent before this frame's rest: it is where the
 			// stream continues.
