@@ -1,6 +1,7 @@
 package chromium
 
 import (
+	"context"
 	"errors"
 	"fmt"
 	"slices"
@@ -8,6 +9,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/veetbot/veetbrowser/browser"
 	"github.com/veetbot/veetbrowser/errcode"
 	"github.com/veetbot/veetbrowser/internal/browsertest"
 	"github.com/veetbot/veetbrowser/observation"
@@ -18,7 +20,7 @@ import (
 
 // followCursors follows the control cursor from obs until there is none
 // and returns every view, obs first.
-func followCursors(t *testing.T, s *Session, obs *observation.Observation) []*observation.Observation {
+func followCursors(t testing.TB, s *Session, obs *observation.Observation) []*observation.Observation {
 	t.Helper()
 	ctx := browsertest.Context(t, 3*time.Minute)
 	views := []*observation.Observation{obs}
@@ -76,7 +78,7 @@ func storePart(want *[]string, name string, hidden int, child string, childWant 
 // their origins alternating between localhost and 127.0.0.1, so that every
 // one is out of its parent's process), each with hidden hidden links. It
 // returns the top URL and the visible buttons in page order.
-func nestedStore(t *testing.T, depth, hidden int) (string, []string) {
+func nestedStore(t testing.TB, depth, hidden int) (string, []string) {
 	pages := map[string]string{}
 	url := browsertest.ServePages(t, pages)
 	other := browsertest.OtherOrigin(url)
@@ -99,7 +101,7 @@ func nestedStore(t *testing.T, depth, hidden int) (string, []string) {
 }
 
 // waitDeep waits until the deepest frame of a nestedStore loaded.
-func waitDeep(t *testing.T, s *Session) {
+func waitDeep(t testing.TB, s *Session) {
 	t.Helper()
 	ctx := browsertest.Context(t, time.Minute)
 	for range 200 {
@@ -262,6 +264,52 @@ func TestFrameCursorIdentity(t *testing.T) {
 			if _, err := s.Observe(ctx, observation.Request{Cursor: obs.ControlCoverage.Cursor}); errcode.Of(err) != c.code {
 				t.Fatalf("cursor into a frame %s: %v, want %s", c.name, err, c.code)
 			}
+		})
+	}
+}
+
+// BenchmarkCursorThroughFrames times following the control cursor through
+// the four-deep store of TestCursorResumesInsideFrames (five documents of
+// 4,000 hidden links and 6 buttons each, every window stopping inside a
+// frame), against the same documents' content in one page.
+func BenchmarkCursorThroughFrames(b *testing.B) {
+	for _, framed := range []bool{false, true} {
+		b.Run(map[bool]string{false: "one-page", true: "frames"}[framed], func(b *testing.B) {
+			url, want := nestedStore(b, observation.MaxFrameDepth, 4000)
+			if !framed {
+				var page strings.Builder
+				want = nil
+				for i := range observation.MaxFrameDepth + 1 {
+					page.WriteString(storePart(&want, fmt.Sprintf("L%d", i), 4000, "", nil))
+				}
+				url = browsertest.Serve(b, page.String())
+			}
+			ctx := browsertest.Context(b, 5*time.Minute)
+			bs, err := shared.Get(b).NewSession(ctx, browser.SessionOptions{Reading: true, Frames: true})
+			if err != nil {
+				b.Fatal(err)
+			}
+			b.Cleanup(func() { bs.Close(context.Background()) })
+			s := bs.(*Session)
+			if _, err := s.Navigate(ctx, url); err != nil {
+				b.Fatal(err)
+			}
+			if framed {
+				waitDeep(b, s)
+			}
+			windows := 0
+			for b.Loop() {
+				obs, err := s.Observe(ctx, observation.Request{})
+				if err != nil {
+					b.Fatal(err)
+				}
+				views := followCursors(b, s, obs)
+				if got := allNames(views); len(got) != len(want) {
+					b.Fatalf("%d controls shown of %d", len(got), len(want))
+				}
+				windows = len(views)
+			}
+			b.ReportMetric(float64(windows), "windows")
 		})
 	}
 }
