@@ -313,3 +313,52 @@ func BenchmarkCursorThroughFrames(b *testing.B) {
 		})
 	}
 }
+
+// TestCursorAtTheControlBoundThroughFrames: the control bound (256 for the
+// page and its frames together) stops a window inside a frame, or cuts the
+// top document's controls after one; either way the cursor resumes right
+// after the last control shown, and every button is shown once, in order.
+func TestCursorAtTheControlBoundThroughFrames(t *testing.T) {
+	t.Parallel()
+	list := func(want *[]string, prefix string, n int) string {
+		var b strings.Builder
+		for i := range n {
+			name := fmt.Sprintf("%s %d", prefix, i)
+			fmt.Fprintf(&b, `<li><button>%s</button></li>`, name)
+			*want = append(*want, name)
+		}
+		return "<ul>" + b.String() + "</ul>"
+	}
+	for _, c := range []struct {
+		name                 string
+		before, frame, after int
+	}{
+		{"inside the frame", 200, 100, 10},
+		{"after the frame", 10, 30, 240},
+	} {
+		t.Run(c.name, func(t *testing.T) {
+			t.Parallel()
+			var want []string
+			top := `<h1>Inbox</h1>` + list(&want, "Message", c.before)
+			frame := list(&want, "Attachment", c.frame)
+			top += `<iframe src="/files" style="width:500px;height:300px"></iframe>` + list(&want, "Archive", c.after)
+			url := browsertest.ServePages(t, map[string]string{"/": top, "/files": frame})
+			s, obs := openFrames(t, url, nil, "Attachment 0")
+			if obs.ControlCoverage.Limit != observation.LimitControls || len(obs.Controls) != observation.MaxControls {
+				t.Fatalf("first window: %d controls, coverage %+v", len(obs.Controls), obs.ControlCoverage)
+			}
+			if got := allNames(followCursors(t, s, obs)); !slices.Equal(got, want) {
+				t.Fatalf("%d shown of %d; first difference at %d", len(got), len(want), firstDiff(got, want))
+			}
+		})
+	}
+}
+
+func firstDiff(a, b []string) int {
+	for i := range min(len(a), len(b)) {
+		if a[i] != b[i] {
+			return i
+		}
+	}
+	return min(len(a), len(b))
+}
