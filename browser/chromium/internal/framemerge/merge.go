@@ -384,9 +384,12 @@ func (m *frameMerge) resumeChains(ctx context.Context, top *collect.Result, out 
 			p.Doc = rs.Controls[k].Doc // a frame that navigated does not continue
 		}
 		if inC && p.ControlsEnded && !m.noControls {
-			// The window is spent before this frame's rest: it is where the
-			// stream continues.
+			// The window (or the control bound) is spent before this
+			// frame's rest: it is where the stream continues.
 			m.limit, m.stop = observation.LimitWindow, &Cursor{At: rs.Controls[:k+1], Window: rs.Window, AfterFrame: rs.AfterFrame}
+			if len(out.controls) >= observation.MaxControls {
+				m.limit = observation.LimitControls
+			}
 			if k < len(rs.Controls)-1 {
 				m.stop.Window, m.stop.AfterFrame = nil, rs.Controls[k+1].Frame
 			}
