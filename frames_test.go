@@ -17,12 +17,24 @@ import (
 // framedSite is a page of the top origin whose content is split between
 // the top document, a same-origin frame and a cross-origin frame (another
 // loopback origin, out of process) that nests a frame of its own: each
-// part holds paragraphs and buttons. It returns the page's URL and every
-// paragraph and button in the order a reader meets them.
+// part holds a menu button with its hidden menu of links, paragraphs and
+// buttons; the nested frame's menu is a catalogue of 4,000 links, more than
+// what a window has left when it reaches them. It returns the page's URL
+// and every paragraph and button in the order a reader meets them.
 func framedSite(t *testing.T, paragraphs, buttons int) (url string, texts, names []string) {
 	t.Helper()
 	part := func(name string) string {
 		var b strings.Builder
+		links := 40
+		if name == "nested" {
+			links = 4000
+		}
+		fmt.Fprintf(&b, `<nav><button aria-expanded="false">%s menu</button><ul hidden>`, name)
+		for i := range links {
+			fmt.Fprintf(&b, `<li><a href="/%s/%d">%s section %d</a></li>`, name, i, name, i)
+		}
+		b.WriteString(`</ul></nav>`)
+		names = append(names, name+" menu")
 		for i := range paragraphs {
 			p := fmt.Sprintf("%s paragraph %d tells of the river and the mill.", name, i)
 			fmt.Fprintf(&b, "<p>%s</p>", p)
@@ -45,6 +57,8 @@ func framedSite(t *testing.T, paragraphs, buttons int) (url string, texts, names
 	top.WriteString(`<iframe style="width:600px;height:400px" src="` + other + `cross"></iframe>`)
 	top.WriteString(part("end"))
 	pages["/"] = top.String()
+	pages["/start"] = `<title>Mill</title><a href="/help" target="_blank">Open the help centre</a>`
+	pages["/help"] = `<title>Help</title><p>How can we help?</p>`
 	return url, texts, names
 }
 
@@ -63,15 +77,30 @@ func namedButtons(names *[]string, prefix string, n int) string {
 // TestReadingThroughFrames follows next through a page whose paragraphs
 // and buttons are split between the top document and three frames, one of
 // them cross-origin and nesting another: every paragraph and every button
-// is shown exactly once, in the order of the page.
+// is shown exactly once, in the order of the page. With a second tab open,
+// every view carries the tabs record, and at 1 KiB its streams stop inside
+// frames at other points.
 func TestReadingThroughFrames(t *testing.T) {
 	t.Parallel()
 	url, texts, names := framedSite(t, 120, 60)
-	for _, budget := range []int{8192, 1024} {
-		t.Run(fmt.Sprint(budget), func(t *testing.T) {
+	for _, c := range []struct {
+		budget int
+		tabs   bool
+	}{{8192, false}, {1024, false}, {1024, true}} {
+		name := fmt.Sprint(c.budget)
+		if c.tabs {
+			name += "-tabs"
+		}
+		t.Run(name, func(t *testing.T) {
 			t.Parallel()
-			s := session(t, SessionOptions{Budget: budget})
+			s := session(t, SessionOptions{Budget: c.budget})
+			if c.tabs {
+				openSecondTab(t, s, url)
+			}
 			r := readAll(t, s, url)
+			if c.tabs && (r.views[0].Tabs == nil || r.views[0].Tabs.Count != 2) {
+				t.Fatalf("no tabs record for two tabs: %+v", r.views[0].Tabs)
+			}
 			once := func(what string, got, want []string) {
 				if ok, at := subsequence(got, want); !ok {
 					t.Fatalf("%s %d of %d not shown once in order (%q); %d shown", what, at, len(want), want[min(at, len(want)-1)], len(got))
@@ -91,6 +120,26 @@ func TestReadingThroughFrames(t *testing.T) {
 			t.Logf("%d views, %d bytes", len(r.views), r.bytes)
 		})
 	}
+}
+
+// openSecondTab opens a second tab from a page of the site (a link with
+// target=_blank); the first stays the active one.
+func openSecondTab(t *testing.T, s *Session, url string) {
+	t.Helper()
+	ctx := browsertest.Context(t, time.Minute)
+	res, err := s.Navigate(ctx, url+"start")
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, c := range view(t, res).Controls {
+		if c.Name == "Open the help centre" {
+			if _, err := s.Call(ctx, "browser_act", json.RawMessage(fmt.Sprintf(`{"kind":"click","ref":%q}`, c.Ref))); err != nil {
+				t.Fatal(err)
+			}
+			return
+		}
+	}
+	t.Fatalf("no link to open a tab: %s", res.View)
 }
 
 // TestPagingControlsThroughFrames pages through 12,000 controls held by

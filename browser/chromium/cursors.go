@@ -30,9 +30,15 @@ func continuationError(code collect.Refusal, cursor bool) error {
 // A cursor's index packs the candidate offset its window starts at with
 // where the collector's walk starts (collect.Resume*), so a cursor stays an
 // opaque, authenticated (revision, index) pair that names no DOM detail.
+// A cursor of a stream that continues inside frames (tool version 1.7.0)
+// is the index of cursorInFrames: the frames it resumes in are the
+// revision's (Session.frameCursor), named by frame identity, which no
+// reference could carry within the reference bound.
 const cursorFromBits = 2
 
-var cursorFroms = [...]string{collect.ResumeStart, collect.ResumeOrigin, collect.ResumeStop}
+const cursorInFrames = "frames"
+
+var cursorFroms = [...]string{collect.ResumeStart, collect.ResumeOrigin, collect.ResumeStop, cursorInFrames}
 
 func cursorIndex(offset int, from string) uint64 {
 	for i, f := range cursorFroms {

@@ -62,7 +62,7 @@ func (s *Session) Find(ctx context.Context, req browser.FindRequest) (*observati
 		return nil, err
 	}
 	s.tabsReported(obs)
-	s.revision, s.doc, s.origin, s.cursor, s.places, s.textPlaces = next, res.Doc, res.Origin, nil, nil, nil
+	s.revision, s.doc, s.origin, s.cursor, s.frameCursor, s.places, s.textPlaces = next, res.Doc, res.Origin, nil, nil, nil, nil
 	nk := s.refKeys.NextKey(next)
 	obs.NextKey = &nk
 	return obs, nil

@@ -18,8 +18,8 @@ import (
 // the merge (framemerge.go), the active tab.
 
 // afterIn sets params to continue the controls after the control of index
-// (of revision rev): in the top document, or, when it is in a frame, after
-// the top-level frame's owner, the frames on the way resuming in rs.
+// (of revision rev): in the top document, or, when it is in a frame, in the
+// frames on the way (resumeAt).
 func (s *Session) afterIn(params *collect.Params, rs **framemerge.Resume, rev, index uint64) error {
 	token := s.revisionToken(rev)
 	if s.places == nil {
@@ -29,14 +29,25 @@ func (s *Session) afterIn(params *collect.Params, rs **framemerge.Resume, rev, i
 	if index >= uint64(len(s.places)) {
 		return errcode.New(errcode.UnknownReference, "the reference names no control of the newest observation")
 	}
-	at := s.places[index]
-	if len(at) == 1 {
-		params.After = &collect.Anchor{Revision: token, Index: at[0].Index}
+	return resumeAt(params, rs, token, framemerge.Cursor{At: s.places[index]})
+}
+
+// resumeAt sets params to continue the controls where c says, of the
+// revision of token. A stream that continues inside a frame continues
+// there first, in the frames on the way (rs), with the whole window; the
+// top document's own scan waits for the next window (docs/frames.md).
+func resumeAt(params *collect.Params, rs **framemerge.Resume, token string, c framemerge.Cursor) error {
+	if len(c.At) == 1 {
+		if c.AfterFrame != "" {
+			params.AfterFrame = string(c.AfterFrame)
+		} else {
+			params.After = &collect.Anchor{Revision: token, Index: c.At[0].Index}
+		}
 		return nil
 	}
-	params.AfterFrame = string(at[1].Frame)
+	params.ControlsEnded = true
 	r := framemerge.ResumeOf(rs, token)
-	r.Controls = at
+	r.Controls, r.Window, r.AfterFrame = c.At, c.Window, c.AfterFrame
 	return nil
 }
 
@@ -62,9 +73,29 @@ func (s *Session) textFrom(params *collect.Params, rs **framemerge.Resume, rev u
 	return nil
 }
 
+// topRegion is where the top document's region stream continues for a
+// view that passed its first i regions (of the newest revision): frames'
+// regions do not continue (docs/frames.md), so the top's retained list
+// resumes after the top's regions among them; ended when none is left.
+func (s *Session) topRegion(i int) (index int, ended bool) {
+	if s.places == nil {
+		return i, false
+	}
+	top := 0
+	for j, f := range s.regionFrames {
+		if f == 0 {
+			top++
+			if j < i {
+				index++
+			}
+		}
+	}
+	return index, index == top && s.regionsDone
+}
+
 // withFrames puts the content of top's frames in place (framemerge.Merge);
 // rs, if set, is where streams that stopped inside frames resume.
-func (s *Session) withFrames(ctx context.Context, params collect.Params, top *collect.Result, rs *framemerge.Resume) (*collect.Result, *framemerge.Out) {
+func (s *Session) withFrames(ctx context.Context, params collect.Params, top *collect.Result, rs *framemerge.Resume) (*collect.Result, *framemerge.Out, error) {
 	return framemerge.Merge(ctx, tabFrames{s.tab}, s.frameAllowed, params, top, rs)
 }
 
@@ -96,7 +127,7 @@ func (f tabFrames) Collect(ctx context.Context, id cdp.FrameID, p collect.Params
 		return nil, err
 	}
 	if res.Error != "" {
-		return nil, errors.New(string(res.Error))
+		return nil, continuationError(res.Error, p.After == nil)
 	}
 	return res, nil
 }

@@ -78,7 +78,14 @@ type Session struct {
 	// places of the newest frames-mode revision's controls; nil otherwise
 	places     []framemerge.Place
 	textPlaces []framemerge.Place // and of its text parts, one more: where the text continues
-	act        *inFrame           // the running action's frame, if its control is in one
+	// where the newest revision's cursor resumes when it continues inside
+	// frames (cursorInFrames); nil otherwise
+	frameCursor *framemerge.Cursor
+	// with places: the frame of each region, and whether the top
+	// document's region stream ended with the regions it gave (topRegion)
+	regionFrames []int
+	regionsDone  bool
+	act          *inFrame // the running action's frame, if its control is in one
 	// tool version 1.8.0's tabs (tabs.go): nil for earlier versions;
 	// active is the entry of tab; listTabs asks the observation for the
 	// list of tabs
@@ -221,7 +228,7 @@ func (s *Session) observe(ctx context.Context, req observation.Request) (*observ
 		if err != nil {
 			return nil, err
 		}
-		if err := s.resumeControls(&params, rev, index); err != nil {
+		if err := s.resumeControls(&params, &rs, rev, index); err != nil {
 			return nil, err
 		}
 		params.Doc = s.doc
@@ -237,7 +244,7 @@ func (s *Session) observe(ctx context.Context, req observation.Request) (*observ
 		if err := observation.Validate(obs); err != nil {
 			return nil, err
 		}
-		s.revision, s.cursor, s.places, s.textPlaces = next, nil, nil, nil
+		s.revision, s.cursor, s.frameCursor, s.places, s.textPlaces = next, nil, nil, nil, nil
 		s.tabsReported(obs)
 		return obs, nil
 	}
@@ -260,7 +267,9 @@ func (s *Session) observe(ctx context.Context, req observation.Request) (*observ
 	}
 	var fm *framemerge.Out
 	if s.frames {
-		res, fm = s.withFrames(ctx, params, res, rs)
+		if res, fm, err = s.withFrames(ctx, params, res, rs); err != nil {
+			return nil, err
+		}
 	}
 	if !params.Values && slices.ContainsFunc(res.Controls, func(c collect.Control) bool { return c.Value != nil }) {
 		// Without the grant no value may reach the observation.
@@ -271,7 +280,12 @@ func (s *Session) observe(ctx context.Context, req observation.Request) (*observ
 		// must be the one asked for.
 		return nil, errcode.Wrap(errcode.CaptureFailed, fmt.Errorf("text bound %d, asked %d", res.TextCoverage.ByteBound, params.TextBytes), "the page could not be observed")
 	}
-	obs := s.build(next, res)
+	cursor, frameCursor := nextWindow(res.ControlCoverage), (*framemerge.Cursor)(nil)
+	if fm != nil && fm.Cursor != nil && cursor != nil {
+		i := cursorIndex(0, cursorInFrames)
+		cursor, frameCursor = &i, fm.Cursor
+	}
+	obs := s.build(next, res, cursor)
 	fm.Apply(obs)
 	dropDraft := false
 	if s.draft != nil {
@@ -294,10 +308,11 @@ func (s *Session) observe(ctx context.Context, req observation.Request) (*observ
 	if dropDraft {
 		s.draft = nil
 	}
-	s.revision, s.doc, s.origin, s.cursor = next, res.Doc, res.Origin, nextWindow(res.ControlCoverage)
+	s.revision, s.doc, s.origin, s.cursor, s.frameCursor = next, res.Doc, res.Origin, cursor, frameCursor
 	s.places, s.textPlaces = nil, nil
 	if fm != nil {
-		s.places, s.textPlaces = fm.Places, fm.TextPlaces
+		s.places, s.textPlaces, s.regionFrames = fm.Places, fm.TextPlaces, fm.RegionFrames()
+		s.regionsDone = obs.RegionCoverage.Omitted == 0 && !obs.RegionCoverage.NodeLimitReached
 	}
 	if s.reading {
 		nk := s.refKeys.NextKey(next)
@@ -307,11 +322,15 @@ func (s *Session) observe(ctx context.Context, req observation.Request) (*observ
 }
 
 // resumeControls sets params to continue the control scan from the cursor
-// index of revision rev.
-func (s *Session) resumeControls(params *collect.Params, rev, index uint64) error {
+// index of revision rev, inside frames where the revision's frame cursor
+// says (rs).
+func (s *Session) resumeControls(params *collect.Params, rs **framemerge.Resume, rev, index uint64) error {
 	offset, from, ok := splitCursor(index)
-	if !ok {
+	if !ok || (from == cursorInFrames && (offset != 0 || s.frameCursor == nil)) {
 		return errcode.New(errcode.UnknownReference, "the cursor is malformed; use the cursor of the newest observation")
+	}
+	if from == cursorInFrames {
+		return resumeAt(params, rs, s.revisionToken(rev), *s.frameCursor)
 	}
 	params.Offset = offset
 	if from != collect.ResumeStart {
@@ -362,14 +381,15 @@ func (s *Session) readOn(params *collect.Params, rs **framemerge.Resume, cursor 
 		if s.cursor == nil {
 			return errcode.New(errcode.UnknownReference, "the cursor continues controls the observation had no cursor for")
 		}
-		if err := s.resumeControls(params, rev, *s.cursor); err != nil {
+		if err := s.resumeControls(params, rs, rev, *s.cursor); err != nil {
 			return err
 		}
 	}
 	if st.Region < 0 {
 		params.RegionsEnded = true
 	} else {
-		params.Regions = &collect.From{Revision: token, Index: st.Region}
+		idx, ended := s.topRegion(st.Region)
+		params.Regions, params.RegionsEnded = &collect.From{Revision: token, Index: idx}, ended
 	}
 	if st.Text < 0 {
 		params.TextEnded = true
@@ -458,7 +478,9 @@ func (s *Session) pageObservation(rev uint64, page collect.Page, controls []coll
 	}
 }
 
-func (s *Session) build(rev uint64, res *collect.Result) *observation.Observation {
+// build is the observation of revision rev from res; cursor is the index
+// of its control cursor, if it has one.
+func (s *Session) build(rev uint64, res *collect.Result, cursor *uint64) *observation.Observation {
 	obs := s.pageObservation(rev, res.Page, res.Controls)
 	if s.realPages {
 		obs.Document = res.Page.Doc // what a view's changes compare (docs/changes.md)
@@ -484,8 +506,8 @@ func (s *Session) build(rev uint64, res *collect.Result) *observation.Observatio
 
 		InScrollContainers: cov.InScrollContainers,
 	}
-	if next := nextWindow(cov); next != nil {
-		obs.ControlCoverage.Cursor = s.refKeys.Mint(observation.KindCursor, rev, *next)
+	if cursor != nil {
+		obs.ControlCoverage.Cursor = s.refKeys.Mint(observation.KindCursor, rev, *cursor)
 	}
 	return obs
 }

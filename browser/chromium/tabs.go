@@ -339,7 +339,7 @@ func (s *Session) switchTo(e *tabEntry) {
 	s.active.draft, s.draft = s.draft, e.draft
 	s.active, s.tab = e, e.tab
 	s.revision++ // no reference of the tab left resolves in this one
-	s.doc, s.origin, s.cursor, s.places, s.textPlaces = "", "", nil, nil, nil
+	s.doc, s.origin, s.cursor, s.frameCursor, s.places, s.textPlaces = "", "", nil, nil, nil, nil
 }
 
 // browser is the CDP session of the session's browser.

@@ -66,17 +66,32 @@ func (m *frameMerge) expand(ctx context.Context, id cdp.FrameID, idx, depth int,
 		if child.controlsPlaced {
 			continue
 		}
+		if child.starved {
+			// The window was spent before the frame: its scan is the next
+			// window's, from its start.
+			out.controlsMore, out.controlsLimit = true, observation.LimitWindow
+			out.stop = &Cursor{At: childPlace(c.Frame), Window: &Window{From: collect.ResumeStart}}
+			break
+		}
 		room := observation.MaxControls - controlsBefore - len(out.controls)
 		if len(child.controls) > room {
 			m.controlsCut = true
 		}
 		out.controls = append(out.controls, child.controls[:min(len(child.controls), room)]...)
-		if child.controlsMore && m.limit == "" {
-			m.limit = child.controlsLimit // the rest of the frame comes first
+		if child.controlsMore {
+			// The rest of the frame comes first: nothing after it now. The
+			// stream stops where this content is placed (stopAt).
+			out.controlsMore, out.controlsLimit, out.stop = true, child.controlsLimit, child.stop
+			break
 		}
 	}
-	if cov := res.ControlCoverage; cov.More && cov.Limit != observation.LimitNone && id != "" {
+	if cov := res.ControlCoverage; cov.More && cov.Limit != observation.LimitNone && id != "" && !out.controlsMore {
 		out.controlsMore, out.controlsLimit = true, cov.Limit
+		if cov.Limit != observation.LimitOffset {
+			// The stream continues inside this frame, at its next window
+			// (the offset bound is terminal, as in the top document).
+			out.stop = &Cursor{At: here(0), Window: &Window{Offset: cov.Offset + cov.Scanned, From: cov.From}}
+		}
 	}
 	notVisible(len(res.Controls))
 	used := textBefore
@@ -115,7 +130,7 @@ func (m *frameMerge) expand(ctx context.Context, id cdp.FrameID, idx, depth int,
 		out.regions = append(out.regions, g)
 	}
 	for _, key := range visitedOrder(res) {
-		if ch := m.visited[key]; ch != nil {
+		if ch := m.visited[key]; ch != nil && !ch.regionsPlaced {
 			out.regions = append(out.regions, ch.regions...)
 		}
 	}
@@ -217,9 +232,12 @@ func (m *frameMerge) child(ctx context.Context, key string, parentIdx, depth int
 	case p.ControlsEnded && p.TextEnded:
 		rec.Status = observation.FrameNotReached
 	}
+	// A frame the window was spent before, which would be collected
+	// otherwise, is where the control stream continues (expand).
+	starved := p.ControlsEnded && !m.noControls && (rec.Status == "" || rec.Status == observation.FrameNotReached)
 	if rec.Status != "" {
 		m.record(rec)
-		return &framed{}
+		return &framed{starved: starved}
 	}
 	rec.Status = observation.FrameCollected
 	idx := m.record(rec)
@@ -231,6 +249,7 @@ func (m *frameMerge) child(ctx context.Context, key string, parentIdx, depth int
 	m.collected++
 	m.account(res)
 	out := m.expand(ctx, id, idx, depth+1, rec.Origin, res, at, controlsBefore, textBefore)
+	out.starved = starved
 	m.fill(idx, res, out)
 	m.visited[key] = out
 	return out
@@ -260,7 +279,7 @@ func (m *frameMerge) frameParams(controlsBefore, textBefore int) collect.Params 
 		RegionNodes: m.regionNodes,
 		MaxRegions:  ptr(max(m.regions, 0)),
 	}
-	p.ControlsEnded = controlsLeft <= 0 || m.window <= 1
+	p.ControlsEnded = controlsLeft <= 0 || m.window <= 1 || m.noControls
 	p.TextEnded = textLeft <= observation.TextPartOverhead || m.textNodes <= 0 || m.textUnits <= 0
 	p.RegionsEnded = m.regions <= 0 || m.regionNodes <= 0
 	return p

@@ -14,6 +14,7 @@ import (
 
 	"github.com/veetbot/veetbrowser/browser/chromium/internal/collect"
 	"github.com/veetbot/veetbrowser/browser/chromium/internal/tab"
+	"github.com/veetbot/veetbrowser/errcode"
 	"github.com/veetbot/veetbrowser/observation"
 )
 
@@ -69,13 +70,18 @@ type framed struct {
 	text     []framedText
 	regions  []observation.Region
 	// Where a stream stopped inside it at a bound: nothing after it may
-	// be shown in this observation, and the stream continues there.
+	// be shown in this observation, and the stream continues there (stop:
+	// the control cursor; nil at the terminal offset bound).
 	controlsMore  bool
 	controlsLimit string
+	stop          *Cursor
 	textStop      Place
 	// A continuation put this stream of the frame ahead of the rest: it
 	// is not put again where the frame's element is met.
-	controlsPlaced, textPlaced bool
+	controlsPlaced, textPlaced, regionsPlaced bool
+	// starved: the observation's window was spent before the frame's
+	// control scan could start.
+	starved bool
 }
 
 // Resume is where a continuation of a frames-mode revision resumes a
@@ -85,8 +91,31 @@ type framed struct {
 type Resume struct {
 	Old      string // the revision the places belong to
 	Controls Place
-	Text     Place
-	Units    int
+	// Window or AfterFrame, when set, say where the document Controls
+	// ends in resumes instead of after a control: at its next window, or
+	// right after the owner of that frame (a control cursor, Cursor).
+	Window     *Window
+	AfterFrame cdp.FrameID
+	Text       Place
+	Units      int
+}
+
+// Window is where a document's control scan resumes: its candidate offset
+// and where its walk starts (collect.Resume*), as a top-document cursor.
+type Window struct {
+	Offset int
+	From   string
+}
+
+// Cursor is where a control cursor of a frames-mode revision resumes when
+// the top document's own window cannot say: At is the documents from the
+// top down to the one the stream continues in, which resumes at Window, or
+// right after the owner of frame AfterFrame, or, with neither, right after
+// the control whose place At is (as after does).
+type Cursor struct {
+	At         Place
+	Window     *Window
+	AfterFrame cdp.FrameID
 }
 
 // ResumeOf returns *rs, making it a Resume of revision token if nil.
@@ -118,6 +147,12 @@ type frameMerge struct {
 	controlsCut bool
 	textNext    Place
 	limit       string // the control bound a frame's scan stopped at; nothing after it is shown
+	// stop: where the control stream continues when a frame's scan
+	// stopped it; noControls: the controls of frames collected now are
+	// not shown (the stream resumed inside a frame, and only the frames
+	// it resumed in are scanned), so they are not scanned.
+	stop       *Cursor
+	noControls bool
 	// firstContinues: the first text part continues a part a view cut,
 	// inside the frame the text resumed in.
 	firstContinues bool
@@ -132,6 +167,9 @@ type Out struct {
 	// Places has the place of each control; TextPlaces one per text part,
 	// and one more: where the stream continues after the last.
 	Places, TextPlaces []Place
+	// Cursor, if set, is where the control cursor resumes instead of the
+	// top document's window.
+	Cursor *Cursor
 }
 
 // Apply marks obs's controls, text parts and regions with their frames and
@@ -152,11 +190,20 @@ func (fm *Out) Apply(obs *observation.Observation) {
 	obs.Frames, obs.FramesOmitted = fm.records, fm.omitted
 }
 
+// RegionFrames is the frame of each region (0: the top document).
+func (fm *Out) RegionFrames() []int { return fm.regionFrames }
+
 // Merge puts the content of top's frames, as frames gives it, in place;
 // allowed judges a frame's origin (nil allows every one); rs, if set, is
-// where streams that stopped inside frames resume.
-func Merge(ctx context.Context, frames Source, allowed func(string) bool, params collect.Params, top *collect.Result, rs *Resume) (*collect.Result, *Out) {
-	m := &frameMerge{frames: frames, allowed: allowed, params: params, resume: rs, visited: map[string]*framed{},
+// where streams that stopped inside frames resume. When the controls
+// resume inside a frame, top was collected without its control scan: the
+// frames they resume in have the whole window, and the top document's scan
+// is the next window's (docs/frames.md). A frame the controls resume in
+// that is gone, or no longer holds the point they resume from, fails the
+// merge with stale_reference or document_changed.
+func Merge(ctx context.Context, frames Source, allowed func(string) bool, params collect.Params, top *collect.Result, rs *Resume) (*collect.Result, *Out, error) {
+	inFrame := rs != nil && len(rs.Controls) > 1
+	m := &frameMerge{frames: frames, allowed: allowed, params: params, resume: rs, visited: map[string]*framed{}, noControls: inFrame,
 		window:      observation.WindowSize - top.ControlCoverage.Scanned,
 		textNodes:   observation.TextNodes - top.TextCoverage.ScannedNodes,
 		textUnits:   observation.TextUnits - top.TextCoverage.InspectedUnits,
@@ -170,13 +217,16 @@ func Merge(ctx context.Context, frames Source, allowed func(string) bool, params
 	topLink := Place{{Frame: "", Doc: top.Doc}}
 	out := &framed{}
 	if rs != nil {
-		m.resumeChains(ctx, top, out)
+		if err := m.resumeChains(ctx, top, out); err != nil {
+			return nil, nil, err
+		}
 	}
 	if out.textStop != nil {
 		m.textNext = out.textStop // a continued frame's text stopped again
 	}
 	rest := m.expand(ctx, "", 0, 0, top.Origin, top, topLink, len(out.controls), textCost(out.text))
 	out.controls = append(out.controls, rest.controls...)
+	m.stopAt(rest)
 	if m.textNext == nil {
 		out.text = append(out.text, rest.text...)
 		m.textNext = rest.textStop
@@ -184,6 +234,17 @@ func Merge(ctx context.Context, frames Source, allowed func(string) bool, params
 	out.regions = append(out.regions, rest.regions...)
 	if len(out.controls) > observation.MaxControls {
 		out.controls, m.controlsCut = out.controls[:observation.MaxControls], true
+	}
+	cursor := m.stop
+	switch {
+	case m.controlsCut && len(out.controls) > 0:
+		// The top document's window went past what the bound left out:
+		// the cursor continues after the last control kept, as after does.
+		cursor = &Cursor{At: out.controls[len(out.controls)-1].at}
+	case inFrame && m.stop == nil && m.limit == "":
+		// The frames the controls resumed in ended: the top document's
+		// scan goes on after the outermost one's owner.
+		cursor, m.limit = &Cursor{At: topLink, AfterFrame: rs.Controls[1].Frame}, observation.LimitWindow
 	}
 	// Text a continuation's frames gave ahead of their place may pass the
 	// bound: the stream then continues at the first part left out.
@@ -210,6 +271,9 @@ func Merge(ctx context.Context, frames Source, allowed func(string) bool, params
 	places := make([]Place, len(out.controls))
 	for i, c := range out.controls {
 		res.Controls[i], ctrlFrames[i], places[i] = c.c, c.record, c.at
+	}
+	if inFrame {
+		res.ControlCoverage = collect.ControlCoverage{} // the top document scanned nothing
 	}
 	switch {
 	case m.controlsCut:
@@ -243,7 +307,7 @@ func Merge(ctx context.Context, frames Source, allowed func(string) bool, params
 	}
 	res.HiddenFrames, res.TextFrames = nil, nil
 	return &res, &Out{records: m.records, omitted: m.omitted, ctrlFrames: ctrlFrames, textFrames: textFrames,
-		regionFrames: regionFrames, Places: places, TextPlaces: textPlaces}
+		regionFrames: regionFrames, Places: places, TextPlaces: textPlaces, Cursor: cursor}, nil
 }
 
 func textCost(ts []framedText) int {
@@ -258,7 +322,7 @@ func textCost(ts []framedText) int {
 // innermost first, and puts what each stream continues with ahead of the
 // top document's content: the rest of the innermost frame, then of each
 // frame around it after the frame it holds.
-func (m *frameMerge) resumeChains(ctx context.Context, top *collect.Result, out *framed) {
+func (m *frameMerge) resumeChains(ctx context.Context, top *collect.Result, out *framed) error {
 	rs := m.resume
 	// The frames on either chain, outermost first, with their records.
 	type level struct {
@@ -296,13 +360,39 @@ func (m *frameMerge) resumeChains(ctx context.Context, top *collect.Result, out 
 	// Innermost first: what the stream shows next is the rest of it.
 	for i := len(levels) - 1; i >= 0; i-- {
 		l := levels[i]
-		p := m.frameParams(len(out.controls), textCost(out.text))
 		inC, inT := onChain(rs.Controls, l.id), onChain(rs.Text, l.id)
-		switch k := l.depth; {
+		if inC {
+			// A frame's rest is scanned unless the stream stopped inside it.
+			m.noControls = m.limit != "" || m.controlsCut
+		}
+		p := m.frameParams(len(out.controls), textCost(out.text))
+		k := l.depth
+		switch w := rs.Window; {
+		case inC && k == len(rs.Controls)-1 && w != nil:
+			p.Offset = w.Offset
+			if w.From != collect.ResumeStart {
+				p.Resume = &collect.Resume{Revision: rs.Old, From: w.From}
+			}
+		case inC && k == len(rs.Controls)-1 && rs.AfterFrame != "":
+			p.AfterFrame = string(rs.AfterFrame)
 		case inC && k == len(rs.Controls)-1:
 			p.After = &collect.Anchor{Revision: rs.Old, Index: rs.Controls[k].Index}
 		case inC:
 			p.AfterFrame = string(rs.Controls[k+1].Frame)
+		}
+		if inC {
+			p.Doc = rs.Controls[k].Doc // a frame that navigated does not continue
+		}
+		if inC && p.ControlsEnded && !m.noControls {
+			// The window (or the control bound) is spent before this
+			// frame's rest: it is where the stream continues.
+			m.limit, m.stop = observation.LimitWindow, &Cursor{At: rs.Controls[:k+1], Window: rs.Window, AfterFrame: rs.AfterFrame}
+			if len(out.controls) >= observation.MaxControls {
+				m.limit = observation.LimitControls
+			}
+			if k < len(rs.Controls)-1 {
+				m.stop.Window, m.stop.AfterFrame = nil, rs.Controls[k+1].Frame
+			}
 		}
 		switch k := l.depth; {
 		case inT && k == len(rs.Text)-1:
@@ -312,6 +402,9 @@ func (m *frameMerge) resumeChains(ctx context.Context, top *collect.Result, out 
 		}
 		idx := records[l.id]
 		res, err := m.frames.Collect(ctx, l.id, p)
+		if err != nil && inC {
+			return goneFrame(err)
+		}
 		if err != nil {
 			m.setStatus(idx, err)
 			continue
@@ -319,6 +412,7 @@ func (m *frameMerge) resumeChains(ctx context.Context, top *collect.Result, out 
 		m.collected++
 		m.account(res)
 		content := m.expand(ctx, l.id, idx, l.depth, parentOrigin[l.id], res, l.at, len(out.controls), textCost(out.text))
+		m.noControls = len(rs.Controls) > 1 // as before: only these frames' controls are shown
 		m.fill(idx, res, content)
 		m.visited[string(l.id)] = content
 		// The stream that continues inside the frame goes first; the
@@ -326,6 +420,7 @@ func (m *frameMerge) resumeChains(ctx context.Context, top *collect.Result, out 
 		if inC {
 			out.controls = append(out.controls, content.controls...)
 			content.controlsPlaced = true
+			m.stopAt(content)
 		}
 		if inT && out.textStop == nil {
 			if len(out.text) == 0 && len(content.text) > 0 && res.TextCoverage.FirstContinues {
@@ -334,8 +429,27 @@ func (m *frameMerge) resumeChains(ctx context.Context, top *collect.Result, out 
 			out.text = append(out.text, content.text...)
 			out.textStop = content.textStop
 		}
-		content.textPlaced = inT
+		content.textPlaced, content.regionsPlaced = inT, true
 		out.regions = append(out.regions, content.regions...)
+	}
+	return nil
+}
+
+// goneFrame is the refusal of a continuation whose controls resume in a
+// frame that could not be collected: the frame was removed or replaced (a
+// new frame is a new identity), or its document no longer holds the point.
+func goneFrame(err error) error {
+	if c := errcode.Of(err); c == errcode.StaleReference || c == errcode.DocumentChanged {
+		return err
+	}
+	return errcode.Wrap(errcode.StaleReference, err, "the frame the controls continue in is gone; observe again")
+}
+
+// stopAt records where the control stream stops when content placed in it
+// stopped inside a frame: the first such place is where it continues.
+func (m *frameMerge) stopAt(content *framed) {
+	if content.controlsMore && m.limit == "" {
+		m.limit, m.stop = content.controlsLimit, content.stop
 	}
 }
 

@@ -21,6 +21,7 @@ type canned struct {
 	results map[cdp.FrameID]*collect.Result
 	errs    map[cdp.FrameID]error
 	asked   []cdp.FrameID // the frames collected, in order
+	params  []collect.Params
 }
 
 func (c *canned) Frame(id cdp.FrameID) (tab.FrameView, bool) {
@@ -28,8 +29,9 @@ func (c *canned) Frame(id cdp.FrameID) (tab.FrameView, bool) {
 	return f, ok
 }
 
-func (c *canned) Collect(_ context.Context, id cdp.FrameID, _ collect.Params) (*collect.Result, error) {
+func (c *canned) Collect(_ context.Context, id cdp.FrameID, p collect.Params) (*collect.Result, error) {
 	c.asked = append(c.asked, id)
+	c.params = append(c.params, p)
 	if err := c.errs[id]; err != nil {
 		return nil, err
 	}
@@ -82,7 +84,7 @@ func names(r *collect.Result) []string {
 // marked with the frame's record and with a place that leads to it.
 func TestMergePutsAFrameInItsOwnersPlace(t *testing.T) {
 	src := &canned{frames: map[cdp.FrameID]tab.FrameView{"F1": loaded()}, results: map[cdp.FrameID]*collect.Result{"F1": inner()}}
-	res, out := Merge(context.Background(), src, nil, collect.Params{}, topWithFrame(), nil)
+	res, out, _ := Merge(context.Background(), src, nil, collect.Params{}, topWithFrame(), nil)
 	if got, want := names(res), []string{"a", "x", "y", "b"}; !slices.Equal(got, want) {
 		t.Fatalf("controls %q, want %q", got, want)
 	}
@@ -147,7 +149,7 @@ func TestMergeRecordsWhyAFrameIsNotCollected(t *testing.T) {
 			if c.view != nil {
 				src.frames["F1"] = *c.view
 			}
-			res, out := Merge(context.Background(), src, c.allowed, collect.Params{}, topWithFrame(), nil)
+			res, out, _ := Merge(context.Background(), src, c.allowed, collect.Params{}, topWithFrame(), nil)
 			if got, want := names(res), []string{"a", "b"}; !slices.Equal(got, want) {
 				t.Errorf("controls %q, want %q", got, want)
 			}
@@ -182,4 +184,71 @@ func TestEffectiveOrigin(t *testing.T) {
 			t.Errorf("effectiveOrigin(%q, %q, %q) = %q, want %q", c.url, c.origin, c.parent, got, c.want)
 		}
 	}
+}
+
+// A control stream that stops inside a frame continues there: a frame
+// reached with the window spent continues at its start, a frame whose scan
+// stopped at its next window; a stream resumed inside a frame has the
+// whole window, shows the frame's regions once, and continues in the top
+// document after the frame's owner; a frame it resumes in that is gone
+// fails the merge with stale_reference.
+func TestMergeCursorContinuesInFrames(t *testing.T) {
+	src := func(r *collect.Result) *canned {
+		return &canned{frames: map[cdp.FrameID]tab.FrameView{"F1": loaded()}, results: map[cdp.FrameID]*collect.Result{"F1": r}}
+	}
+	t.Run("window spent before the frame", func(t *testing.T) {
+		top := topWithFrame()
+		top.ControlCoverage.Scanned = observation.WindowSize
+		res, out, err := Merge(context.Background(), src(inner()), nil, collect.Params{}, top, nil)
+		c := out.Cursor
+		if err != nil || !slices.Equal(names(res), []string{"a"}) || res.ControlCoverage.Limit != observation.LimitWindow || c == nil ||
+			len(c.At) != 2 || c.At[1].Frame != "F1" || c.Window == nil || *c.Window != (Window{}) {
+			t.Fatalf("%v: controls %q, coverage %+v, cursor %+v", err, names(res), res.ControlCoverage, c)
+		}
+	})
+	t.Run("frame scan stopped", func(t *testing.T) {
+		r := inner()
+		r.ControlCoverage = collect.ControlCoverage{Offset: 5, Scanned: 2, More: true, Limit: observation.LimitWindow, From: collect.ResumeOrigin}
+		res, out, err := Merge(context.Background(), src(r), nil, collect.Params{}, topWithFrame(), nil)
+		c := out.Cursor
+		if err != nil || !slices.Equal(names(res), []string{"a", "x", "y"}) || c == nil || len(c.At) != 2 || c.At[1] != (Link{Frame: "F1", Doc: "d1"}) ||
+			c.Window == nil || *c.Window != (Window{Offset: 7, From: collect.ResumeOrigin}) {
+			t.Fatalf("%v: controls %q, cursor %+v", err, names(res), c)
+		}
+	})
+	t.Run("text resumed in a frame", func(t *testing.T) {
+		// The controls continue in the top document past the frame's
+		// owner: the frame's stopped scan is not the control stream's.
+		r := inner()
+		r.ControlCoverage = collect.ControlCoverage{Scanned: 2, More: true, Limit: observation.LimitWindow}
+		top := topWithFrame()
+		top.Controls, top.TextFrames = []collect.Control{button("b")}, nil
+		rs := &Resume{Old: "old", Text: Place{{Doc: "top"}, {Frame: "F1", Doc: "d1"}}}
+		res, out, err := Merge(context.Background(), src(r), nil, collect.Params{}, top, rs)
+		if err != nil || !slices.Equal(names(res), []string{"b"}) || res.ControlCoverage.More || out.Cursor != nil {
+			t.Fatalf("%v: controls %q, coverage %+v, cursor %+v", err, names(res), res.ControlCoverage, out.Cursor)
+		}
+	})
+	t.Run("resumed in the frame", func(t *testing.T) {
+		r := inner()
+		r.Regions = []observation.Region{{Kind: "navigation"}}
+		top := topWithFrame()
+		top.Controls, top.ControlCoverage = nil, collect.ControlCoverage{Ended: true}
+		s := src(r)
+		rs := &Resume{Old: "old", Controls: Place{{Doc: "top"}, {Frame: "F1", Doc: "d1"}}, Window: &Window{Offset: 4, From: collect.ResumeStop}}
+		res, out, err := Merge(context.Background(), s, nil, collect.Params{}, top, rs)
+		c := out.Cursor
+		if err != nil || !slices.Equal(names(res), []string{"x", "y"}) || len(res.Regions) != 1 || res.ControlCoverage.Ended ||
+			c == nil || len(c.At) != 1 || c.AfterFrame != "F1" || res.ControlCoverage.Limit != observation.LimitWindow {
+			t.Fatalf("%v: controls %q, regions %d, coverage %+v, cursor %+v", err, names(res), len(res.Regions), res.ControlCoverage, c)
+		}
+		if p := s.params[0]; p.Offset != 4 || p.Resume == nil || *p.Resume != (collect.Resume{Revision: "old", From: collect.ResumeStop}) ||
+			p.Window != observation.WindowSize-1 || p.ControlsEnded {
+			t.Fatalf("the frame was collected with %+v", p)
+		}
+		s.errs = map[cdp.FrameID]error{"F1": errors.New("the frame has no document")}
+		if _, _, err := Merge(context.Background(), s, nil, collect.Params{}, topWithFrame(), rs); errcode.Of(err) != errcode.StaleReference {
+			t.Fatalf("resumed in a frame that is gone: %v", err)
+		}
+	})
 }
