@@ -16,10 +16,9 @@ import (
 // page never finishes loading (a stalled script, image or CDN): the page as
 // it is then, marked as still loading. Once the document is parsed it waits
 // LoadGrace for the load event: a page whose subresources hang is still
-// usable. Client-side redirects (page script or a meta refresh) that start
-// while a document loads, or within RedirectWindow after its load event,
-// are followed, at most MaxClientRedirects hops; every hop passes the
-// navigation guard.
+// usable. Client-side redirects that start while a document loads, or that
+// the loaded document announced (redirect.go), are followed, at most
+// MaxClientRedirects hops; every hop passes the navigation guard.
 const MaxClientRedirects = 5
 
 // Navigated is where a navigation ended.
@@ -81,8 +80,8 @@ func (t *Tab) Navigate(ctx context.Context, url string) (Navigated, error) {
 }
 
 // follow waits for the document of loader and follows the client-side
-// redirects it makes, until a document has loaded and stayed for
-// RedirectWindow, or the deadline (then the page is returned as it is).
+// redirects it makes, until a document has loaded and announced no
+// redirect, or the deadline (then the page is returned as it is).
 func (t *Tab) follow(ctx context.Context, loader cdp.LoaderID, seen, seq uint64, deadline time.Time) (Navigated, error) {
 	dctx, cancel := context.WithDeadline(ctx, deadline)
 	defer cancel()
@@ -99,10 +98,15 @@ func (t *Tab) follow(ctx context.Context, loader cdp.LoaderID, seen, seq uint64,
 			return t.asItIs(ctx, err)
 		}
 		if !t.navigatedSince(seq) {
-			// Loaded: a redirect may still start right after the load event.
-			wctx, wcancel := context.WithTimeout(dctx, t.timings.RedirectWindow)
-			t.waitFor(wctx, func() bool { return t.navSeq > seq || t.refusals != seen })
-			wcancel()
+			// Loaded: wait only for a redirect the document announced.
+			if wait := t.announced(dctx, loader); wait > 0 {
+				t.mu.Lock()
+				docs := t.traffic.sameDocs
+				t.mu.Unlock()
+				wctx, wcancel := context.WithTimeout(dctx, wait)
+				t.waitFor(wctx, func() bool { return t.navSeq > seq || t.refusals != seen || t.traffic.sameDocs != docs })
+				wcancel()
+			}
 			if rerr := t.refusalSince(seen); rerr != nil {
 				return Navigated{}, rerr
 			}

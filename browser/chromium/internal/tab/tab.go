@@ -66,6 +66,7 @@ type Tab struct {
 	leavingTo string                             // the URL the runtime is navigating to
 	navSeq    uint64                             // main-frame navigations started
 	startedAt map[cdp.LoaderID]uint64            // navSeq of the newest navigations, by their loader
+	asked     asked                              // the newest navigation the renderer asked for (redirect.go)
 	own       cdp.LoaderID                       // the runtime's navigation, until its document commits
 	competing map[cdp.LoaderID]bool              // page navigations that started while the runtime's was on its way
 	pending   cdp.LoaderID                       // the newest main-frame navigation while it is on its way
@@ -338,6 +339,8 @@ func (t *Tab) onEvent(ev any) {
 			clear(t.startedAt)
 		}
 		t.startedAt[ev.LoaderID] = t.navSeq
+	case *page.EventFrameRequestedNavigation:
+		t.noteAskedLocked(ev)
 	case *inspector.EventTargetCrashed:
 		t.markCrashedLocked()
 	case *network.EventLoadingFailed:
