@@ -104,38 +104,55 @@ func BenchmarkNavigate(b *testing.B) {
 	}
 }
 
-// BenchmarkObserveWrite is an observe of the small page with the SQLite
-// store: a read's one write, its whole record.
-func BenchmarkObserveWrite(b *testing.B) {
-	base := browsertest.Serve(b, navArticle)
-	st, err := storespec.Open(context.Background(), b.TempDir()+"/artifacts.db")
-	if err != nil {
-		b.Fatal(err)
+// BenchmarkCallWrites times the store's writes of an observe (one whole
+// record) and of an act (an intent before the click is dispatched, and its
+// completion) on the small page, with the SQLite store.
+func BenchmarkCallWrites(b *testing.B) {
+	base := browsertest.Serve(b, navArticle+
+		`<button aria-pressed=false onclick="this.ariaPressed = this.ariaPressed !== 'true'">Like</button>`)
+	for _, call := range []string{"observe", "act"} {
+		b.Run(call, func(b *testing.B) {
+			st, err := storespec.Open(context.Background(), b.TempDir()+"/artifacts.db")
+			if err != nil {
+				b.Fatal(err)
+			}
+			defer st.Close()
+			timed := &navStore{Store: st}
+			rt, err := veetbrowser.New(veetbrowser.SharedProvider(b), veetbrowser.Options{Store: timed})
+			if err != nil {
+				b.Fatal(err)
+			}
+			ctx := context.Background()
+			s, err := rt.NewSession(ctx, veetbrowser.SessionOptions{})
+			if err != nil {
+				b.Fatal(err)
+			}
+			defer s.Close(ctx)
+			res, err := s.Navigate(ctx, base)
+			if err != nil {
+				b.Fatal(err)
+			}
+			var total []time.Duration
+			timed.intent, timed.complete, timed.record = nil, nil, nil
+			for b.Loop() {
+				start := time.Now()
+				if call == "observe" {
+					res, err = s.Observe(ctx, veetbrowser.ObserveOptions{})
+				} else {
+					res, err = s.Act(ctx, veetbrowser.Action{Kind: veetbrowser.Click, Ref: veetbrowser.RefOf(b, res, "Like")})
+				}
+				if err != nil {
+					b.Fatal(err)
+				}
+				total = append(total, time.Since(start))
+			}
+			b.ReportMetric(float64(quantile(total, 0.5).Microseconds()), "call-µs")
+			if call == "observe" {
+				b.ReportMetric(float64(quantile(timed.record, 0.5).Microseconds()), "record-µs")
+				return
+			}
+			b.ReportMetric(float64(quantile(timed.intent, 0.5).Microseconds()), "intent-µs")
+			b.ReportMetric(float64(quantile(timed.complete, 0.5).Microseconds()), "complete-µs")
+		})
 	}
-	defer st.Close()
-	timed := &navStore{Store: st}
-	rt, err := veetbrowser.New(veetbrowser.SharedProvider(b), veetbrowser.Options{Store: timed})
-	if err != nil {
-		b.Fatal(err)
-	}
-	ctx := context.Background()
-	s, err := rt.NewSession(ctx, veetbrowser.SessionOptions{})
-	if err != nil {
-		b.Fatal(err)
-	}
-	defer s.Close(ctx)
-	if _, err := s.Navigate(ctx, base); err != nil {
-		b.Fatal(err)
-	}
-	var total []time.Duration
-	timed.record = nil
-	for b.Loop() {
-		start := time.Now()
-		if _, err := s.Observe(ctx, veetbrowser.ObserveOptions{}); err != nil {
-			b.Fatal(err)
-		}
-		total = append(total, time.Since(start))
-	}
-	b.ReportMetric(float64(quantile(total, 0.5).Microseconds()), "call-µs")
-	b.ReportMetric(float64(quantile(timed.record, 0.5).Microseconds()), "record-µs")
 }
