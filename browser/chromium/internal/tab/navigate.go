@@ -99,7 +99,7 @@ func (t *Tab) follow(ctx context.Context, loader cdp.LoaderID, seen, seq uint64,
 		}
 		if !t.navigatedSince(seq) {
 			// Loaded: wait only for a redirect the document announced.
-			if wait := t.announced(dctx, loader); wait > 0 {
+			if wait := t.announced(loader); wait > 0 {
 				t.mu.Lock()
 				docs := t.traffic.sameDocs
 				t.mu.Unlock()

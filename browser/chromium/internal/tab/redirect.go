@@ -2,13 +2,14 @@ package tab
 
 import (
 	"context"
-	"encoding/json"
-	"errors"
+	"strconv"
 	"time"
 
 	"github.com/chromedp/cdproto/cdp"
 	"github.com/chromedp/cdproto/page"
 	"github.com/chromedp/cdproto/runtime"
+
+	"github.com/veetbot/veetbrowser/browser/chromium/internal/collect"
 )
 
 // Client-side redirects (docs/navigation.md). A navigation does not wait a
@@ -20,10 +21,11 @@ import (
 //   - A navigation the renderer asked for (Page.frameRequestedNavigation)
 //     by the time the document loaded, which has not started yet, is
 //     waited for at most RedirectStart: script in a load handler.
-//   - A meta refresh to another URL, read from the loaded document, is
-//     waited for its delay plus RedirectStart when the delay is at most
-//     MaxRefreshWait; a longer one is not waited for, and neither is a
-//     refresh of the page itself (no URL, or its own): that is a reload.
+//   - A meta refresh to another URL, which the document announces as it
+//     loads (refreshWatch), is waited for its delay plus RedirectStart
+//     when the delay is at most MaxRefreshWait; a longer one is not waited
+//     for, and neither is a refresh of the page itself (no URL, or its
+//     own): that is a reload.
 //
 // A navigation that no event or tag announced before the document loaded
 // (a script timer after the load event) is the page's own later one: it
@@ -32,6 +34,24 @@ import (
 
 // MaxRefreshWait is the longest meta refresh delay a navigation waits for.
 const MaxRefreshWait = 2 * time.Second
+
+// announcements are the newest announcements of the main frame's
+// documents: a navigation asked for, and a meta refresh.
+type announcements struct {
+	asked     asked
+	refreshed refreshed
+}
+
+// noteAnnouncedLocked records an announcement. It runs in the event
+// listener and issues no command.
+func (t *Tab) noteAnnouncedLocked(ev any) {
+	switch ev := ev.(type) {
+	case *page.EventFrameRequestedNavigation:
+		t.noteAskedLocked(ev)
+	case *runtime.EventBindingCalled:
+		t.noteRefreshLocked(ev)
+	}
+}
 
 // asked is the newest main-frame navigation the renderer asked for: which
 // document asked, and the navigations started so far when it did.
@@ -42,80 +62,93 @@ type asked struct {
 }
 
 // noteAskedLocked records a navigation of the main frame's own tab that its
-// renderer asked for. It runs in the event listener and issues no command.
+// renderer asked for.
 func (t *Tab) noteAskedLocked(ev *page.EventFrameRequestedNavigation) {
 	if ev.FrameID != t.mainFrame || ev.Disposition != page.ClientNavigationDispositionCurrentTab {
 		return
 	}
-	t.asked = asked{by: t.loader, seq: t.navSeq, sameDocs: t.traffic.sameDocs}
+	t.announces.asked = asked{by: t.loader, seq: t.navSeq, sameDocs: t.traffic.sameDocs}
+}
+
+// refreshed is the meta refresh a main-frame document announced as it
+// loaded (refreshWatch): which document, and its delay.
+type refreshed struct {
+	by    cdp.LoaderID
+	delay time.Duration
+}
+
+// refreshBinding is how refreshWatch tells the tab, from the collector's
+// world, where page script cannot call it.
+const refreshBinding = "__veetbrowserRefresh"
+
+// refreshWatch runs in the collector's world of every new document. At the
+// load event (its listener comes before the page's own) it finds the meta
+// refresh the browser follows (the shortest delay, the last of equal ones;
+// parsed as Chromium parses it) and, when it leads to another page, sends
+// its delay in milliseconds: a Runtime.bindingCalled event that reaches
+// the tab before the load event's lifecycle event, so reading it costs no
+// round trip, and a page without a refresh sends nothing.
+const refreshWatch = `(() => {
+  const send = globalThis.` + refreshBinding + `;
+  if (typeof send !== "function" || window !== window.top) return;
+  addEventListener("load", () => {
+    let best = Infinity, self = false;
+    for (const m of document.querySelectorAll("meta[http-equiv]")) {
+      if (m.httpEquiv.trim().toLowerCase() !== "refresh") continue;
+      const r = /^\s*([^\s,;]+)\s*(?:[,;]\s*(?:url\s*=\s*)?(.*))?$/is.exec(m.content);
+      const delay = r ? Number(r[1]) : NaN;
+      if (!(delay >= 0)) continue;
+      let to = (r[2] || "").trim();
+      if (/^["']/.test(to)) { const q = to.indexOf(to[0], 1); to = to.slice(1, q < 0 ? undefined : q); }
+      let url;
+      try { url = new URL(to || location.href, document.baseURI); } catch (e) { continue; }
+      if (delay * 1000 > best) continue;
+      best = delay * 1000;
+      self = url.href.split("#")[0] === location.href.split("#")[0];
+    }
+    if (best !== Infinity && !self) send(String(best));
+  }, {once: true});
+})()`
+
+// watchRefreshes registers refreshWatch and its binding for every new
+// document of the tab.
+func (t *Tab) watchRefreshes(ctx context.Context) error {
+	if _, err := cdp.Call(ctx, t.target, runtime.AddBinding, runtime.AddBindingParams{
+		Name: refreshBinding, ExecutionContextName: collect.WorldName}); err != nil {
+		return err
+	}
+	_, err := cdp.Call(ctx, t.target, page.AddScriptToEvaluateOnNewDocument, page.AddScriptToEvaluateOnNewDocumentParams{
+		Source: refreshWatch, WorldName: collect.WorldName})
+	return err
+}
+
+// noteRefreshLocked records the refresh the main document's collector
+// world announced.
+func (t *Tab) noteRefreshLocked(ev *runtime.EventBindingCalled) {
+	if ev.Name != refreshBinding || ev.ExecutionContextID != t.worldID || t.world == "" {
+		return
+	}
+	ms, err := strconv.ParseFloat(ev.Payload, 64)
+	if err != nil || ms < 0 {
+		return
+	}
+	t.announces.refreshed = refreshed{by: t.loader, delay: time.Duration(ms * float64(time.Millisecond))}
 }
 
 // announced is how long to wait for a navigation that the loaded document
 // of loader announced and that has not started yet; 0 when it announced
 // none.
-func (t *Tab) announced(ctx context.Context, loader cdp.LoaderID) time.Duration {
+func (t *Tab) announced(loader cdp.LoaderID) time.Duration {
 	t.mu.Lock()
-	a, world, loaded := t.asked, t.world, t.lifecycle[loader] == "load"
-	waiting := a.by == loader && a.seq == t.navSeq && a.sameDocs == t.traffic.sameDocs
-	t.mu.Unlock()
-	if waiting {
+	defer t.mu.Unlock()
+	a, r := t.announces.asked, t.announces.refreshed
+	switch {
+	case a.by == loader && a.seq == t.navSeq && a.sameDocs == t.traffic.sameDocs:
 		return t.timings.RedirectStart
+	case r.by == loader && r.delay <= MaxRefreshWait && t.lifecycle[loader] == "load":
+		// (A refresh's timer starts with the load event: a page returned
+		// before it has none running.)
+		return r.delay + t.timings.RedirectStart
 	}
-	if !loaded || world == "" {
-		// A refresh's timer starts with the load event: a page returned
-		// before it has none running.
-		return 0
-	}
-	delay, ok, err := t.metaRefresh(ctx, world)
-	if err != nil {
-		// The document could not be read: it went away as a navigation
-		// committed (a refresh at once outruns the read), whose start may
-		// not have been seen yet.
-		return t.timings.RedirectStart
-	}
-	if !ok || delay > MaxRefreshWait {
-		return 0
-	}
-	return delay + t.timings.RedirectStart
-}
-
-// refreshScript finds the meta refresh the browser follows (the shortest
-// delay, the last of equal ones; parsed as Chromium parses it) and answers
-// its delay in milliseconds, or -1 when there is none or it reloads the
-// page itself. It runs in the collector's world, which page script cannot
-// reach.
-const refreshScript = `(() => {
-  let best = Infinity, self = false;
-  for (const m of document.querySelectorAll("meta[http-equiv]")) {
-    if (m.httpEquiv.trim().toLowerCase() !== "refresh") continue;
-    const r = /^\s*([^\s,;]+)\s*(?:[,;]\s*(?:url\s*=\s*)?(.*))?$/is.exec(m.content);
-    const delay = r ? Number(r[1]) : NaN;
-    if (!(delay >= 0)) continue;
-    let to = (r[2] || "").trim();
-    if (/^["']/.test(to)) { const q = to.indexOf(to[0], 1); to = to.slice(1, q < 0 ? undefined : q); }
-    let url;
-    try { url = new URL(to || location.href, document.baseURI); } catch (e) { continue; }
-    if (delay * 1000 > best) continue;
-    best = delay * 1000;
-    self = url.href.split("#")[0] === location.href.split("#")[0];
-  }
-  return best === Infinity || self ? -1 : best;
-})()`
-
-// metaRefresh reads the document's meta refresh delay; ok is false when it
-// has none to follow.
-func (t *Tab) metaRefresh(ctx context.Context, world string) (delay time.Duration, ok bool, err error) {
-	res, err := cdp.Call(ctx, t.target, runtime.Evaluate, runtime.EvaluateParams{
-		Expression: refreshScript, UniqueContextID: world, ReturnByValue: ptr(true), Silent: ptr(true)})
-	if err == nil && (res.ExceptionDetails != nil || res.Result == nil) {
-		err = errors.New("the meta refresh could not be read")
-	}
-	if err != nil {
-		return 0, false, err
-	}
-	var ms float64
-	if err := json.Unmarshal(res.Result.Value, &ms); err != nil {
-		return 0, false, err
-	}
-	return time.Duration(ms * float64(time.Millisecond)), ms >= 0, nil
+	return 0
 }

@@ -66,7 +66,7 @@ type Tab struct {
 	leavingTo string                             // the URL the runtime is navigating to
 	navSeq    uint64                             // main-frame navigations started
 	startedAt map[cdp.LoaderID]uint64            // navSeq of the newest navigations, by their loader
-	asked     asked                              // the newest navigation the renderer asked for (redirect.go)
+	announces announcements                      // the redirects documents announced (redirect.go)
 	own       cdp.LoaderID                       // the runtime's navigation, until its document commits
 	competing map[cdp.LoaderID]bool              // page navigations that started while the runtime's was on its way
 	pending   cdp.LoaderID                       // the newest main-frame navigation while it is on its way
@@ -244,6 +244,9 @@ func (t *Tab) installCollector(ctx context.Context) error {
 	if err := t.enableNavGuard(ctx); err != nil {
 		return err
 	}
+	if err := t.watchRefreshes(ctx); err != nil {
+		return err
+	}
 	if _, err := cdp.Call(ctx, t.target, page.AddScriptToEvaluateOnNewDocument, page.AddScriptToEvaluateOnNewDocumentParams{
 		Source: collect.Script, WorldName: collect.WorldName,
 	}); err != nil {
@@ -339,8 +342,8 @@ func (t *Tab) onEvent(ev any) {
 			clear(t.startedAt)
 		}
 		t.startedAt[ev.LoaderID] = t.navSeq
-	case *page.EventFrameRequestedNavigation:
-		t.noteAskedLocked(ev)
+	case *page.EventFrameRequestedNavigation, *runtime.EventBindingCalled:
+		t.noteAnnouncedLocked(ev)
 	case *inspector.EventTargetCrashed:
 		t.markCrashedLocked()
 	case *network.EventLoadingFailed:
