@@ -153,3 +153,35 @@ func TestNavigateFollowsLoadHandlerRedirect(t *testing.T) {
 		t.Fatalf("ended at %s with %v", obs.URL, names(obs))
 	}
 }
+
+// A navigation the page starts after its document loaded but before the
+// navigation's first view is taken (here made by script at that very
+// moment) is followed as one more redirect: the call returns the page it
+// leads to, or its refusal.
+func TestNavigateFollowsAMoveDuringItsFirstView(t *testing.T) {
+	t.Parallel()
+	foreign := serveSite(t, map[string]string{"/": "<h1>foreign</h1>"})
+	home := serveSite(t, map[string]string{"/moved": movedPage("", ""), "/account": accountPage})
+	s := openGuarded(t, grantOnly(home.origin()))
+	ctx := browsertest.Context(t, time.Minute)
+	for _, to := range []string{home.url + "account", foreign.url} {
+		nav, err := s.tab.Navigate(ctx, home.url+"moved")
+		if err != nil {
+			t.Fatal(err)
+		}
+		if _, err := s.tab.Evaluate(ctx, `location.href = "`+to+`", true`); err != nil {
+			t.Fatal(err)
+		}
+		obs, err := s.observeLoaded(ctx, nav)
+		if to == foreign.url {
+			wantCode(t, err, errcode.ForeignOrigin)
+			continue
+		}
+		if err != nil || obs.URL != to {
+			t.Fatalf("the first view is of %v (%v), want %s", obs, err, to)
+		}
+	}
+	if n := foreign.hits.Load(); n != 0 {
+		t.Fatalf("the foreign server got %d requests", n)
+	}
+}

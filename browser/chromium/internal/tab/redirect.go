@@ -28,9 +28,10 @@ import (
 //     own): that is a reload.
 //
 // A navigation that no event or tag announced before the document loaded
-// (a script timer after the load event) is the page's own later one: it
-// passes the navigation guard as every hop does, and the next call meets
-// the page it leads to.
+// (a script timer at the load event) and that starts before the call has
+// its first view is followed too (FollowPage). One that starts after is the
+// page's own later one: it passes the navigation guard as every hop does,
+// and the next call meets the page it leads to.
 
 // MaxRefreshWait is the longest meta refresh delay a navigation waits for.
 const MaxRefreshWait = 2 * time.Second
@@ -151,4 +152,43 @@ func (t *Tab) announced(loader cdp.LoaderID) time.Duration {
 		return r.delay + t.timings.RedirectStart
 	}
 	return 0
+}
+
+// navEnd is where a navigation left the tab: the document it returned,
+// the refusals and navigations seen by then, the newest navigation asked
+// for, the redirects followed, and its deadline.
+type navEnd struct {
+	loader    cdp.LoaderID
+	seen, seq uint64
+	asked     asked
+	hops      int
+	deadline  time.Time
+}
+
+// MovedSince reports whether the page started or asked for a navigation of
+// its own since nav returned.
+func (t *Tab) MovedSince(nav Navigated) bool {
+	if nav.end == nil {
+		return false
+	}
+	t.mu.Lock()
+	defer t.mu.Unlock()
+	return t.navSeq != nav.end.seq || t.announces.asked != nav.end.asked
+}
+
+// FollowPage follows a navigation the page started after nav returned, as
+// one more redirect of the same navigation: within its bound, its hops
+// counted with nav's, each passing the navigation guard. A refusal since
+// nav returned is its refusal.
+func (t *Tab) FollowPage(ctx context.Context, nav Navigated) (Navigated, error) {
+	if nav.end == nil {
+		return nav, nil
+	}
+	octx, end, err := t.Begin(ctx)
+	if err != nil {
+		return Navigated{}, err
+	}
+	defer end()
+	e := nav.end
+	return t.follow(octx, e.loader, e.seen, e.seq, e.deadline, e.hops)
 }

@@ -332,7 +332,11 @@ func (t *Tab) onEvent(ev any) {
 		if t.own != "" && ev.LoaderID != t.own {
 			// The page started a navigation of its own (a reload loop)
 			// while the runtime's was on its way: the runtime's wins, and
-			// this one is stopped at its request.
+			// this one is stopped at its request, even one paused after the
+			// runtime's navigation has returned.
+			if len(t.competing) > 64 {
+				clear(t.competing)
+			}
 			t.competing[ev.LoaderID] = true
 			return
 		}
@@ -448,7 +452,6 @@ func (t *Tab) leave(url string) func() {
 		t.mu.Lock()
 		t.leaving = false
 		t.own = ""
-		clear(t.competing)
 		t.mu.Unlock()
 	}
 }
