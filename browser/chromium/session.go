@@ -174,9 +174,17 @@ func (s *Session) Navigate(ctx context.Context, rawURL string) (*observation.Obs
 }
 
 // observeLoaded observes the page a navigation led to, saying whether it
-// was still loading when the navigation's bound ran out.
+// was still loading when the navigation's bound ran out. A navigation the
+// page starts while that view is taken is followed as one more redirect
+// (docs/navigation.md), and the page it leads to observed instead.
 func (s *Session) observeLoaded(ctx context.Context, nav tab.Navigated) (*observation.Observation, error) {
 	obs, err := s.observe(ctx, observation.Request{})
+	for i := 0; s.tab.MovedSince(nav) && i < tab.MaxClientRedirects; i++ {
+		if nav, err = s.tab.FollowPage(ctx, nav); err != nil {
+			return nil, err
+		}
+		obs, err = s.observe(ctx, observation.Request{})
+	}
 	if err != nil {
 		return nil, err
 	}

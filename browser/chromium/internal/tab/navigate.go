@@ -16,10 +16,9 @@ import (
 // page never finishes loading (a stalled script, image or CDN): the page as
 // it is then, marked as still loading. Once the document is parsed it waits
 // LoadGrace for the load event: a page whose subresources hang is still
-// usable. Client-side redirects (page script or a meta refresh) that start
-// while a document loads, or within RedirectWindow after its load event,
-// are followed, at most MaxClientRedirects hops; every hop passes the
-// navigation guard.
+// usable. Client-side redirects that start while a document loads, or that
+// the loaded document announced (redirect.go), are followed, at most
+// MaxClientRedirects hops; every hop passes the navigation guard.
 const MaxClientRedirects = 5
 
 // Navigated is where a navigation ended.
@@ -27,6 +26,9 @@ type Navigated struct {
 	// Loading: the page is returned before its load event, either at the
 	// bound or LoadGrace after it was parsed (a stalled image or frame).
 	Loading bool
+	// end is where a navigation that loaded a document left the tab, for
+	// FollowPage; nil when there is nothing to follow from.
+	end *navEnd
 }
 
 // Navigate loads url in the main frame and waits for the document it leads
@@ -77,16 +79,17 @@ func (t *Tab) Navigate(ctx context.Context, url string) (Navigated, error) {
 		return Navigated{}, nil // same-document navigation
 	}
 	seq = t.claim(res.LoaderID, seq)
-	return t.follow(octx, res.LoaderID, seen, seq, deadline)
+	return t.follow(octx, res.LoaderID, seen, seq, deadline, 0)
 }
 
 // follow waits for the document of loader and follows the client-side
-// redirects it makes, until a document has loaded and stayed for
-// RedirectWindow, or the deadline (then the page is returned as it is).
-func (t *Tab) follow(ctx context.Context, loader cdp.LoaderID, seen, seq uint64, deadline time.Time) (Navigated, error) {
+// redirects it makes, until a document has loaded and announced no
+// redirect, or the deadline (then the page is returned as it is); hops
+// redirects were followed before.
+func (t *Tab) follow(ctx context.Context, loader cdp.LoaderID, seen, seq uint64, deadline time.Time, hops int) (Navigated, error) {
 	dctx, cancel := context.WithDeadline(ctx, deadline)
 	defer cancel()
-	for hops := 0; ; {
+	for {
 		// Wait for the document to load, or for a newer navigation.
 		var parsedAt time.Time
 		err := t.waitFor(dctx, func() bool {
@@ -99,18 +102,23 @@ func (t *Tab) follow(ctx context.Context, loader cdp.LoaderID, seen, seq uint64,
 			return t.asItIs(ctx, err)
 		}
 		if !t.navigatedSince(seq) {
-			// Loaded: a redirect may still start right after the load event.
-			wctx, wcancel := context.WithTimeout(dctx, t.timings.RedirectWindow)
-			t.waitFor(wctx, func() bool { return t.navSeq > seq || t.refusals != seen })
-			wcancel()
+			// Loaded: wait only for a redirect the document announced.
+			if wait := t.announced(loader); wait > 0 {
+				t.mu.Lock()
+				docs := t.traffic.sameDocs
+				t.mu.Unlock()
+				wctx, wcancel := context.WithTimeout(dctx, wait)
+				t.waitFor(wctx, func() bool { return t.navSeq > seq || t.refusals != seen || t.traffic.sameDocs != docs })
+				wcancel()
+			}
 			if rerr := t.refusalSince(seen); rerr != nil {
 				return Navigated{}, rerr
 			}
 			if !t.navigatedSince(seq) {
 				t.mu.Lock()
-				loaded := t.lifecycle[loader] == "load"
-				t.mu.Unlock()
-				return Navigated{Loading: !loaded}, nil
+				defer t.mu.Unlock()
+				return Navigated{Loading: t.lifecycle[loader] != "load",
+					end: &navEnd{loader: loader, seen: seen, seq: t.navSeq, asked: t.announces.asked, hops: hops, deadline: deadline}}, nil
 			}
 		}
 		// A client-side redirect started: follow it to its document.
@@ -284,7 +292,7 @@ func (t *Tab) Traverse(ctx context.Context, url string, take func(context.Contex
 	if !ok {
 		started = seq + 1
 	}
-	return t.follow(octx, loader, seen, started, start.deadline)
+	return t.follow(octx, loader, seen, started, start.deadline, 0)
 }
 
 // traversed is the outcome of a history step that loaded no new document:

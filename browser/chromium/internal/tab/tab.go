@@ -66,6 +66,7 @@ type Tab struct {
 	leavingTo string                             // the URL the runtime is navigating to
 	navSeq    uint64                             // main-frame navigations started
 	startedAt map[cdp.LoaderID]uint64            // navSeq of the newest navigations, by their loader
+	announces announcements                      // the redirects documents announced (redirect.go)
 	own       cdp.LoaderID                       // the runtime's navigation, until its document commits
 	competing map[cdp.LoaderID]bool              // page navigations that started while the runtime's was on its way
 	pending   cdp.LoaderID                       // the newest main-frame navigation while it is on its way
@@ -243,6 +244,9 @@ func (t *Tab) installCollector(ctx context.Context) error {
 	if err := t.enableNavGuard(ctx); err != nil {
 		return err
 	}
+	if err := t.watchRefreshes(ctx); err != nil {
+		return err
+	}
 	if _, err := cdp.Call(ctx, t.target, page.AddScriptToEvaluateOnNewDocument, page.AddScriptToEvaluateOnNewDocumentParams{
 		Source: collect.Script, WorldName: collect.WorldName,
 	}); err != nil {
@@ -328,7 +332,11 @@ func (t *Tab) onEvent(ev any) {
 		if t.own != "" && ev.LoaderID != t.own {
 			// The page started a navigation of its own (a reload loop)
 			// while the runtime's was on its way: the runtime's wins, and
-			// this one is stopped at its request.
+			// this one is stopped at its request, even one paused after the
+			// runtime's navigation has returned.
+			if len(t.competing) > 64 {
+				clear(t.competing)
+			}
 			t.competing[ev.LoaderID] = true
 			return
 		}
@@ -338,6 +346,8 @@ func (t *Tab) onEvent(ev any) {
 			clear(t.startedAt)
 		}
 		t.startedAt[ev.LoaderID] = t.navSeq
+	case *page.EventFrameRequestedNavigation, *runtime.EventBindingCalled:
+		t.noteAnnouncedLocked(ev)
 	case *inspector.EventTargetCrashed:
 		t.markCrashedLocked()
 	case *network.EventLoadingFailed:
@@ -442,7 +452,6 @@ func (t *Tab) leave(url string) func() {
 		t.mu.Lock()
 		t.leaving = false
 		t.own = ""
-		clear(t.competing)
 		t.mu.Unlock()
 	}
 }

@@ -19,13 +19,14 @@ type Timings struct {
 	// Navigation (navigate.go). A navigation returns within about
 	// NavigateBound even when the page never finishes loading, the page
 	// then marked as still loading; once the document is parsed it waits
-	// LoadGrace for the load event. Client-side redirects that start while
-	// a document loads, or within RedirectWindow after its load event, are
-	// followed. A navigation answered ERR_ABORTED waits DismissalWait for
-	// the runtime's dismissal of a beforeunload to be recorded. A history
-	// step shows what it does within HistoryStart or leaves the page as it
-	// is.
-	NavigateBound, LoadGrace, RedirectWindow, DismissalWait, HistoryStart time.Duration
+	// LoadGrace for the load event. It waits for no redirect that its
+	// loaded document did not announce (redirect.go): RedirectStart bounds
+	// the start of one it did (a navigation the renderer asked for, or a
+	// meta refresh, after its delay). A navigation answered ERR_ABORTED
+	// waits DismissalWait for the runtime's dismissal of a beforeunload to
+	// be recorded. A history step shows what it does within HistoryStart or
+	// leaves the page as it is.
+	NavigateBound, LoadGrace, RedirectStart, DismissalWait, HistoryStart time.Duration
 	// NavigationDecision bounds the navigation guard's decision on one
 	// paused document request, a host lookup included (navguard.go).
 	NavigationDecision time.Duration
@@ -81,7 +82,7 @@ func DefaultTimings() Timings {
 	return Timings{
 		NavigateBound:      20 * time.Second,
 		LoadGrace:          3 * time.Second,
-		RedirectWindow:     300 * time.Millisecond,
+		RedirectStart:      2 * time.Second,
 		DismissalWait:      time.Second,
 		HistoryStart:       5 * time.Second,
 		NavigationDecision: 5 * time.Second,

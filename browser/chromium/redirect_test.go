@@ -1,0 +1,187 @@
+package chromium
+
+import (
+	"context"
+	"net/http"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/veetbot/veetbrowser/errcode"
+	"github.com/veetbot/veetbrowser/internal/browsertest"
+	"github.com/veetbot/veetbrowser/observation"
+)
+
+// A store's account page that some paths reach only through a client-side
+// redirect.
+const accountPage = `<!doctype html><title>Your account</title><header><nav><a href="/">Shop</a> <a href="/cart">Cart</a></nav></header>
+<main><h1>Your account</h1><section aria-label="Orders"><h2>Orders</h2><p>No orders yet.</p></section>
+<form><label>Display name <input name=n value="Sam"></label><button>Save</button></form></main><footer>© Shop</footer>`
+
+// movedPage is a "this page has moved" notice, with head content before it.
+func movedPage(head, body string) string {
+	return `<!doctype html><html><head><title>Moved</title>` + head + `</head><body><header><a href="/">Shop</a></header>` +
+		`<main><h1>This page has moved</h1><p>Taking you to your account…</p></main>` + body + `</body></html>`
+}
+
+// The redirect rule (docs/navigation.md): a meta refresh to another page
+// within MaxRefreshWait is followed, at the bound too; one past it is not
+// waited for, the page is returned as it is and the next call meets the
+// page it leads to; a refresh of the page itself is not a redirect. A
+// script timer after the load event announces nothing: whether it fires
+// 250 ms or 2 s after load, the navigation returns the page it loaded, and
+// the next call meets the redirect.
+func TestNavigateRedirectRule(t *testing.T) {
+	t.Parallel()
+	gate := make(chan struct{})
+	pages := map[string]string{
+		"/account":  accountPage,
+		"/quarter":  movedPage(`<meta http-equiv="refresh" content="0.25; url=/account">`, ""),
+		"/bound":    movedPage(`<meta http-equiv=Refresh content="2;URL='/account'">`, ""),
+		"/past":     movedPage(`<meta http-equiv=refresh content="2.001;url=/account">`, ""),
+		"/reload":   movedPage(`<meta http-equiv=refresh content="1.5">`, ""),
+		"/timer250": movedPage("", `<script>addEventListener("load", () => setTimeout(() => fetch("/gate").then(() => { location.href = "/account" }), 250))</script>`),
+		"/timer2s":  movedPage("", `<script>addEventListener("load", () => setTimeout(() => { location.href = "/account" }, 2000))</script>`),
+	}
+	mux := http.NewServeMux()
+	mux.HandleFunc("/gate", func(w http.ResponseWriter, r *http.Request) {
+		// The 250 ms timer's redirect waits for the test's word, so that
+		// the order of events does not hang on the machine's speed.
+		select {
+		case <-gate:
+		case <-r.Context().Done():
+		}
+	})
+	mux.HandleFunc("/", func(w http.ResponseWriter, r *http.Request) {
+		body, ok := pages[r.URL.Path]
+		if !ok {
+			http.NotFound(w, r)
+			return
+		}
+		w.Header().Set("Content-Type", "text/html; charset=utf-8")
+		w.Write([]byte(body))
+	})
+	base := browsertest.ServeHandler(t, mux)
+	ctx := browsertest.Context(t, 3*time.Minute)
+
+	navigate := func(t *testing.T, s *Session, path string) *observation.Observation {
+		t.Helper()
+		obs, err := s.Navigate(ctx, base+path)
+		if err != nil {
+			t.Fatalf("%s: %v", path, err)
+		}
+		if obs.Loading {
+			t.Fatalf("%s: returned loading", path)
+		}
+		return obs
+	}
+	// meets waits for the page's own redirect to be met by a later call.
+	meets := func(t *testing.T, s *Session, path string) {
+		t.Helper()
+		wctx, cancel := context.WithTimeout(ctx, 30*time.Second)
+		defer cancel()
+		for {
+			obs, err := s.Observe(wctx, observation.Request{})
+			if err == nil && obs.URL == base+"account" {
+				return
+			}
+			if err != nil && errcode.Of(err) != errcode.DocumentChanged || wctx.Err() != nil {
+				t.Fatalf("%s: the redirect was not met: %v", path, err)
+			}
+			time.Sleep(50 * time.Millisecond)
+		}
+	}
+	t.Run("meta refresh within the bound", func(t *testing.T) {
+		t.Parallel()
+		s := openSession(t)
+		for _, path := range []string{"quarter", "bound"} {
+			if obs := navigate(t, s, path); obs.URL != base+"account" || len(obs.Controls) == 0 {
+				t.Fatalf("%s: ended at %s, want the account page", path, obs.URL)
+			}
+		}
+	})
+	t.Run("meta refresh past the bound", func(t *testing.T) {
+		t.Parallel()
+		s := openSession(t)
+		if obs := navigate(t, s, "past"); obs.URL != base+"past" {
+			t.Fatalf("ended at %s, want the page itself", obs.URL)
+		}
+		meets(t, s, "past")
+	})
+	t.Run("refresh of the page itself", func(t *testing.T) {
+		t.Parallel()
+		s := openSession(t)
+		if obs := navigate(t, s, "reload"); obs.URL != base+"reload" {
+			t.Fatalf("ended at %s, want the page itself", obs.URL)
+		}
+	})
+	t.Run("script timer", func(t *testing.T) {
+		t.Parallel()
+		s := openSession(t)
+		if obs := navigate(t, s, "timer250"); obs.URL != base+"timer250" {
+			t.Fatalf("250 ms: ended at %s, want the page itself", obs.URL)
+		}
+		close(gate)
+		meets(t, s, "timer250")
+		if obs := navigate(t, s, "timer2s"); obs.URL != base+"timer2s" {
+			t.Fatalf("2 s: ended at %s, want the page itself", obs.URL)
+		}
+		meets(t, s, "timer2s")
+	})
+}
+
+// A page that asks for a navigation from its load handler has announced
+// it: the navigation follows it, though it starts only after the load
+// event, to a page that loads slowly.
+func TestNavigateFollowsLoadHandlerRedirect(t *testing.T) {
+	t.Parallel()
+	mux := http.NewServeMux()
+	mux.HandleFunc("/slow", func(w http.ResponseWriter, r *http.Request) {
+		time.Sleep(400 * time.Millisecond) // the server is slow: the redirect's document comes late
+		w.Write([]byte(accountPage))
+	})
+	mux.HandleFunc("/", func(w http.ResponseWriter, r *http.Request) {
+		w.Write([]byte(movedPage("", `<script>addEventListener("load", () => { location.href = "/slow" })</script>`)))
+	})
+	base := browsertest.ServeHandler(t, mux)
+	s := openSession(t)
+	obs, err := s.Navigate(browsertest.Context(t, time.Minute), base)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if !strings.HasSuffix(obs.URL, "/slow") || find(t, obs, "Save").Name == "" {
+		t.Fatalf("ended at %s with %v", obs.URL, names(obs))
+	}
+}
+
+// A navigation the page starts after its document loaded but before the
+// navigation's first view is taken (here made by script at that very
+// moment) is followed as one more redirect: the call returns the page it
+// leads to, or its refusal.
+func TestNavigateFollowsAMoveDuringItsFirstView(t *testing.T) {
+	t.Parallel()
+	foreign := serveSite(t, map[string]string{"/": "<h1>foreign</h1>"})
+	home := serveSite(t, map[string]string{"/moved": movedPage("", ""), "/account": accountPage})
+	s := openGuarded(t, grantOnly(home.origin()))
+	ctx := browsertest.Context(t, time.Minute)
+	for _, to := range []string{home.url + "account", foreign.url} {
+		nav, err := s.tab.Navigate(ctx, home.url+"moved")
+		if err != nil {
+			t.Fatal(err)
+		}
+		if _, err := s.tab.Evaluate(ctx, `location.href = "`+to+`", true`); err != nil {
+			t.Fatal(err)
+		}
+		obs, err := s.observeLoaded(ctx, nav)
+		if to == foreign.url {
+			wantCode(t, err, errcode.ForeignOrigin)
+			continue
+		}
+		if err != nil || obs.URL != to {
+			t.Fatalf("the first view is of %v (%v), want %s", obs, err, to)
+		}
+	}
+	if n := foreign.hits.Load(); n != 0 {
+		t.Fatalf("the foreign server got %d requests", n)
+	}
+}

@@ -1,0 +1,158 @@
+package veetbrowser_test
+
+import (
+	"context"
+	"strings"
+	"sync"
+	"testing"
+	"time"
+
+	"github.com/veetbot/veetbrowser"
+	"github.com/veetbot/veetbrowser/internal/browsertest"
+	"github.com/veetbot/veetbrowser/store"
+	"github.com/veetbot/veetbrowser/store/storespec"
+)
+
+// navStore times each kind of write a call makes: the intent before a
+// navigation is dispatched, its completion, and a read's whole record.
+type navStore struct {
+	store.Store
+	mu                       sync.Mutex
+	intent, complete, record []time.Duration
+}
+
+func (s *navStore) timed(d *[]time.Duration, start time.Time) {
+	s.mu.Lock()
+	*d = append(*d, time.Since(start))
+	s.mu.Unlock()
+}
+
+func (s *navStore) Intent(ctx context.Context, c store.Call) (int64, error) {
+	defer s.timed(&s.intent, time.Now())
+	return s.Store.Intent(ctx, c)
+}
+
+func (s *navStore) Complete(ctx context.Context, id string, seq int64, r store.Result) error {
+	defer s.timed(&s.complete, time.Now())
+	return s.Store.Complete(ctx, id, seq, r)
+}
+
+func (s *navStore) Record(ctx context.Context, c store.Call) (int64, error) {
+	defer s.timed(&s.record, time.Now())
+	return s.Store.Record(ctx, c)
+}
+
+// navArticle is a small page as an agent meets them: a header with a menu,
+// an article, a sidebar, a comment form and a footer.
+const navArticle = `<!doctype html><title>Field notes</title>
+<header><nav><a href="/">Home</a> <a href="/topics">Topics</a> <a href="/about">About</a>
+<input type=search placeholder="Search" aria-label="Search"></nav></header>
+<main><article><h1>Field notes from the ridge</h1><p class=byline>By A. Walker</p>` +
+	`<p>The trail climbs through larch and granite before the ridge opens up.</p>` +
+	`<p>We set out before dawn and reached the saddle by nine.</p>` +
+	`<h2>Comments</h2><form action=/comment method=post><label>Name <input name=n></label>` +
+	`<label>Comment <textarea name=c></textarea></label><button>Post comment</button></form></article>
+<aside><h2>Related</h2><ul><li><a href="/a">Larch season</a><li><a href="/b">Granite country</a></ul></aside></main>
+<footer><a href="/privacy">Privacy</a> <a href="/terms">Terms</a></footer>`
+
+// BenchmarkNavigate navigates to a small page and returns its first view,
+// recorded in a SQLite store: a plain page, one that reaches it through a
+// meta refresh, and one through a script redirect in its load handler. It
+// reports the call's median and each store write on its path (the
+// navigation's intent and completion).
+func BenchmarkNavigate(b *testing.B) {
+	base := browsertest.ServePages(b, map[string]string{
+		"/plain":  navArticle,
+		"/meta":   `<!doctype html><meta http-equiv=refresh content="0;url=/plain"><title>Moved</title><p>This page has moved.</p>`,
+		"/script": `<!doctype html><title>Moved</title><p>Taking you there…</p><script>addEventListener("load", () => location.replace("/plain"))</script>`,
+	})
+	for _, page := range []string{"plain", "meta", "script"} {
+		b.Run(page, func(b *testing.B) {
+			st, err := storespec.Open(context.Background(), b.TempDir()+"/artifacts.db")
+			if err != nil {
+				b.Fatal(err)
+			}
+			defer st.Close()
+			timed := &navStore{Store: st}
+			rt, err := veetbrowser.New(veetbrowser.SharedProvider(b), veetbrowser.Options{Store: timed})
+			if err != nil {
+				b.Fatal(err)
+			}
+			ctx := context.Background()
+			s, err := rt.NewSession(ctx, veetbrowser.SessionOptions{})
+			if err != nil {
+				b.Fatal(err)
+			}
+			defer s.Close(ctx)
+			var total []time.Duration
+			timed.intent, timed.complete = nil, nil
+			for b.Loop() {
+				start := time.Now()
+				res, err := s.Navigate(ctx, base+page)
+				if err != nil {
+					b.Fatal(err)
+				}
+				total = append(total, time.Since(start))
+				if !strings.HasSuffix(res.Observation.URL, "/plain") {
+					b.Fatalf("ended at %s", res.Observation.URL)
+				}
+			}
+			b.ReportMetric(float64(quantile(total, 0.5).Microseconds()), "call-µs")
+			b.ReportMetric(float64(quantile(timed.intent, 0.5).Microseconds()), "intent-µs")
+			b.ReportMetric(float64(quantile(timed.complete, 0.5).Microseconds()), "complete-µs")
+		})
+	}
+}
+
+// BenchmarkCallWrites times the store's writes of an observe (one whole
+// record) and of an act (an intent before the click is dispatched, and its
+// completion) on the small page, with the SQLite store.
+func BenchmarkCallWrites(b *testing.B) {
+	base := browsertest.Serve(b, navArticle+
+		`<button aria-pressed=false onclick="this.ariaPressed = this.ariaPressed !== 'true'">Like</button>`)
+	for _, call := range []string{"observe", "act"} {
+		b.Run(call, func(b *testing.B) {
+			st, err := storespec.Open(context.Background(), b.TempDir()+"/artifacts.db")
+			if err != nil {
+				b.Fatal(err)
+			}
+			defer st.Close()
+			timed := &navStore{Store: st}
+			rt, err := veetbrowser.New(veetbrowser.SharedProvider(b), veetbrowser.Options{Store: timed})
+			if err != nil {
+				b.Fatal(err)
+			}
+			ctx := context.Background()
+			s, err := rt.NewSession(ctx, veetbrowser.SessionOptions{})
+			if err != nil {
+				b.Fatal(err)
+			}
+			defer s.Close(ctx)
+			res, err := s.Navigate(ctx, base)
+			if err != nil {
+				b.Fatal(err)
+			}
+			var total []time.Duration
+			timed.intent, timed.complete, timed.record = nil, nil, nil
+			for b.Loop() {
+				start := time.Now()
+				if call == "observe" {
+					res, err = s.Observe(ctx, veetbrowser.ObserveOptions{})
+				} else {
+					res, err = s.Act(ctx, veetbrowser.Action{Kind: veetbrowser.Click, Ref: veetbrowser.RefOf(b, res, "Like")})
+				}
+				if err != nil {
+					b.Fatal(err)
+				}
+				total = append(total, time.Since(start))
+			}
+			b.ReportMetric(float64(quantile(total, 0.5).Microseconds()), "call-µs")
+			if call == "observe" {
+				b.ReportMetric(float64(quantile(timed.record, 0.5).Microseconds()), "record-µs")
+				return
+			}
+			b.ReportMetric(float64(quantile(timed.intent, 0.5).Microseconds()), "intent-µs")
+			b.ReportMetric(float64(quantile(timed.complete, 0.5).Microseconds()), "complete-µs")
+		})
+	}
+}
