@@ -63,6 +63,9 @@ type Session struct {
 	// the session's.
 	requests tab.Options
 	stopTabs context.CancelFunc
+	// dl: the session's downloads (tool version 1.10.0, downloads.go);
+	// nil when it keeps none.
+	dl *sessionDownloads
 
 	closed atomic.Bool // set by Close, even when an operation is stuck
 
@@ -94,7 +97,8 @@ type Session struct {
 
 var _ browser.Session = (*Session)(nil)
 
-func newSession(ctx context.Context, p *Provider, browserCtx context.Context, opts browser.SessionOptions) (*Session, error) {
+func newSession(ctx context.Context, p *Provider, inst *instance, opts browser.SessionOptions) (*Session, error) {
+	browserCtx := inst.ctx
 	s := &Session{provider: p, timings: p.timings, refKeys: observation.NewKeys(), lock: semaphore.NewWeighted(1), validate: observation.Validate,
 		reading: opts.Reading, window: opts.ReadingBytes, frames: opts.Frames && opts.Reading, frameAllowed: opts.FrameAllowed,
 		interactions: opts.Interactions, realPages: opts.RealPages,
@@ -115,6 +119,13 @@ func newSession(ctx context.Context, p *Provider, browserCtx context.Context, op
 		ctx, stop := context.WithCancel(t.Context())
 		s.stopTabs = stop
 		s.startTabs(ctx, t)
+	}
+	if opts.Downloads != nil {
+		if err := s.startDownloads(ctx, inst, opts.Downloads); err != nil {
+			s.stopTabs()
+			s.closeTabs()
+			return nil, err
+		}
 	}
 	return s, nil
 }
@@ -558,6 +569,7 @@ func (s *Session) Close(ctx context.Context) error {
 		return errcode.Wrap(errcode.Timeout, err, "the session was closed while an operation was stuck")
 	}
 	defer s.lock.Release(1)
+	s.dl.stop()
 	s.stopTabs()
 	s.closeTabs()
 	s.provider.forget(s)
