@@ -1,6 +1,8 @@
 package veetbrowser
 
 import (
+	"bytes"
+	"context"
 	"crypto/sha256"
 	"encoding/hex"
 	"encoding/json"
@@ -10,15 +12,20 @@ import (
 	"os"
 	"path/filepath"
 	"strings"
+	"sync"
 	"sync/atomic"
 	"testing"
 	"time"
 
 	"github.com/veetbot/veetbrowser/browser"
+	"github.com/veetbot/veetbrowser/browser/chromium"
 	"github.com/veetbot/veetbrowser/errcode"
 	"github.com/veetbot/veetbrowser/internal/browsertest"
 	"github.com/veetbot/veetbrowser/policy"
 	"github.com/veetbot/veetbrowser/projection"
+	"github.com/veetbot/veetbrowser/replay"
+	"github.com/veetbot/veetbrowser/store"
+	"github.com/veetbot/veetbrowser/store/sqlitestore"
 )
 
 // downloadSite is a software vendor's release page: a header, a sidebar,
@@ -339,5 +346,194 @@ func TestDownloadForeignOriginRefused(t *testing.T) {
 	if fileRequests.Load() != 1 {
 		// the frame's own, which the grant does not govern; never the link's
 		t.Fatalf("the other server saw %d file requests, want 1 (the frame's)", fileRequests.Load())
+	}
+}
+
+// TestDownloadsListedAndRecorded: browser_downloads lists the session's
+// downloads oldest first with their size, digest, state and origin; the
+// act's record holds the download's name, size, digest and state, never
+// its content; replay re-derives the act's view. A 1.9.0 session has no
+// browser_downloads, and its act view is as before: no download.
+func TestDownloadsListedAndRecorded(t *testing.T) {
+	t.Parallel()
+	ctx := browsertest.Context(t, time.Minute)
+	st, err := sqlitestore.Open(ctx, filepath.Join(t.TempDir(), "records.db"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { st.Close() })
+	rt, err := New(shared.Get(t), Options{Store: st})
+	if err != nil {
+		t.Fatal(err)
+	}
+	base := downloadSite(t, "Manual=/files/3000?name=manual.pdf", "Checksums=/files/200?name=SHA256SUMS")
+	s, err := rt.NewSession(ctx, SessionOptions{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { s.Close(context.Background()) })
+	for _, link := range []string{"Download Manual", "Download Checksums"} {
+		res, err := s.Navigate(ctx, base)
+		if err != nil {
+			t.Fatal(err)
+		}
+		clickNamed(t, s, res, link)
+	}
+	out, err := s.Call(ctx, "browser_downloads", json.RawMessage(`{}`))
+	if err != nil {
+		t.Fatal(err)
+	}
+	var v projection.DownloadsView
+	if err := json.Unmarshal(out.View, &v); err != nil {
+		t.Fatal(err)
+	}
+	origin := strings.TrimSuffix(base, "/")
+	want := []projection.Download{{Name: "manual.pdf", Bytes: 3000, SHA256: hexSHA(pattern(3000)), State: "completed", Origin: origin},
+		{Name: "SHA256SUMS", Bytes: 200, SHA256: hexSHA(pattern(200)), State: "completed", Origin: origin}}
+	if fmt.Sprint(v.Downloads) != fmt.Sprint(want) || v.Coverage.Total != 2 || v.Coverage.Shown != 2 {
+		t.Fatalf("view %s", out.View)
+	}
+	if _, err := s.Call(ctx, "browser_downloads", json.RawMessage(`{"all":true}`)); err == nil {
+		t.Fatal("an unknown argument was taken")
+	}
+	dir := s.DownloadDir()
+	var acts int
+	err = st.Calls(ctx, s.ID(), func(c store.Call) error {
+		if c.Tool != "browser_act" {
+			return nil
+		}
+		acts++
+		var rec struct {
+			Postconditions struct{ Download *browser.Download } `json:"postconditions"`
+		}
+		if err := json.Unmarshal(c.Action, &rec); err != nil {
+			return err
+		}
+		d := rec.Postconditions.Download
+		if d == nil || d.SHA256 != want[acts-1].SHA256 || d.Name != want[acts-1].Name || d.Bytes != want[acts-1].Bytes {
+			t.Errorf("act %d recorded %s", acts, c.Action)
+		}
+		if bytes.Contains(c.Action, pattern(200)[:64]) {
+			t.Errorf("act %d's record holds the file's content", acts)
+		}
+		return nil
+	})
+	if err != nil || acts != 2 {
+		t.Fatalf("%d acts, %v", acts, err)
+	}
+	rep, err := replay.Session(ctx, st, s.ID(), replay.Options{})
+	if err != nil || !rep.AllFit || rep.First != nil {
+		t.Fatalf("replay: %+v, %v", rep, err)
+	}
+	s.Close(ctx)
+	if _, err := os.Stat(dir); !os.IsNotExist(err) {
+		t.Fatalf("the session's temp download dir outlived it: %v", err)
+	}
+
+	old, err := rt.NewSession(ctx, SessionOptions{Version: "1.9.0"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { old.Close(context.Background()) })
+	res, err := old.Navigate(ctx, base)
+	if err != nil {
+		t.Fatal(err)
+	}
+	out, _ = clickNamed(t, old, res, "Download Manual")
+	if bytes.Contains(out.View, []byte(`"download"`)) || old.DownloadDir() != "" {
+		t.Fatalf("a 1.9.0 view shows a download: %s", out.View)
+	}
+	_, err = old.Call(ctx, "browser_downloads", json.RawMessage(`{}`))
+	wantCode(t, err, errcode.InvalidArgument)
+}
+
+// TestDownloadInProgressThenCompleted: a download that has not finished
+// when the action's settle bound runs out is reported in_progress;
+// browser_downloads shows it completed once its last byte arrived. One
+// still running when the session closes is cancelled and leaves nothing.
+func TestDownloadInProgressThenCompleted(t *testing.T) {
+	t.Parallel()
+	timings := chromium.DefaultTimings()
+	timings.SettleLoad = time.Second
+	p, err := chromium.Launch(context.Background(), chromium.Options{Timings: &timings})
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { p.Close(context.Background()) })
+	rt, err := New(p, Options{Store: store.Discard})
+	if err != nil {
+		t.Fatal(err)
+	}
+	var mu sync.Mutex
+	release := make(chan struct{})
+	released := func() chan struct{} {
+		mu.Lock()
+		defer mu.Unlock()
+		return release
+	}
+	const size = 200_000
+	mux := http.NewServeMux()
+	mux.HandleFunc("/", func(w http.ResponseWriter, r *http.Request) {
+		w.Header().Set("Content-Type", "text/html")
+		fmt.Fprint(w, `<main><h1>Backups</h1><p>Export your mailbox.</p><a href="/export">Export mailbox</a></main>`)
+	})
+	mux.HandleFunc("/export", func(w http.ResponseWriter, r *http.Request) {
+		w.Header().Set("Content-Disposition", `attachment; filename="mailbox.mbox"`)
+		w.Header().Set("Content-Length", fmt.Sprint(size))
+		body := pattern(size)
+		w.Write(body[:1000])
+		w.(http.Flusher).Flush()
+		select {
+		case <-released():
+			w.Write(body[1000:])
+		case <-r.Context().Done():
+		}
+	})
+	base := browsertest.ServeHandler(t, mux)
+	ctx := browsertest.Context(t, time.Minute)
+	dir := t.TempDir()
+	s, err := rt.NewSession(ctx, SessionOptions{DownloadDir: dir})
+	if err != nil {
+		t.Fatal(err)
+	}
+	res, err := s.Navigate(ctx, base)
+	if err != nil {
+		t.Fatal(err)
+	}
+	_, act := clickNamed(t, s, res, "Export mailbox")
+	if act.Download == nil || act.Download.State != browser.DownloadInProgress {
+		t.Fatalf("download %+v", act.Download)
+	}
+	close(release)
+	var v projection.DownloadsView
+	for deadline := time.Now().Add(20 * time.Second); time.Now().Before(deadline); time.Sleep(100 * time.Millisecond) {
+		out, err := s.Call(ctx, "browser_downloads", json.RawMessage(`{}`))
+		if err != nil {
+			t.Fatal(err)
+		}
+		json.Unmarshal(out.View, &v)
+		if len(v.Downloads) == 1 && v.Downloads[0].State != browser.DownloadInProgress {
+			break
+		}
+	}
+	if len(v.Downloads) != 1 || v.Downloads[0].State != browser.DownloadCompleted || v.Downloads[0].SHA256 != hexSHA(pattern(size)) {
+		t.Fatalf("downloads %+v", v)
+	}
+	os.Remove(filepath.Join(dir, "mailbox.mbox"))
+
+	// One still running at close.
+	mu.Lock()
+	release = make(chan struct{})
+	mu.Unlock()
+	res, err = s.Navigate(ctx, base)
+	if err != nil {
+		t.Fatal(err)
+	}
+	clickNamed(t, s, res, "Export mailbox")
+	s.Close(ctx)
+	close(released())
+	time.Sleep(500 * time.Millisecond) // what the browser would still write
+	if got := dirFiles(t, dir); len(got) != 0 {
+		t.Fatalf("after close the directory holds %v", got)
 	}
 }

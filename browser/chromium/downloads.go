@@ -258,7 +258,7 @@ func (d *sessionDownloads) begin(e *cdpbrowser.EventDownloadWillBegin) {
 	refused := d.opts.Allowed != nil && !d.opts.Allowed(origin)
 	d.mu.Lock()
 	d.begun++
-	dl := &download{Download: browser.Download{Name: SanitizeName(e.SuggestedFilename), State: browser.DownloadInProgress, Origin: origin}, seq: d.begun}
+	dl := &download{Download: browser.Download{Name: sanitizeName(e.SuggestedFilename), State: browser.DownloadInProgress, Origin: origin}, seq: d.begun}
 	if refused {
 		dl.State = browser.DownloadRefused
 	}
@@ -392,12 +392,12 @@ func downloadOrigin(raw string) string {
 	return u.Scheme + "://" + u.Host
 }
 
-// SanitizeName makes a file name a download may land under: its last path
+// sanitizeName makes a file name a download may land under: its last path
 // element, without control characters or path separators, without leading
 // dots or spaces (never hidden, never "..") and at most
 // browser.MaxDownloadName bytes, the extension kept; "download" if nothing
 // is left.
-func SanitizeName(name string) string {
+func sanitizeName(name string) string {
 	if i := strings.LastIndexAny(name, `/\`); i >= 0 {
 		name = name[i+1:]
 	}
