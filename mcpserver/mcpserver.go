@@ -178,7 +178,8 @@ func (s *Server) handler(name string) mcp.ToolHandler {
 		if res.Image != nil {
 			content = append(content, &mcp.ImageContent{Data: res.Image.Data, MIMEType: res.Image.MediaType})
 		}
-		if sess.Version().Downloads {
+		if local, ok := sess.(*veetbrowser.Session); ok && local.Version().Downloads {
+			// (a hosted session's files are on the sidecar: no link)
 			content = append(content, downloadLinks(res.View)...)
 		}
 		return &mcp.CallToolResult{Content: content}, nil
