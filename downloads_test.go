@@ -33,7 +33,9 @@ import (
 // Content-Disposition: attachment. /files/SIZE?name=NAME serves SIZE bytes
 // of a pattern under NAME; chunked leaves the length out, so only the
 // bytes received tell the size.
-func downloadSite(t *testing.T, links ...string) string {
+func downloadSite(t *testing.T, links ...string) string { return downloadSiteB(t, links...) }
+
+func downloadSiteB(t testing.TB, links ...string) string {
 	t.Helper()
 	var rows strings.Builder
 	for _, l := range links {
@@ -451,11 +453,13 @@ func TestDownloadsListedAndRecorded(t *testing.T) {
 // when the action's settle bound runs out is reported in_progress;
 // browser_downloads shows it completed once its last byte arrived. One
 // still running when the session closes is cancelled and leaves nothing.
+// The browser gives each session a context of its own (Isolated), whose
+// download behaviour is set for that context.
 func TestDownloadInProgressThenCompleted(t *testing.T) {
 	t.Parallel()
 	timings := chromium.DefaultTimings()
 	timings.SettleLoad = time.Second
-	p, err := chromium.Launch(context.Background(), chromium.Options{Timings: &timings})
+	p, err := chromium.Launch(context.Background(), chromium.Options{Timings: &timings, Isolated: true})
 	if err != nil {
 		t.Fatal(err)
 	}
