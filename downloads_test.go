@@ -311,8 +311,10 @@ func TestDownloadForeignOriginRefused(t *testing.T) {
 		w.Header().Set("Content-Type", "text/html")
 		fmt.Fprint(w, `<p>Sponsored</p><script>if (location.search === "?auto") location = "/files/ad"</script>`)
 	})))
-	base := browsertest.Serve(t, fmt.Sprintf(`<main><h1>Shop</h1><p>Our best offers.</p>
-<a href="%sfiles/direct">Get the app</a><iframe src="%sframe?auto" title="Sponsored"></iframe></main>`, other, other))
+	base := browsertest.ServePages(t, map[string]string{
+		"/": fmt.Sprintf(`<main><h1>Shop</h1><p>Our best offers.</p>
+<a href="%sfiles/direct">Get the app</a> <a href="/offers">All offers</a><iframe src="%sframe?auto" title="Sponsored"></iframe></main>`, other, other),
+		"/offers": `<main><h1>All offers</h1><ul><li>Socks, 3 for 2</li><li>Free returns</li></ul></main>`})
 	dir := t.TempDir()
 	s := session(t, SessionOptions{DownloadDir: dir, Grant: policy.Grant{Origins: []string{strings.TrimSuffix(base, "/")}}})
 	ctx := browsertest.Context(t, time.Minute)
@@ -348,6 +350,14 @@ func TestDownloadForeignOriginRefused(t *testing.T) {
 	if fileRequests.Load() != 1 {
 		// the frame's own, which the grant does not govern; never the link's
 		t.Fatalf("the other server saw %d file requests, want 1 (the frame's)", fileRequests.Load())
+	}
+	// The frame's download was no action's: the next click is a plain
+	// navigation, waited for, with no download.
+	if res, err = s.Observe(ctx, ObserveOptions{}); err != nil {
+		t.Fatal(err)
+	}
+	if _, act := clickNamed(t, s, res, "All offers"); act.Download != nil || !act.NavigationDone {
+		t.Fatalf("the next click: %+v, download %+v", act, act.Download)
 	}
 }
 

@@ -7,9 +7,11 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"maps"
 	"net/url"
 	"os"
 	"path/filepath"
+	"slices"
 	"strings"
 	"sync"
 	"time"
@@ -147,14 +149,15 @@ func (h *downloadHub) run() {
 
 // begin attributes a download to the session whose frame began it.
 func (h *downloadHub) begin(e *cdpbrowser.EventDownloadWillBegin) {
-	var owner *Session
 	h.p.mu.Lock()
-	for s := range h.p.sessions {
+	sessions := slices.Collect(maps.Keys(h.p.sessions))
+	h.p.mu.Unlock()
+	var owner *Session
+	for _, s := range sessions {
 		if s.dl != nil && s.dl.hub == h && s.owns(e.FrameID) {
 			owner = s
 		}
 	}
-	h.p.mu.Unlock()
 	h.mu.Lock()
 	h.owners[e.GUID] = owner
 	h.mu.Unlock()
@@ -236,7 +239,7 @@ type sessionDownloads struct {
 	active   map[string]*download // by id, until they end
 	kept     int64                // bytes of the completed files
 	begun    uint64               // downloads begun
-	reported uint64               // the newest an action reported
+	reported uint64               // downloads begun before the running operation, or that an action reported
 	changed  chan struct{}        // closed and replaced on every change
 }
 
@@ -435,8 +438,21 @@ func cutBytes(s string, n int) string {
 
 func utf8RuneStart(b byte) bool { return b&0xc0 != 0x80 }
 
-// settleContext is ctx, ended early once a download begins that no action
-// reported yet: an action that started one does not wait for a document.
+// markOperation starts an operation: only a download that begins from now
+// on is its action's (one a page began by itself is listed, never taken
+// for the next action's).
+func (d *sessionDownloads) markOperation() {
+	if d == nil {
+		return
+	}
+	d.mu.Lock()
+	d.reported = d.begun
+	d.mu.Unlock()
+}
+
+// settleContext is ctx, ended early once a download of the running
+// operation begins: an action that started one does not wait for a
+// document.
 func (d *sessionDownloads) settleContext(ctx context.Context) (context.Context, context.CancelFunc) {
 	if d == nil {
 		return ctx, func() {}
@@ -461,8 +477,8 @@ func (d *sessionDownloads) settleContext(ctx context.Context) (context.Context, 
 	return sctx, cancel
 }
 
-// report is the newest download no action reported yet, once it ended or
-// wait ran out (then in_progress); nil if none began.
+// report is the newest download the running operation began, once it
+// ended or wait ran out (then in_progress); nil if none began.
 func (d *sessionDownloads) report(ctx context.Context, wait time.Duration) *browser.Download {
 	if d == nil {
 		return nil

@@ -143,6 +143,7 @@ func (s *Session) acquire(ctx context.Context) error {
 		return errBrowserGone
 	}
 	s.syncActive()
+	s.dl.markOperation()
 	if err := s.applyEmulation(ctx); err != nil {
 		s.lock.Release(1)
 		return err
