@@ -564,6 +564,7 @@ func (s *Session) Close(ctx context.Context) error {
 	}
 	if err := s.lock.Acquire(cctx, 1); err != nil {
 		// An operation is stuck: close the page under it, which ends it.
+		s.dl.stop()
 		s.stopTabs()
 		s.closeTabs()
 		s.provider.forget(s)
