@@ -168,6 +168,9 @@ func (c *callRecord) fill(r *store.Result, res *Result) error {
 	if res != nil && res.Log != nil {
 		return c.fillLog(r, res)
 	}
+	if res != nil && res.Downloads != nil {
+		return c.fillDownloads(r, res)
+	}
 	var act *actionRecord
 	if c.judge != nil || res != nil && res.Action != nil {
 		act = &actionRecord{Authorization: c.judge}
@@ -249,11 +252,15 @@ type postcondition struct {
 	NavigationCancelled bool   `json:"navigation_cancelled"`
 	DialogOpened        bool   `json:"dialog_opened"`
 	URL                 string `json:"url,omitempty"` // userinfo removed
+	// Download (1.10.0): the download the action started: its name, size,
+	// digest and state, never its content.
+	Download *browser.Download `json:"download,omitempty"`
 }
 
 func postconditions(a *browser.ActResult) *postcondition {
 	return &postcondition{Dispatched: a.Dispatched, NavigationStarted: a.NavigationStarted, NavigationDone: a.NavigationDone,
-		NavigationCancelled: a.NavigationCancelled, DialogOpened: a.DialogOpened, URL: observation.WithoutUserinfo(a.URL)}
+		NavigationCancelled: a.NavigationCancelled, DialogOpened: a.DialogOpened, URL: observation.WithoutUserinfo(a.URL),
+		Download: a.Download}
 }
 
 // withhold returns obs as it is stored: the echo of the agent's own draft

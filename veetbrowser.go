@@ -144,6 +144,13 @@ type SessionOptions struct {
 	MaxUploadBytes int64
 	MaxUploadFiles int
 	MaxUploadKept  int64
+	// Downloads (1.10.0, docs/downloads.md) land in DownloadDir, an
+	// existing directory, or a private temp dir that Close removes ("");
+	// MaxDownloadBytes caps a file (0: 64 MiB), MaxDownloadTotal the
+	// session's files (0: 256 MiB).
+	DownloadDir      string
+	MaxDownloadBytes int64
+	MaxDownloadTotal int64
 	// Surface names what opened the session in its record: cli, mcp,
 	// http, suite; "" is library.
 	Surface string
@@ -176,6 +183,8 @@ type Session struct {
 	rec       recorder
 	shots     screenshotOptions
 	shown     shownView // the previous view, and the refs its deltas keep valid (changes.go)
+	downloads string    // where downloads land (1.10.0, downloads.go); "" for none
+	ownDL     bool      // downloads is a temp dir of the session's: Close removes it
 
 	mu     sync.Mutex   // guards the upload copies
 	copies string       // the session's directory of upload copies; "" until the first upload
@@ -208,14 +217,19 @@ func (r *Runtime) NewSession(ctx context.Context, opts SessionOptions) (*Session
 		bopts.Contain = opts.Grant.Contained()
 		bopts.NoServiceWorkers = bopts.Contain != nil || opts.Destinations.DenyPrivate
 	}
+	if bopts.Downloads, err = downloadOptions(v, opts); err != nil {
+		return nil, err
+	}
 	page, err := openPage(ctx, r.provider, bopts)
 	if err != nil {
+		dropDownloads(opts, bopts.Downloads)
 		return nil, err
 	}
 	s := &Session{page: page, version: v, budget: budget, grant: opts.Grant, approver: opts.Approver, shots: r.shots,
 		uploads: root, rec: recorder{store: r.store, key: r.redaction, id: store.NewSessionID()}}
+	s.downloads, s.ownDL = downloadsOf(opts, bopts.Downloads)
 	if err := s.recordSession(ctx, opts.Surface); err != nil {
-		page.Close(context.WithoutCancel(ctx))
+		s.Close(context.WithoutCancel(ctx))
 		return nil, err
 	}
 	return s, nil
@@ -237,6 +251,7 @@ type Result struct {
 	Action      *browser.ActResult // postconditions of act and upload; nil otherwise
 	Image       *Image             // browser_screenshot's image; nil otherwise
 	Log         *observation.Log   // browser_console's or browser_network's read, as recorded; nil otherwise
+	Downloads   *browser.Downloads // browser_downloads' list; nil otherwise
 	// View is the model view, byte for byte what the model is given:
 	// JSON that DecodeView reads into a projection.View.
 	View json.RawMessage
@@ -471,6 +486,8 @@ func (s *Session) Call(ctx context.Context, tool string, args json.RawMessage) (
 		return parsed(tools.ParseScreenshot(args)).run(ctx, s.screenshotArgs)
 	case tool == tools.Tabs:
 		return parsed(tools.ParseTabs(args)).run(ctx, s.tabsRequest)
+	case tool == tools.Downloads:
+		return parsed(tools.ParseDownloads(args)).run(ctx, s.downloadsArgs) // 1.10.0 (downloads.go)
 	case tool == tools.Console || tool == tools.Network || tool == tools.Emulate:
 		return s.callDebugging(ctx, tool, args) // 1.10.0 (debugging.go)
 	}
@@ -530,6 +547,9 @@ func (s *Session) project(obs *observation.Observation, act *browser.ActResult, 
 	if act != nil {
 		opts.Action = &projection.Outcome{Dispatched: act.Dispatched, NavigationStarted: act.NavigationStarted,
 			NavigationDone: act.NavigationDone, NavigationCancelled: act.NavigationCancelled, DialogOpened: act.DialogOpened}
+		if s.version.Downloads {
+			opts.Action.Download = downloadOutcome(act.Download)
+		}
 	}
 	view, err := s.view(obs, &opts, act != nil, o.Changes)
 	if err != nil {
@@ -559,11 +579,16 @@ func (s *Session) uploadDirLocked() (string, error) {
 	return dir, nil
 }
 
-// Close closes the page and removes the session's upload copies.
+// Close closes the page, removes the session's upload copies, and its
+// downloads if in its own temp dir.
 func (s *Session) Close(ctx context.Context) error {
 	err := s.page.Close(ctx)
 	s.mu.Lock()
 	s.closed = true
+	if s.ownDL {
+		os.RemoveAll(s.downloads)
+		s.ownDL = false
+	}
 	if s.copies != "" {
 		os.RemoveAll(s.copies)
 		s.copies = ""

@@ -75,6 +75,9 @@ type SessionOptions struct {
 	// Debugging works as tool version 1.10.0 does (docs/debugging.md):
 	// every tab keeps its console and network logs.
 	Debugging bool
+	// Downloads (tool version 1.10.0, downloads.go) keeps the pages'
+	// downloads; nil leaves the browser's download behaviour alone.
+	Downloads *DownloadOptions
 }
 
 // MaxTabs bounds the tabs of one session. A popup past it is closed as it
@@ -329,10 +332,12 @@ type ActResult struct {
 	NavigationDone    bool `json:"navigation_done"`
 	// NavigationCancelled: the page asked to keep unsaved changes; the
 	// runtime dismissed the dialog (never accepts it) and the page stayed.
-	NavigationCancelled bool                     `json:"navigation_cancelled"`
-	URL                 string                   `json:"url"`
-	DialogOpened        bool                     `json:"dialog_opened"`
-	Observation         *observation.Observation `json:"-"`
+	NavigationCancelled bool   `json:"navigation_cancelled"`
+	URL                 string `json:"url"`
+	DialogOpened        bool   `json:"dialog_opened"`
+	// Download: the action started a download (SessionOptions.Downloads).
+	Download    *Download                `json:"download,omitempty"`
+	Observation *observation.Observation `json:"-"`
 }
 
 // EnvChromium names the variable that points at a Chromium binary.

@@ -31,6 +31,7 @@ type Options struct {
 	Grant         policy.Grant
 	Destinations  policy.Destinations // link-local, metadata (and private) destinations refused on every hop
 	UploadRoot    string              // "" refuses uploads
+	DownloadDir   string              // where downloads land (1.10.0); "" gives each session a temp dir
 	// Logger records the internal causes of failures (the public code and
 	// message go to the client); nil discards them.
 	Logger *slog.Logger
@@ -138,6 +139,9 @@ func New(rt *veetbrowser.Runtime, opts Options) (*Server, error) {
 			},
 		}, s.handler(t.Name))
 	}
+	if v.Downloads {
+		s.addDownloads()
+	}
 	return s, nil
 }
 
@@ -173,6 +177,10 @@ func (s *Server) handler(name string) mcp.ToolHandler {
 		content := []mcp.Content{&mcp.TextContent{Text: string(res.View)}}
 		if res.Image != nil {
 			content = append(content, &mcp.ImageContent{Data: res.Image.Data, MIMEType: res.Image.MediaType})
+		}
+		if local, ok := sess.(*veetbrowser.Session); ok && local.Version().Downloads {
+			// (a hosted session's files are on the sidecar: no link)
+			content = append(content, downloadLinks(res.View)...)
 		}
 		return &mcp.CallToolResult{Content: content}, nil
 	}
@@ -214,7 +222,7 @@ func (s *Server) browserSession(ctx context.Context, ss *mcp.ServerSession) (vee
 			approver.next = p.room
 		}
 		opts := veetbrowser.SessionOptions{Version: s.version.Name, Budget: s.opts.Budget,
-			Grant: s.opts.Grant, Destinations: s.opts.Destinations, UploadRoot: s.opts.UploadRoot, Approver: approver,
+			Grant: s.opts.Grant, Destinations: s.opts.Destinations, UploadRoot: s.opts.UploadRoot, DownloadDir: s.opts.DownloadDir, Approver: approver,
 			Surface: "mcp"}
 		open := s.opts.Open
 		if open == nil {

@@ -94,6 +94,8 @@ type Outcome struct {
 	NavigationDone      bool `json:"navigation_done,omitempty"`
 	NavigationCancelled bool `json:"navigation_cancelled,omitempty"`
 	DialogOpened        bool `json:"dialog_opened,omitempty"`
+	// Download (tool version 1.10.0): the download the action started.
+	Download *Download `json:"download,omitempty"`
 }
 
 // Dialog is a pending JavaScript dialog as the model sees it.

@@ -51,7 +51,7 @@ func (s *Server) Handler() http.Handler {
 	})
 	for route, tool := range map[string]string{"navigate": tools.Navigate, "observe": tools.Observe, "act": tools.Act, "find": tools.Find,
 		"wait": tools.Wait, "tabs": tools.Tabs, "screenshot": tools.Screenshot, "console": tools.Console, "network": tools.Network,
-		"emulate": tools.Emulate} {
+		"emulate": tools.Emulate, "downloads": tools.Downloads} {
 		mux.Handle("POST /v1/leases/{id}/"+route, s.authed(s.leased(s.callTool(tool))))
 	}
 	return s.logged(mux)

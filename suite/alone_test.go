@@ -66,3 +66,10 @@ func TestDebuggingScenario(t *testing.T) {
 	t.Parallel()
 	runAlone(t, nil, "debug-failing-submit")
 }
+
+// TestDownloadScenario: the agent downloads a 1 MB installer and reports
+// the digest its act's view gives, at 1 KiB and 8 KiB.
+func TestDownloadScenario(t *testing.T) {
+	t.Parallel()
+	runAlone(t, nil, "download-checksum")
+}

@@ -334,6 +334,7 @@ setInterval(() => {
 		changesScenarios(),
 		stepsScenarios(),
 		debuggingScenarios(),
+		downloadsScenarios(),
 	)...)
 }
 

@@ -75,7 +75,7 @@ func TestSuite(t *testing.T) {
 		if err != nil {
 			t.Fatal(err)
 		}
-		if len(report.Scenarios) != 29 {
+		if len(report.Scenarios) != 30 {
 			t.Fatalf("%d scenarios", len(report.Scenarios))
 		}
 		if report.Version != tools.Newest().Name {

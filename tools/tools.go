@@ -39,6 +39,10 @@ type Version struct {
 	// Debugging (1.10.0+): the active tab's console and network logs
 	// (browser_console, browser_network; docs/debugging.md).
 	Debugging bool
+	// Downloads (1.10.0+): a download lands in the session's directory
+	// under caps and a sanitized name, the action that caused it reports
+	// it, and browser_downloads lists them (docs/downloads.md).
+	Downloads bool
 }
 
 // Versions in release order. 1.4.0 belongs to a record this product does not
@@ -53,7 +57,7 @@ var Versions = []Version{
 	{Name: "1.7.0", Continuation: true, Regions: true, TextCoverage: true, Reading: true, Frames: true},
 	{Name: "1.8.0", Continuation: true, Regions: true, TextCoverage: true, Reading: true, Frames: true, Interactions: true},
 	{Name: "1.9.0", Continuation: true, Regions: true, TextCoverage: true, Reading: true, Frames: true, Interactions: true, RealPages: true},
-	{Name: "1.10.0", Continuation: true, Regions: true, TextCoverage: true, Reading: true, Frames: true, Interactions: true, RealPages: true, Debugging: true},
+	{Name: "1.10.0", Continuation: true, Regions: true, TextCoverage: true, Reading: true, Frames: true, Interactions: true, RealPages: true, Debugging: true, Downloads: true},
 }
 
 // Newest is the version new sessions get.
@@ -104,6 +108,8 @@ func (v Version) Has(tool string) bool {
 		return v.Interactions
 	case Console, Network, Emulate:
 		return v.Debugging
+	case Downloads:
+		return v.Downloads
 	}
 	return false
 }
@@ -250,6 +256,7 @@ func Tools(v Version) []Tool {
 			`"tab":{"type":"string","description":"select and close: a tab id from an observation's tabs"}`),
 	}}
 	added = append(added, debuggingTools()...)
+	added = append(added, downloadsTool())
 	for _, t := range added {
 		if v.Has(t.Name) {
 			all = append(all, t)

@@ -408,7 +408,9 @@ func (s *Session) afterDispatch(ctx context.Context, before tab.Mark) (*browser.
 
 // settled reports the postconditions of a dispatched input.
 func (s *Session) settled(ctx context.Context, before tab.Mark) (*browser.ActResult, error) {
-	st := s.tab.Settle(ctx, before)
+	sctx, stop := s.dl.settleContext(ctx)
+	st := s.tab.Settle(sctx, before)
+	stop()
 	if st.Refused != nil {
 		// The input was delivered; the navigation it started was stopped
 		// before its request left the browser, and the page stayed.
@@ -421,8 +423,13 @@ func (s *Session) settled(ctx context.Context, before tab.Mark) (*browser.ActRes
 			return nil, err
 		}
 	}
-	return &browser.ActResult{Dispatched: true, NavigationStarted: st.Started, NavigationDone: st.Done,
-		NavigationCancelled: st.Cancelled, DialogOpened: st.Dialog}, nil
+	res := &browser.ActResult{Dispatched: true, NavigationStarted: st.Started, NavigationDone: st.Done,
+		NavigationCancelled: st.Cancelled, DialogOpened: st.Dialog}
+	if res.Download = s.dl.report(ctx, s.timings.SettleLoad); res.Download != nil && !st.Done {
+		// The navigation became a download: no document replaced the page.
+		res.NavigationStarted = false
+	}
+	return res, nil
 }
 
 // observed adds the observation after an action to its result. Once input

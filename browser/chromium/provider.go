@@ -98,6 +98,9 @@ type instance struct {
 	// stop ends the browser (or the connection) and removes its files;
 	// died says it is already gone. Only the first call does anything.
 	stop func(died bool) error
+	// downloads is the browser's download hub (downloads.go); nil until
+	// a session keeps downloads. Guarded by Provider.mu.
+	downloads *downloadHub
 }
 
 // gone reports whether the browser of inst is gone.
@@ -326,6 +329,7 @@ func (p *Provider) watch(inst *instance) {
 		// Close stops the current browser; this makes sure of one that
 		// died just before (a no-op for one Close already stopped).
 		inst.stop(inst.gone())
+		inst.closeDownloads(&p.mu)
 		return
 	}
 	p.log.Warn("the browser is gone; its pages report browser_unavailable and the next session starts a fresh browser",
@@ -336,6 +340,7 @@ func (p *Provider) watch(inst *instance) {
 	if err := inst.stop(true); err != nil {
 		errcode.Log(context.Background(), p.log, "cleaning up after the browser", err)
 	}
+	inst.closeDownloads(&p.mu)
 }
 
 // errBrowserGone is what every call of a session whose browser is gone
@@ -377,7 +382,7 @@ func (p *Provider) NewSession(ctx context.Context, opts browser.SessionOptions) 
 	if err != nil {
 		return nil, err
 	}
-	s, err := newSession(ctx, p, inst.ctx, opts)
+	s, err := newSession(ctx, p, inst, opts)
 	if err != nil {
 		if inst.gone() {
 			return nil, errBrowserGone

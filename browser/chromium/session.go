@@ -63,6 +63,9 @@ type Session struct {
 	// the session's.
 	requests tab.Options
 	stopTabs context.CancelFunc
+	// dl: the session's downloads (tool version 1.10.0, downloads.go);
+	// nil when it keeps none.
+	dl *sessionDownloads
 
 	closed atomic.Bool // set by Close, even when an operation is stuck
 
@@ -101,7 +104,8 @@ type Session struct {
 
 var _ browser.Session = (*Session)(nil)
 
-func newSession(ctx context.Context, p *Provider, browserCtx context.Context, opts browser.SessionOptions) (*Session, error) {
+func newSession(ctx context.Context, p *Provider, inst *instance, opts browser.SessionOptions) (*Session, error) {
+	browserCtx := inst.ctx
 	s := &Session{provider: p, timings: p.timings, refKeys: observation.NewKeys(), lock: semaphore.NewWeighted(1), validate: observation.Validate,
 		reading: opts.Reading, window: opts.ReadingBytes, frames: opts.Frames && opts.Reading, frameAllowed: opts.FrameAllowed,
 		interactions: opts.Interactions, realPages: opts.RealPages,
@@ -123,6 +127,13 @@ func newSession(ctx context.Context, p *Provider, browserCtx context.Context, op
 		s.stopTabs = stop
 		s.startTabs(ctx, t)
 	}
+	if opts.Downloads != nil {
+		if err := s.startDownloads(ctx, inst, opts.Downloads); err != nil {
+			s.stopTabs()
+			s.closeTabs()
+			return nil, err
+		}
+	}
 	return s, nil
 }
 
@@ -139,6 +150,7 @@ func (s *Session) acquire(ctx context.Context) error {
 		return errBrowserGone
 	}
 	s.syncActive()
+	s.dl.markOperation()
 	if err := s.applyEmulation(ctx); err != nil {
 		s.lock.Release(1)
 		return err
@@ -582,12 +594,14 @@ func (s *Session) Close(ctx context.Context) error {
 	}
 	if err := s.lock.Acquire(cctx, 1); err != nil {
 		// An operation is stuck: close the page under it, which ends it.
+		s.dl.stop()
 		s.stopTabs()
 		s.closeTabs()
 		s.provider.forget(s)
 		return errcode.Wrap(errcode.Timeout, err, "the session was closed while an operation was stuck")
 	}
 	defer s.lock.Release(1)
+	s.dl.stop()
 	s.stopTabs()
 	s.closeTabs()
 	s.provider.forget(s)

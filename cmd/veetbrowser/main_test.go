@@ -198,7 +198,7 @@ func TestMCPHelpDocumentsTheLimits(t *testing.T) {
 			t.Errorf("mcp --help lacks %q", want)
 		}
 	}
-	for _, want := range []string{"-allow-origin", "-allow-any-origin", "One of them is required", "-allow-link-local", "-read-values"} {
+	for _, want := range []string{"-allow-origin", "-allow-any-origin", "One of them is required", "-allow-link-local", "-read-values", "-download-dir"} {
 		if !strings.Contains(errs, want) {
 			t.Errorf("mcp --help lacks %q", want)
 		}
@@ -209,6 +209,10 @@ func TestMCPHelpDocumentsTheLimits(t *testing.T) {
 		if code == 0 || !strings.Contains(out, "invalid_argument") || !strings.Contains(out, "--allow-any-origin") {
 			t.Errorf("%v: exit %d, %s", args, code, out)
 		}
+	}
+	// Downloads land on the machine of the browser: a sidecar's are its own.
+	if out, _, code := runCLIWithStderr(t, "mcp", "--allow-any-origin", "--hosted", "http://127.0.0.1:1", "--profile", "p", "--download-dir", t.TempDir()); code == 0 || !strings.Contains(out, "--download-dir") {
+		t.Errorf("--download-dir with --hosted: exit %d, %s", code, out)
 	}
 	out, _, code := runCLIWithStderr(t, "mcp", "--allow-any-origin", "--max-sessions", "0")
 	if code == 0 || !strings.Contains(out, "invalid_argument") {

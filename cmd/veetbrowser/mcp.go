@@ -86,6 +86,7 @@ func runMCP(ctx context.Context, c cli, fs *flag.FlagSet, args []string) error {
 	version := fs.String("tool-version", "", "browser tool version sessions are pinned to (default: the newest)")
 	addr := fs.String("http", "", "serve streamable HTTP on this address (bearer token from $"+EnvToken+") instead of stdio")
 	uploadRoot := fs.String("upload-root", "", "directory browser_upload may read files from (default: uploads refused)")
+	downloadDir := fs.String("download-dir", "", "tool version 1.10.0: directory the pages' downloads land in (default: a private temp dir per session, removed when it ends)")
 	maxSessions := fs.Int("max-sessions", mcpserver.DefaultMaxSessions, "HTTP: live MCP sessions one token may hold")
 	idle := fs.Duration("idle-timeout", mcpserver.DefaultIdleTimeout, "HTTP: end a session, and close its page, after this long without a request")
 	var origins, callerOrigins, resources stringList
@@ -116,6 +117,9 @@ func runMCP(ctx context.Context, c cli, fs *flag.FlagSet, args []string) error {
 	if err := checkVersionFlag(*version); err != nil {
 		return err
 	}
+	if *downloadDir != "" && *hostedURL != "" {
+		return errcode.New(errcode.InvalidArgument, "--download-dir needs a local browser, not --hosted")
+	}
 	if len(resources) > 0 && !*contain {
 		return errcode.New(errcode.InvalidArgument, "--allow-resource needs --contain")
 	}
@@ -138,7 +142,7 @@ func runMCP(ctx context.Context, c cli, fs *flag.FlagSet, args []string) error {
 		defer ln.Close()
 		controlLn = ln
 	}
-	opts := mcpserver.Options{Version: *version, ServerVersion: build().version, UploadRoot: *uploadRoot,
+	opts := mcpserver.Options{Version: *version, ServerVersion: build().version, UploadRoot: *uploadRoot, DownloadDir: *downloadDir,
 		Grant:        policy.Grant{Origins: origins, ReadValues: *readValues, Contain: *contain, Resources: resources, Approve: approve},
 		Destinations: policy.Destinations{AllowLinkLocal: *linkLocal}, Logger: c.log.Logger}
 	// The HTTP clients' token is checked before a browser starts.

@@ -595,3 +595,11 @@ func (t *Tab) Browser() *chromedp.Browser { return chromedp.FromContext(t.ctx).B
 
 // Context is the tab's context: it ends when the tab is closed.
 func (t *Tab) Context() context.Context { return t.ctx }
+
+// Owns reports whether frame id is the tab's main frame or one of the child
+// frames it has seen: what a download that frame began is attributed by.
+func (t *Tab) Owns(id cdp.FrameID) bool {
+	t.mu.Lock()
+	defer t.mu.Unlock()
+	return id == cdp.FrameID(t.target.TargetID) || id == t.mainFrame || t.frames[id] != nil
+}
