@@ -70,6 +70,7 @@ type Tab struct {
 	competing map[cdp.LoaderID]bool              // page navigations that started while the runtime's was on its way
 	pending   cdp.LoaderID                       // the newest main-frame navigation while it is on its way
 	pendingAt time.Time                          // when pending started
+	turn      navTurn                            // whose turn pending is on: the server's or the renderer's (guard.go)
 	loader    cdp.LoaderID                       // newest main-frame loader
 	inflight  map[*int]context.CancelCauseFunc
 	refusals  uint64 // top-level navigation hops the navigation guard refused
@@ -280,6 +281,7 @@ func (t *Tab) onEvent(ev any) {
 		t.changedLocked()
 	}
 	t.noteTrafficLocked(ev)
+	t.noteTurnLocked(ev)
 	t.noteLogLocked(ev)
 	switch ev := ev.(type) {
 	case *runtime.EventExecutionContextCreated:
@@ -334,6 +336,7 @@ func (t *Tab) onEvent(ev any) {
 		}
 		t.navSeq++
 		t.pending, t.pendingAt = ev.LoaderID, time.Now()
+		t.turn = navTurn{since: t.pendingAt} // the renderer's first: the old document's beforeunload
 		if len(t.startedAt) > 8 {
 			clear(t.startedAt)
 		}

@@ -1,0 +1,169 @@
+package chromium
+
+import (
+	"context"
+	"fmt"
+	"net/http"
+	"slices"
+	"testing"
+	"time"
+
+	"github.com/veetbot/veetbrowser/browser"
+	"github.com/veetbot/veetbrowser/browser/chromium/internal/tab"
+	"github.com/veetbot/veetbrowser/errcode"
+	"github.com/veetbot/veetbrowser/internal/browsertest"
+	"github.com/veetbot/veetbrowser/observation"
+)
+
+// A wedged renderer, with the runtime's own timings: whatever the page does
+// to its main thread, the call that meets it reports page_crashed within
+// the guard's bound (WedgeBound, stretched by the machine's load up to
+// MaxHangBound), and the session's next calls work: a same-site navigation
+// (which the old renderer process would serve), a cross-site one, an
+// observation and an action. The time each case took is logged; only a
+// generous sanity bound (twice the loaded bound) is asserted.
+
+// wedgedSite serves the hostile page at /, a fine page at /fine, and a
+// same-site page at /next that a navigation away from the spinning page
+// loads.
+func wedgedSite(t *testing.T, hostile string) string {
+	return browsertest.ServeHandler(t, http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		w.Header().Set("Content-Type", "text/html; charset=utf-8")
+		switch r.URL.Path {
+		case "/":
+			fmt.Fprint(w, hostile)
+		case "/next":
+			fmt.Fprint(w, `<header><nav><a href="/">Home</a></nav></header><main><h1>Next</h1><button>next page</button></main>`)
+		default:
+			fmt.Fprint(w, `<main><h1>Fine</h1><button>fine again</button><input aria-label="Note"></main>`)
+		}
+	}))
+}
+
+// meetWedge runs call, which meets the wedged renderer, and checks that it
+// reports page_crashed within the sanity bound; it returns how long it took.
+func meetWedge(t *testing.T, what string, call func(ctx context.Context) error) time.Duration {
+	t.Helper()
+	tm := DefaultTimings()
+	sanity := 2 * tm.MaxHangBound()
+	ctx := browsertest.Context(t, sanity+tm.CrashWait+10*time.Second)
+	start := time.Now()
+	err := call(ctx)
+	took := time.Since(start)
+	t.Logf("%s: %v after %v (bound %v, %v loaded; machine load %.2f per core)", what, errcode.Of(err), took.Round(100*time.Millisecond),
+		tm.HangBound(), tm.MaxHangBound(), tab.MachineLoad())
+	wantCode(t, err, errcode.PageCrashed)
+	if took > sanity {
+		t.Errorf("%s: page_crashed after %v, past twice the loaded bound %v", what, took, sanity)
+	}
+	return took
+}
+
+// wantWorksNext: after the wedge, the session's next calls work at once.
+func wantWorksNext(t *testing.T, s *Session, base string) {
+	t.Helper()
+	ctx := browsertest.Context(t, time.Minute)
+	steps := []struct {
+		what string
+		call func() (*observation.Observation, error)
+		want string
+	}{
+		{"same-site navigate", func() (*observation.Observation, error) { return s.Navigate(ctx, base+"next") }, "next page"},
+		{"cross-site navigate", func() (*observation.Observation, error) {
+			return s.Navigate(ctx, browsertest.OtherOrigin(base)+"fine")
+		}, "fine again"},
+		{"observe", func() (*observation.Observation, error) { return s.Observe(ctx, observation.Request{}) }, "fine again"},
+	}
+	for _, st := range steps {
+		start := time.Now()
+		obs, err := st.call()
+		if err != nil {
+			t.Fatalf("%s after the wedge: %v", st.what, err)
+		}
+		t.Logf("%s after the wedge: %v", st.what, time.Since(start).Round(100*time.Millisecond))
+		if !slices.Contains(names(obs), st.want) {
+			t.Fatalf("%s after the wedge: %q", st.what, names(obs))
+		}
+	}
+	obs, _ := s.Observe(ctx, observation.Request{})
+	res, err := s.Act(ctx, browser.Action{Kind: browser.ActType, Ref: find(t, obs, "Note").Ref, Text: "ok"}, allowAll)
+	if err != nil || !res.Dispatched {
+		t.Fatalf("type after the wedge: %v %+v", err, res)
+	}
+}
+
+// TestWedgeTimerLoopOnNavigate: a loop a timer starts 500 ms after load
+// wedges the renderer under a loaded page; the agent's same-site navigation
+// away meets it.
+func TestWedgeTimerLoopOnNavigate(t *testing.T) {
+	t.Parallel()
+	base := wedgedSite(t, `<header><nav><a href="/next">Next</a></nav></header>
+<main><article><h1>Deals of the day</h1><p>Limited offers, refreshed every minute.</p><button>Add to cart</button></article></main>
+<script>setTimeout(() => { while (true) {} }, 500)</script>`)
+	s := openSession(t)
+	ctx := browsertest.Context(t, time.Minute)
+	if _, err := s.Navigate(ctx, base); err != nil {
+		t.Fatal(err)
+	}
+	time.Sleep(time.Second) // the timer has fired: the page spins
+	meetWedge(t, "same-site navigate away", func(ctx context.Context) error {
+		_, err := s.Navigate(ctx, base+"next")
+		return err
+	})
+	wantWorksNext(t, s, base)
+}
+
+// TestWedgeLoopAtLoad: a page that spins as it loads.
+func TestWedgeLoopAtLoad(t *testing.T) {
+	t.Parallel()
+	base := wedgedSite(t, `<main><h1>Loading your dashboard</h1><button>Refresh</button></main><script>while (true) {}</script>`)
+	s := openSession(t)
+	meetWedge(t, "navigate to it", func(ctx context.Context) error {
+		_, err := s.Navigate(ctx, base)
+		return err
+	})
+	wantWorksNext(t, s, base)
+}
+
+// TestWedgeFocusHandlerOnType: a search field whose focus handler spins
+// when type focuses it.
+func TestWedgeFocusHandlerOnType(t *testing.T) {
+	t.Parallel()
+	base := wedgedSite(t, `<header><form role="search" onsubmit="return false">
+<input id="q" type="search" aria-label="Search products" placeholder="Search">
+<button>Go</button></form></header><main><h1>Catalog</h1></main>
+<script>document.getElementById('q').addEventListener('focus', () => { for (;;) {} })</script>`)
+	s := openSession(t)
+	ctx := browsertest.Context(t, time.Minute)
+	obs, err := s.Navigate(ctx, base)
+	if err != nil {
+		t.Fatal(err)
+	}
+	ref := find(t, obs, "Search products").Ref
+	meetWedge(t, "type into the field", func(ctx context.Context) error {
+		_, err := s.Act(ctx, browser.Action{Kind: browser.ActType, Ref: ref, Text: "lamp"}, allowAll)
+		return err
+	})
+	wantWorksNext(t, s, base)
+}
+
+// TestWedgeClickHandler: a handler-only div styled as a button spins when
+// clicked.
+func TestWedgeClickHandler(t *testing.T) {
+	t.Parallel()
+	base := wedgedSite(t, `<main><h1>Checkout</h1>
+<div class="btn" role="button" tabindex="0" style="padding:8px;background:#07c;color:#fff;cursor:pointer">Place order</div></main>
+<script>document.querySelector('.btn').addEventListener('click', () => { while (true) {} })</script>`)
+	s := openSession(t)
+	ctx := browsertest.Context(t, time.Minute)
+	obs, err := s.Navigate(ctx, base)
+	if err != nil {
+		t.Fatal(err)
+	}
+	ref := find(t, obs, "Place order").Ref
+	meetWedge(t, "click", func(ctx context.Context) error {
+		_, err := s.Act(ctx, browser.Action{Kind: browser.ActClick, Ref: ref}, allowAll)
+		return err
+	})
+	wantWorksNext(t, s, base)
+}
