@@ -5,8 +5,12 @@ import (
 	"fmt"
 	"net/http"
 	"slices"
+	"strings"
 	"testing"
 	"time"
+
+	"github.com/chromedp/cdproto/cdp"
+	cdptarget "github.com/chromedp/cdproto/target"
 
 	"github.com/veetbot/veetbrowser/browser"
 	"github.com/veetbot/veetbrowser/browser/chromium/internal/tab"
@@ -166,4 +170,57 @@ func TestWedgeClickHandler(t *testing.T) {
 		return err
 	})
 	wantWorksNext(t, s, base)
+}
+
+// TestWedgeUnloadHandlers: a page that spins only once it is asked to
+// leave, in its beforeunload or its pagehide handler: the renderer answers
+// until the navigation is on its way, and then DevTools holds every command
+// of the page behind it, a crash included. The page is replaced: the
+// wedged target is closed, and the session goes on in a new one, in a
+// session with tabs too (tool version 1.8.0 and later), where it keeps its
+// place.
+func TestWedgeUnloadHandlers(t *testing.T) {
+	for _, c := range []struct {
+		event string
+		opts  browser.SessionOptions
+	}{
+		{"beforeunload", browser.SessionOptions{}},
+		{"pagehide", browser.SessionOptions{}},
+		{"pagehide with tabs", browser.SessionOptions{Interactions: true, RealPages: true}},
+	} {
+		t.Run(c.event, func(t *testing.T) {
+			t.Parallel()
+			event, _, _ := strings.Cut(c.event, " ")
+			base := wedgedSite(t, `<main><h1>Draft</h1><textarea aria-label="Body">unsaved</textarea><a href="/next">Next</a></main>
+<script>addEventListener('`+event+`', () => { for (;;) {} })</script>`)
+			ctx := browsertest.Context(t, time.Minute)
+			bs, err := shared.Get(t).NewSession(ctx, c.opts)
+			if err != nil {
+				t.Fatal(err)
+			}
+			t.Cleanup(func() { bs.Close(context.Background()) })
+			s := bs.(*Session)
+			if _, err := s.Navigate(ctx, base); err != nil {
+				t.Fatal(err)
+			}
+			wedged := s.tab.TargetID()
+			meetWedge(t, "same-site navigate away", func(ctx context.Context) error {
+				_, err := s.Navigate(ctx, base+"next")
+				return err
+			})
+			wantWorksNext(t, s, base)
+			res, err := cdp.Call(ctx, s.tab.Browser(), cdptarget.GetTargets, cdptarget.GetTargetsParams{})
+			if err != nil {
+				t.Fatal(err)
+			}
+			for _, info := range res.TargetInfos {
+				if info.TargetID == wedged {
+					t.Fatalf("the wedged page is still open: %+v", info)
+				}
+			}
+			if s.tabs != nil && len(s.tabs.entries) != 1 || s.tabs != nil && s.tabs.entries[0].tab != s.tab {
+				t.Fatalf("the new page is not the session's one tab: %+v", s.tabs.entries)
+			}
+		})
+	}
 }

@@ -161,7 +161,13 @@ func (t *Tab) stopHung() {
 
 // crashRenderer crashes the tab's renderer and waits for the crash to be
 // seen, so that it interrupts the steps of this renderer and never the
-// navigation that follows, which starts a new one.
+// navigation that follows, which starts a new one. DevTools holds every
+// command of the page, Page.crash included, while a navigation of its main
+// frame is on its way, and a hung renderer never lets it end (a spinning
+// beforeunload or pagehide handler, a commit into a same-site renderer
+// that spins): such a renderer is wedged, the tab is taken as crashed at
+// once, and its page is replaced by a new one on the session's next
+// navigation (Wedged).
 func (t *Tab) crashRenderer(hung bool) {
 	t.mu.Lock()
 	if t.crashed || t.hung {
@@ -169,20 +175,38 @@ func (t *Tab) crashRenderer(hung bool) {
 		return
 	}
 	t.hung = hung
+	held := hung && t.pending != ""
 	t.mu.Unlock()
 	ctx, cancel := context.WithTimeout(t.ctx, t.timings.CrashWait)
 	defer cancel()
 	// The renderer never answers Page.crash: it is gone before it could.
 	go cdp.Call(ctx, t.target, page.Crash, cdp.Empty{})
-	if t.waitFor(ctx, func() bool { return t.crashed }) == nil {
+	if !held && t.waitFor(ctx, func() bool { return t.crashed }) == nil {
 		return
 	}
-	// The crash was not seen in time: take the renderer as gone all the
-	// same, so the next navigation starts over.
+	// The crash did not come (or cannot): the renderer may still spin,
+	// and only closing its page ends it.
 	t.mu.Lock()
+	t.wedged = true
 	t.markCrashedLocked()
 	t.mu.Unlock()
 	t.wake()
+}
+
+// Wedged reports whether the tab's renderer was found hung where no crash
+// could reach it: nothing on this page target works again, and the
+// session replaces it (a new page in the same browser context) before its
+// next navigation.
+func (t *Tab) Wedged() bool {
+	t.mu.Lock()
+	defer t.mu.Unlock()
+	return t.wedged
+}
+
+// BrowserContextID is the browser context the tab's page is in ("" for the
+// browser's default one), where a page that replaces it opens.
+func (t *Tab) BrowserContextID() cdp.BrowserContextID {
+	return chromedp.FromContext(t.ctx).BrowserContextID
 }
 
 // markCrashedLocked records that the renderer is gone and interrupts every

@@ -212,6 +212,10 @@ type navStart struct {
 // ends the step.
 func (t *Tab) beginNavigation(ctx context.Context, url string) (start navStart, done func(), err error) {
 	left := t.leave(url)
+	if t.Wedged() {
+		left()
+		return navStart{}, nil, errHung // only a new page target works again
+	}
 	octx, end, err := t.Begin(ctx)
 	gone := errors.Is(err, ErrCrashed) // no renderer to ask: the navigation starts a new one
 	if gone {

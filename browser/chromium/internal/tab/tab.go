@@ -60,6 +60,7 @@ type Tab struct {
 	lifecycle map[cdp.LoaderID]string // newest lifecycle milestone per main-frame loader
 	crashed   bool
 	hung      bool                               // the renderer was found hung and sent a crash
+	wedged    bool                               // a hung renderer the crash could not reach: the page must be replaced (guard.go)
 	dialog    *page.EventJavascriptDialogOpening // pending, nil if none
 	dismissed bool                               // the runtime dismissed a beforeunload dialog
 	leaving   bool                               // the runtime is navigating away from the current document
