@@ -224,3 +224,66 @@ func TestWedgeUnloadHandlers(t *testing.T) {
 		})
 	}
 }
+
+// TestSlowIsNotHung: a page that is merely slow is never taken as hung
+// while its renderer answers: a feed that keeps its main thread busy in
+// tasks of up to half a second for longer than the hang bound, waited on
+// until its last item shows, and a server that takes longer than
+// the hang bound to answer a navigation while the page being left spins in
+// short tasks (the navigation is the network's turn).
+func TestSlowIsNotHung(t *testing.T) {
+	tm := DefaultTimings()
+	slow := tm.HangBound() + 3*time.Second // past the guard's probe on an idle machine, within NavigateBound
+	base := browsertest.ServeHandler(t, http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		w.Header().Set("Content-Type", "text/html; charset=utf-8")
+		if r.URL.Path == "/slow" {
+			select {
+			case <-time.After(slow):
+			case <-r.Context().Done():
+				return
+			}
+			fmt.Fprint(w, `<main><h1>Report</h1><button>Download report</button></main>`)
+			return
+		}
+		fmt.Fprintf(w, `<header><nav><a href="/slow">Report</a></nav></header><main><h1>Live feed</h1><ol id="feed"></ol></main>
+<script>
+const end = Date.now() + %d;
+function chunk() {
+  const stop = Date.now() + 300 + Math.random() * 200;
+  while (Date.now() < stop) {}
+  const li = document.createElement('li');
+  li.textContent = Date.now() < end ? 'update ' + document.querySelectorAll('li').length : 'feed complete';
+  document.getElementById('feed').append(li);
+  if (Date.now() < end) setTimeout(chunk, 0);
+}
+chunk();
+</script>`, (tm.HangBound() + 5*time.Second).Milliseconds())
+	}))
+	ctx := browsertest.Context(t, 2*time.Minute)
+	bs, err := shared.Get(t).NewSession(ctx, browser.SessionOptions{Interactions: true})
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { bs.Close(context.Background()) })
+	s := bs.(*Session)
+	if _, err := s.Navigate(ctx, base); err != nil {
+		t.Fatal(err)
+	}
+	start := time.Now()
+	if _, err := s.Wait(ctx, browser.WaitRequest{Text: "feed complete", Timeout: browser.MaxWait}); err != nil {
+		t.Fatalf("waiting on the busy feed for %v: %v", time.Since(start), err)
+	}
+	t.Logf("the busy feed completed after %v", time.Since(start).Round(100*time.Millisecond))
+	if _, err := s.Navigate(ctx, base); err != nil {
+		t.Fatal(err)
+	}
+	start = time.Now()
+	obs, err := s.Navigate(ctx, base+"slow")
+	if err != nil {
+		t.Fatalf("navigating to a server that answers after %v, from a busy page: %v", slow, err)
+	}
+	t.Logf("the slow server's page loaded after %v", time.Since(start).Round(100*time.Millisecond))
+	if !slices.Contains(names(obs), "Download report") {
+		t.Fatalf("slow page: %q", names(obs))
+	}
+}
