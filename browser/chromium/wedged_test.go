@@ -287,3 +287,20 @@ chunk();
 		t.Fatalf("slow page: %q", names(obs))
 	}
 }
+
+// BenchmarkNavigateSameSite: the cost of a navigation between two pages of
+// one site, the renderer's answer before it (ping) included.
+func BenchmarkNavigateSameSite(b *testing.B) {
+	base := browsertest.ServePages(b, map[string]string{
+		"/a": `<main><h1>A</h1><button>to b</button></main>`,
+		"/b": `<main><h1>B</h1><button>to a</button></main>`,
+	})
+	s := openSession(b)
+	ctx := browsertest.Context(b, 10*time.Minute)
+	b.ResetTimer()
+	for i := range b.N {
+		if _, err := s.Navigate(ctx, base+"ab"[i%2:i%2+1]); err != nil {
+			b.Fatal(err)
+		}
+	}
+}
