@@ -28,7 +28,12 @@ func (s *Session) renewWedged(ctx context.Context) error {
 	cctx, cancel := context.WithTimeout(ctx, s.timings.TabOpen)
 	defer cancel()
 	b := s.browser()
-	res, err := cdp.Call(cctx, b, cdptarget.CreateTarget, cdptarget.CreateTargetParams{URL: "about:blank", BrowserContextID: old.BrowserContextID()})
+	// The browser answers for the wedged page's target; its page never will.
+	info, err := cdp.Call(cctx, b, cdptarget.GetTargetInfo, cdptarget.GetTargetInfoParams{TargetID: old.TargetID()})
+	if err != nil {
+		return tab.Classify(cctx, err, errcode.BrowserUnavailable, "could not open a page in place of the one that stopped responding")
+	}
+	res, err := cdp.Call(cctx, b, cdptarget.CreateTarget, cdptarget.CreateTargetParams{URL: "about:blank", BrowserContextID: info.TargetInfo.BrowserContextID})
 	if err != nil {
 		return tab.Classify(cctx, err, errcode.BrowserUnavailable, "could not open a page in place of the one that stopped responding")
 	}

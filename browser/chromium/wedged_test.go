@@ -304,3 +304,55 @@ func BenchmarkNavigateSameSite(b *testing.B) {
 		}
 	}
 }
+
+// TestWedgedPageKeepsItsBrowserContext: in an isolated session the page
+// that replaces a wedged one opens in the session's own browser context,
+// with its cookies, never in the browser's shared one.
+func TestWedgedPageKeepsItsBrowserContext(t *testing.T) {
+	t.Parallel()
+	ctx := browsertest.Context(t, 2*time.Minute)
+	p, err := Launch(ctx, Options{Isolated: true})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer p.Close(context.Background())
+	base := browsertest.ServePages(t, map[string]string{
+		"/": `<main><h1>Signed in</h1><a href="/next">Next</a></main>
+<script>document.cookie = 'sid=abc123; path=/'; addEventListener('pagehide', () => { for (;;) {} })</script>`,
+		"/next": `<main><p id="c"></p><button>next page</button></main><script>c.textContent = 'cookie ' + document.cookie</script>`,
+	})
+	bs, err := p.NewSession(ctx, browser.SessionOptions{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer bs.Close(context.Background())
+	s := bs.(*Session)
+	if _, err := s.Navigate(ctx, base); err != nil {
+		t.Fatal(err)
+	}
+	info := func() *cdptarget.Info {
+		res, err := cdp.Call(ctx, s.tab.Browser(), cdptarget.GetTargetInfo, cdptarget.GetTargetInfoParams{TargetID: s.tab.TargetID()})
+		if err != nil {
+			t.Fatal(err)
+		}
+		return res.TargetInfo
+	}
+	before := info()
+	if before.BrowserContextID == "" {
+		t.Fatal("an isolated session's page is in the default browser context")
+	}
+	meetWedge(t, "same-site navigate away", func(ctx context.Context) error {
+		_, err := s.Navigate(ctx, base+"next")
+		return err
+	})
+	obs, err := s.Navigate(ctx, base+"next")
+	if err != nil {
+		t.Fatal(err)
+	}
+	if after := info(); after.TargetID == before.TargetID || after.BrowserContextID != before.BrowserContextID {
+		t.Fatalf("the new page: target %s in context %s, the wedged one: %s in %s", after.TargetID, after.BrowserContextID, before.TargetID, before.BrowserContextID)
+	}
+	if !strings.Contains(joined(obs), "cookie sid=abc123") {
+		t.Fatalf("the session's cookie is gone: %q", joined(obs))
+	}
+}

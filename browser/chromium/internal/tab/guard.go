@@ -203,12 +203,6 @@ func (t *Tab) Wedged() bool {
 	return t.wedged
 }
 
-// BrowserContextID is the browser context the tab's page is in ("" for the
-// browser's default one), where a page that replaces it opens.
-func (t *Tab) BrowserContextID() cdp.BrowserContextID {
-	return chromedp.FromContext(t.ctx).BrowserContextID
-}
-
 // markCrashedLocked records that the renderer is gone and interrupts every
 // step that waits on it, with errHung if the guard stopped it.
 func (t *Tab) markCrashedLocked() {
