@@ -138,10 +138,14 @@ func (t *Tab) excusedSilence(wait time.Duration) bool {
 // held with it where the guard cannot crash it (DevTools holds even
 // Page.crash while a navigation of the frame is on its way), so the guard
 // meets the hang here, before the navigation starts. A renderer that is
-// gone or held by a dialog is not asked.
+// gone or held by a dialog is not asked, nor one with a navigation already
+// on its way (a slow server's, which the new navigation cancels): DevTools
+// holds the question behind it. Should that renderer hang, the new
+// navigation meets the guard on the renderer's turn, and the page is
+// replaced (Wedged).
 func (t *Tab) ping(step context.Context) error {
 	t.mu.Lock()
-	skip := t.crashed || t.dialog != nil
+	skip := t.crashed || t.dialog != nil || t.pending != ""
 	t.mu.Unlock()
 	if skip {
 		return nil
