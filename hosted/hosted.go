@@ -29,6 +29,7 @@ import (
 	veetbrowser "github.com/veetbot/veetbrowser"
 	"github.com/veetbot/veetbrowser/errcode"
 	"github.com/veetbot/veetbrowser/internal/closeonce"
+	"github.com/veetbot/veetbrowser/internal/tempdir"
 	"github.com/veetbot/veetbrowser/internal/uploads"
 	"github.com/veetbot/veetbrowser/policy"
 	"github.com/veetbot/veetbrowser/sidecar/api"
@@ -278,7 +279,8 @@ func (s *Session) upload(ctx context.Context, lease string, args json.RawMessage
 	if err != nil {
 		return nil, err
 	}
-	dir, err := os.MkdirTemp("", "veetbrowser-hosted-upload-")
+	dir, err := tempdir.Make("veetbrowser-hosted-upload-") // marked: a killed client's copies are swept
+
 	if err != nil {
 		return nil, errcode.Wrap(errcode.UploadRefused, err, "the upload could not be prepared")
 	}

@@ -341,8 +341,13 @@ func runSteps(octx context.Context, steps []func() error) error {
 			if errcode.Of(err) == errcode.ActionUncertain {
 				return err
 			}
-			if i == 0 && errcode.Of(err) == errcode.PageCrashed {
-				return err
+			if errcode.Of(tab.Cause(octx, err)) == errcode.PageCrashed {
+				if i == 0 {
+					return err
+				}
+				// The renderer is gone, and with it whatever the input did
+				// in the page: the agent must navigate, not observe.
+				return errcode.Wrap(errcode.PageCrashed, tab.Cause(octx, err), "the page stopped responding during the action, which may have reached it, and was stopped; navigate to load it again")
 			}
 			return errcode.Wrap(errcode.ActionUncertain, tab.Cause(octx, err), "the action may or may not have reached the page; observe before trying again")
 		}

@@ -178,6 +178,9 @@ func (s *Session) Navigate(ctx context.Context, rawURL string) (*observation.Obs
 		return nil, err
 	}
 	defer s.lock.Release(1)
+	if err := s.renewWedged(ctx); err != nil {
+		return nil, err
+	}
 	nav, err := s.tab.Navigate(ctx, u.String())
 	if err != nil {
 		return nil, err

@@ -498,16 +498,20 @@ func (s *Session) closeTab(ctx context.Context, e *tabEntry) error {
 	return nil
 }
 
-// closeTabs closes every tab, the first last, for Close.
+// closeTabs closes every tab, the first last, for Close (a tab that
+// replaced a wedged first one among them: renew.go).
 func (s *Session) closeTabs() {
 	if s.tabs == nil {
-		s.tab.Close()
+		if s.tab != s.first {
+			s.tab.Close()
+		}
+		s.first.Close()
 		return
 	}
 	s.tabs.mu.Lock()
 	var tabs []*tab.Tab
 	for _, e := range s.tabs.entries {
-		if e.tab != nil && e.serial != 0 {
+		if e.tab != nil && e.tab != s.first {
 			tabs = append(tabs, e.tab)
 		}
 	}

@@ -40,6 +40,7 @@ import (
 	"github.com/veetbot/veetbrowser/browser"
 	"github.com/veetbot/veetbrowser/browser/chromium"
 	"github.com/veetbot/veetbrowser/errcode"
+	"github.com/veetbot/veetbrowser/internal/tempdir"
 	"github.com/veetbot/veetbrowser/mcpserver"
 	"github.com/veetbot/veetbrowser/projection"
 	"github.com/veetbot/veetbrowser/tools"
@@ -71,6 +72,13 @@ var commands = map[string]command{
 	"doctor":   runDoctor,
 }
 
+// sweepsAtStart are the commands that sweep the temp dirs of dead
+// processes of ours (tempPrefix) as they start, whatever browser they use.
+var sweepsAtStart = map[string]bool{"mcp": true, "serve": true}
+
+// tempPrefix begins the name of every temp dir this program makes.
+const tempPrefix = "veetbrowser-"
+
 func main() {
 	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
 	defer stop()
@@ -93,6 +101,13 @@ func run(ctx context.Context, args []string, stdout, stderr io.Writer) int {
 		return 2
 	}
 	log := newCLILog(stderr)
+	if sweepsAtStart[args[0]] {
+		// A server killed with SIGKILL left its temp dirs (its browser's,
+		// its upload copies): the next start removes those of dead owners.
+		for _, dir := range tempdir.Sweep(tempPrefix) {
+			log.Info("removed the temp dir of a process that is gone", "dir", dir)
+		}
+	}
 	c := cli{stdout: stdout, stderr: stderr, log: log}
 	fs := flag.NewFlagSet(args[0], flag.ContinueOnError)
 	fs.SetOutput(stderr)

@@ -1,6 +1,8 @@
 // Package tempdir makes private temporary directories that name the process
 // owning them, so that a later start can remove the directories of a process
-// that was killed before it could clean up.
+// that was killed before it could clean up. The first Make of a prefix in a
+// process sweeps that prefix's directories of dead owners: whatever makes
+// temp dirs here also removes those its killed predecessors left.
 package tempdir
 
 import (
@@ -10,6 +12,7 @@ import (
 	"path/filepath"
 	"strconv"
 	"strings"
+	"sync"
 	"syscall"
 )
 
@@ -53,9 +56,16 @@ func (o Owner) Alive() bool {
 	return err == nil && start == o.Start
 }
 
+// swept holds the prefixes this process swept, once each.
+var swept sync.Map
+
 // Make creates a directory in os.TempDir whose name starts with prefix,
-// marked as owned by this process.
+// marked as owned by this process, after sweeping the prefix once in the
+// process's life.
 func Make(prefix string) (string, error) {
+	if _, done := swept.LoadOrStore(prefix, true); !done {
+		Sweep(prefix)
+	}
 	self, err := OwnerOf(os.Getpid())
 	if err != nil {
 		return "", err

@@ -3,6 +3,9 @@ package tab
 import (
 	"testing"
 	"time"
+
+	"github.com/chromedp/cdproto/cdp"
+	"github.com/chromedp/cdproto/network"
 )
 
 // The probe waits HangProbe on an idle machine and longer in proportion to
@@ -35,4 +38,46 @@ func TestProbeWaitFollowsTheLoad(t *testing.T) {
 	if tm.FrameStep != tm.HangBound() {
 		t.Errorf("a frame's step is bounded by %v, the renderer guard's bound is %v", tm.FrameStep, tm.HangBound())
 	}
+}
+
+// A pending navigation excuses a silent renderer only while its document
+// request is with the network (for NavigationExcuse), and for one probe's
+// wait after its turn came back to the renderer: before the request (the
+// old document's beforeunload) and after the response (the commit) a
+// silent renderer is hung.
+func TestNavigationTurnExcusesTheNetworkOnly(t *testing.T) {
+	tm := DefaultTimings()
+	wait := tm.HangProbe
+	tab := &Tab{timings: tm}
+	const loader = cdp.LoaderID("L1")
+	start := func(ago time.Duration) {
+		tab.pending, tab.pendingAt = loader, time.Now().Add(-ago)
+		tab.turn = navTurn{since: tab.pendingAt}
+	}
+	excused := func(what string, wait time.Duration, want bool) {
+		t.Helper()
+		if got := tab.excusedSilence(wait); got != want {
+			t.Errorf("%s: excused %v, want %v", what, got, want)
+		}
+	}
+	excused("no navigation", wait, false)
+	start(time.Second)
+	excused("a navigation that just started, before the probe", 0, false)
+	excused("a navigation that started during the probe", wait, true)
+	start(2 * wait)
+	excused("a navigation held before its request for longer than a probe", wait, false)
+	tab.noteTurnLocked(&network.EventRequestWillBeSent{RequestID: network.RequestID(loader)})
+	excused("its request with the network", 0, true)
+	tab.noteTurnLocked(&network.EventRequestWillBeSent{RequestID: "other"})
+	excused("another request", 0, true)
+	start(tm.NavigationExcuse + time.Second)
+	tab.serversTurnLocked(loader) // the navigation guard's pause
+	excused("a request with the network past NavigationExcuse", 0, false)
+	start(time.Minute / 2)
+	tab.serversTurnLocked(loader)
+	tab.noteTurnLocked(&network.EventResponseReceived{RequestID: network.RequestID(loader)})
+	excused("the response in, during the probe", wait, true)
+	excused("the response in, before the probe", 0, false)
+	tab.turn.since = time.Now().Add(-2 * wait)
+	excused("no commit for longer than a probe after the response", wait, false)
 }

@@ -48,6 +48,9 @@ func (t *Tab) decide(ev *fetch.EventRequestPaused) {
 	defer cancel()
 	t.mu.Lock()
 	topLevel := ev.FrameID == t.mainFrame && ev.ResourceType == network.ResourceTypeDocument
+	if topLevel {
+		t.serversTurnLocked(cdp.LoaderID(ev.NetworkID)) // the decision is the browser's, not the renderer's
+	}
 	t.mu.Unlock()
 	if !topLevel {
 		t.decideRequest(ctx, t.target, ev)

@@ -214,16 +214,28 @@ type navStart struct {
 
 // beginNavigation begins a page step that loads a document, leaving the
 // current one for url (tab.leave): a crashed renderer is replaced by a new
-// one when the tab navigates, so a crash does not stop it. A beforeunload
-// dismissed before it is forgotten. done ends the step.
+// one when the tab navigates, so a crash does not stop it; a live one must
+// answer first (ping), so that a hung one is stopped before the navigation
+// is held with it. A beforeunload dismissed before it is forgotten. done
+// ends the step.
 func (t *Tab) beginNavigation(ctx context.Context, url string) (start navStart, done func(), err error) {
 	left := t.leave(url)
+	if t.Wedged() {
+		left()
+		return navStart{}, nil, errHung // only a new page target works again
+	}
 	octx, end, err := t.Begin(ctx)
-	if errors.Is(err, ErrCrashed) {
+	gone := errors.Is(err, ErrCrashed) // no renderer to ask: the navigation starts a new one
+	if gone {
 		t.mu.Lock()
 		t.crashed = false
 		t.mu.Unlock()
 		octx, end, err = t.Begin(ctx)
+	}
+	if err == nil && !gone {
+		if err = t.ping(octx); err != nil {
+			end()
+		}
 	}
 	if err != nil {
 		left()

@@ -60,6 +60,7 @@ type Tab struct {
 	lifecycle map[cdp.LoaderID]string // newest lifecycle milestone per main-frame loader
 	crashed   bool
 	hung      bool                               // the renderer was found hung and sent a crash
+	wedged    bool                               // a hung renderer the crash could not reach: the page must be replaced (guard.go)
 	dialog    *page.EventJavascriptDialogOpening // pending, nil if none
 	dismissed bool                               // the runtime dismissed a beforeunload dialog
 	leaving   bool                               // the runtime is navigating away from the current document
@@ -71,6 +72,7 @@ type Tab struct {
 	competing map[cdp.LoaderID]bool              // page navigations that started while the runtime's was on its way
 	pending   cdp.LoaderID                       // the newest main-frame navigation while it is on its way
 	pendingAt time.Time                          // when pending started
+	turn      navTurn                            // whose turn pending is on: the server's or the renderer's (guard.go)
 	loader    cdp.LoaderID                       // newest main-frame loader
 	inflight  map[*int]context.CancelCauseFunc
 	refusals  uint64 // top-level navigation hops the navigation guard refused
@@ -284,6 +286,7 @@ func (t *Tab) onEvent(ev any) {
 		t.changedLocked()
 	}
 	t.noteTrafficLocked(ev)
+	t.noteTurnLocked(ev)
 	t.noteLogLocked(ev)
 	switch ev := ev.(type) {
 	case *runtime.EventExecutionContextCreated:
@@ -342,6 +345,7 @@ func (t *Tab) onEvent(ev any) {
 		}
 		t.navSeq++
 		t.pending, t.pendingAt = ev.LoaderID, time.Now()
+		t.turn = navTurn{since: t.pendingAt} // the renderer's first: the old document's beforeunload
 		if len(t.startedAt) > 8 {
 			clear(t.startedAt)
 		}

@@ -87,7 +87,7 @@ func DefaultTimings() Timings {
 		HistoryStart:       5 * time.Second,
 		NavigationDecision: 5 * time.Second,
 
-		HangAfter:        10 * time.Second,
+		HangAfter:        9 * time.Second,
 		HangProbe:        5 * time.Second,
 		MaxLoadFactor:    2,
 		LoadFactor:       MachineLoad,
@@ -103,7 +103,7 @@ func DefaultTimings() Timings {
 
 		FrameAttach:    10 * time.Second,
 		FrameWorldWait: 2 * time.Second,
-		FrameStep:      15 * time.Second, // HangAfter + HangProbe
+		FrameStep:      14 * time.Second, // HangAfter + HangProbe
 
 		TabOpen:      10 * time.Second,
 		DialogClose:  5 * time.Second,
