@@ -95,7 +95,7 @@ func (s *Session) storeShot(ctx context.Context, seq int64, shot *browser.Screen
 // session (the control room): always masked, whatever the runtime's
 // screenshot options, never recorded and never shown to the model.
 func (s *Session) Picture(ctx context.Context) ([]byte, error) {
-	shot, err := s.page.Screenshot(ctx, browser.ScreenshotRequest{})
+	shot, err := s.page.picture(ctx) // also while a person holds the page
 	if err != nil {
 		return nil, err
 	}

@@ -147,6 +147,10 @@ type SessionOptions struct {
 	// Surface names what opened the session in its record: cli, mcp,
 	// http, suite; "" is library.
 	Surface string
+	// Handoff is the person browser_handoff hands the page to (tool
+	// version 1.10.0; the control room's page); nil refuses it with
+	// handoff_unavailable.
+	Handoff Handoffer
 }
 
 // Caller is a session that a surface drives by tool name: a local
@@ -166,7 +170,7 @@ var _ Caller = (*Session)(nil)
 // Session is one page, pinned for life to one tool version.
 type Session struct {
 	// fixed at creation
-	page      browser.Session
+	page      *reopeningPage
 	version   tools.Version
 	budget    int
 	grant     policy.Grant
@@ -176,6 +180,7 @@ type Session struct {
 	rec       recorder
 	shots     screenshotOptions
 	shown     shownView // the previous view, and the refs its deltas keep valid (changes.go)
+	handoff   Handoffer // handoff.go
 
 	mu     sync.Mutex   // guards the upload copies
 	copies string       // the session's directory of upload copies; "" until the first upload
@@ -212,7 +217,7 @@ func (r *Runtime) NewSession(ctx context.Context, opts SessionOptions) (*Session
 	if err != nil {
 		return nil, err
 	}
-	s := &Session{page: page, version: v, budget: budget, grant: opts.Grant, approver: opts.Approver, shots: r.shots,
+	s := &Session{page: page, version: v, budget: budget, grant: opts.Grant, approver: opts.Approver, handoff: opts.Handoff, shots: r.shots,
 		uploads: root, rec: recorder{store: r.store, key: r.redaction, id: store.NewSessionID()}}
 	if err := s.recordSession(ctx, opts.Surface); err != nil {
 		page.Close(context.WithoutCancel(ctx))
@@ -473,6 +478,8 @@ func (s *Session) Call(ctx context.Context, tool string, args json.RawMessage) (
 		return parsed(tools.ParseTabs(args)).run(ctx, s.tabsRequest)
 	case tool == tools.Console || tool == tools.Network || tool == tools.Emulate:
 		return s.callDebugging(ctx, tool, args) // 1.10.0 (debugging.go)
+	case tool == tools.Handoff:
+		return parsed(tools.ParseHandoff(args)).run(ctx, s.handoffCall) // 1.10.0 (handoff.go)
 	}
 	return nil, errcode.New(errcode.InvalidArgument, "unknown tool %s", errcode.Quote(tool))
 }

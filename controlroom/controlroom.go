@@ -21,6 +21,8 @@ import (
 	"sync"
 	"time"
 
+	veetbrowser "github.com/veetbot/veetbrowser"
+	"github.com/veetbot/veetbrowser/browser"
 	"github.com/veetbot/veetbrowser/errcode"
 	"github.com/veetbot/veetbrowser/policy"
 )
@@ -48,10 +50,12 @@ const (
 const SourceControlRoom = "control_room"
 
 // Live is what the control room reads of a live session: its id in the
-// artifact store and a masked picture of its page (a JPEG).
+// artifact store and a masked picture of its page (a JPEG); and where a
+// person's input goes while they hold the page (browser_handoff).
 type Live interface {
 	ID() string
 	Picture(ctx context.Context) ([]byte, error)
+	PersonInput(ctx context.Context, in browser.PersonInput) error
 }
 
 // Options configure a control room.
@@ -111,6 +115,7 @@ type Page struct {
 	view    []byte
 	viewAt  time.Time
 	pending []*pending
+	hold    *hold // the person holds the page (browser_handoff); nil: the agent does
 
 	shotMu sync.Mutex // one capture at a time
 	shot   []byte
@@ -124,6 +129,14 @@ type pending struct {
 	digest string // of the facts: an answer names the facts it saw
 	asked  time.Time
 	answer chan bool // buffered; answered once
+}
+
+// hold is one handoff: the agent's reason, since when the person holds
+// the page, and the channel Hand back closes.
+type hold struct {
+	reason string
+	since  time.Time
+	back   chan struct{}
 }
 
 // Add shows a new live session under label; Remove takes it away.
@@ -201,6 +214,62 @@ func (p *Page) ApproveFrom(ctx context.Context, f policy.Facts) (bool, string, e
 	case <-ctx.Done():
 		return false, "", ctx.Err()
 	}
+}
+
+// Handoff implements veetbrowser.Handoffer: the room shows the agent's
+// reason with the live page and a Hand back button; the person drives the
+// page (input) until they press it, or the timeout passes.
+func (p *Page) Handoff(ctx context.Context, reason string, timeout time.Duration) (veetbrowser.HandoffEnd, error) {
+	end := veetbrowser.HandoffEnd{By: SourceControlRoom}
+	h := &hold{reason: reason, since: time.Now(), back: make(chan struct{})}
+	p.mu.Lock()
+	if p.hold != nil {
+		p.mu.Unlock()
+		return end, errcode.New(errcode.HumanInControl, "a person already holds the page")
+	}
+	p.hold = h
+	p.mu.Unlock()
+	defer func() {
+		p.mu.Lock()
+		if p.hold == h {
+			p.hold = nil
+		}
+		p.mu.Unlock()
+	}()
+	t := time.NewTimer(timeout)
+	defer t.Stop()
+	select {
+	case <-h.back:
+		end.HandedBack = true
+		return end, nil
+	case <-t.C:
+		return end, nil
+	case <-ctx.Done():
+		return end, ctx.Err()
+	}
+}
+
+// handBack ends the page's handoff; it reports whether one was on.
+func (p *Page) handBack() bool {
+	p.mu.Lock()
+	defer p.mu.Unlock()
+	if p.hold == nil {
+		return false
+	}
+	close(p.hold.back)
+	p.hold = nil
+	return true
+}
+
+// held returns the live session while a person holds the page; nil when
+// the agent does.
+func (p *Page) held() Live {
+	p.mu.Lock()
+	defer p.mu.Unlock()
+	if p.hold == nil {
+		return nil
+	}
+	return p.live
 }
 
 // drop removes a pending approval, answered or not.

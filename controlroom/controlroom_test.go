@@ -10,17 +10,30 @@ import (
 	"net/http/httptest"
 	"net/url"
 	"strings"
+	"sync"
 	"sync/atomic"
 	"testing"
 	"time"
 
+	"github.com/veetbot/veetbrowser/browser"
 	"github.com/veetbot/veetbrowser/errcode"
 	"github.com/veetbot/veetbrowser/policy"
 )
 
 // fakeLive is a session whose picture is a fixed JPEG-looking body that
-// counts its captures.
-type fakeLive struct{ shots atomic.Int32 }
+// counts its captures, and which keeps the person's input it gets.
+type fakeLive struct {
+	shots atomic.Int32
+	mu    sync.Mutex
+	input []browser.PersonInput
+}
+
+func (f *fakeLive) PersonInput(_ context.Context, in browser.PersonInput) error {
+	f.mu.Lock()
+	defer f.mu.Unlock()
+	f.input = append(f.input, in)
+	return nil
+}
 
 func (f *fakeLive) ID() string { return "s-1" }
 func (f *fakeLive) Picture(context.Context) ([]byte, error) {
@@ -125,6 +138,11 @@ func TestEveryRouteNeedsTheSessionCookie(t *testing.T) {
 	}
 	if code := post(t, http.DefaultClient, base, "x", base, "", `{}`); code != http.StatusUnauthorized {
 		t.Errorf("POST without the cookie: %d", code)
+	}
+	for _, path := range []string{"/pages/" + p.id + "/input", "/pages/" + p.id + "/handback"} {
+		if code := postTo(t, http.DefaultClient, base, path, base, "", `{}`); code != http.StatusUnauthorized {
+			t.Errorf("POST %s without the cookie: %d", path, code)
+		}
 	}
 	if code, body := get(t, c, base+"/"); code != http.StatusOK || !strings.Contains(body, "control room") {
 		t.Errorf("GET / with the cookie: %d", code)

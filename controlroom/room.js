@@ -5,6 +5,51 @@
 
 let csrf = '';
 const shown = new Map(); // page id → {key, section}
+// The page a person drives (browser_handoff): the one whose picture they
+// clicked last, while its handoff is on. Their keys go to it, in order.
+let driving = '';
+let sent = Promise.resolve();
+const namedKeys = new Set(['Enter', 'Tab', 'Escape', 'Backspace', 'Delete', 'ArrowUp', 'ArrowDown', 'ArrowLeft',
+  'ArrowRight', 'Home', 'End', 'PageUp', 'PageDown']);
+
+function post(path, body) {
+  return fetch(path, {method: 'POST', headers: {'Content-Type': 'application/json', 'X-CSRF-Token': csrf}, body: JSON.stringify(body)});
+}
+
+// send forwards one input to the page held, after the ones before it.
+function send(id, input) {
+  sent = sent.then(() => post('/pages/' + encodeURIComponent(id) + '/input', input)).then(async res => {
+    if (!res.ok) document.getElementById('status').textContent = 'input not taken: ' + (await res.text());
+  }, () => {});
+}
+
+document.addEventListener('keydown', e => {
+  const s = driving && shown.get(driving);
+  if (!s || !s.section.querySelector('.handoff') || e.ctrlKey || e.metaKey || e.altKey) return;
+  if (e.key.length === 1) send(driving, {kind: 'text', text: e.key});
+  else if (namedKeys.has(e.key)) send(driving, {kind: 'key', key: e.key});
+  else return;
+  e.preventDefault();
+});
+
+function handoffBox(p, img) {
+  const back = el('button', {type: 'button', textContent: 'Hand back', className: 'handback'});
+  back.addEventListener('click', async () => {
+    back.disabled = true;
+    await sent;
+    const res = await post('/pages/' + encodeURIComponent(p.id) + '/handback', {});
+    back.textContent = res.ok ? 'handed back' : 'not taken: ' + (await res.text());
+    if (driving === p.id) driving = '';
+  });
+  img.classList.add('driven');
+  img.addEventListener('click', e => {
+    driving = p.id;
+    send(p.id, {kind: 'click', x: e.offsetX / img.clientWidth, y: e.offsetY / img.clientHeight});
+  });
+  return el('div', {className: 'handoff'},
+    el('p', {}, 'The agent hands you the page: ', el('strong', {className: 'reason', textContent: p.handoff.reason}),
+      '. Click the picture to act on the page and type; what you type is never recorded or shown to the agent.'), back);
+}
 
 function el(tag, props, ...children) {
   const e = document.createElement(tag);
@@ -15,11 +60,7 @@ function el(tag, props, ...children) {
 
 async function answer(id, digest, decision, box) {
   box.querySelectorAll('button').forEach(b => { b.disabled = true; });
-  const res = await fetch('/approvals/' + encodeURIComponent(id), {
-    method: 'POST',
-    headers: {'Content-Type': 'application/json', 'X-CSRF-Token': csrf},
-    body: JSON.stringify({decision, digest}),
-  });
+  const res = await post('/approvals/' + encodeURIComponent(id), {decision, digest});
   const outcome = res.ok ? (decision === 'approve' ? 'approved' : 'denied') : 'not taken: ' + (await res.text());
   box.querySelector('.outcome').textContent = outcome;
   // The box goes with the next refresh; the log of answers stays.
@@ -46,6 +87,7 @@ function pageSection(p) {
     el('div', {className: 'approvals'}, ...p.approvals.map(approvalBox)),
     el('div', {className: 'live'}, img, el('pre', {className: 'view', textContent: p.view || '(no view yet)'})));
   sec.dataset.page = p.id;
+  if (p.handoff) sec.insertBefore(handoffBox(p, img), sec.querySelector('.live'));
   if (p.timeline && p.session) {
     sec.append(el('p', {}, el('a', {href: '/sessions/' + encodeURIComponent(p.session), textContent: 'recorded timeline'})));
   }

@@ -39,6 +39,9 @@ type Version struct {
 	// Debugging (1.10.0+): the active tab's console and network logs
 	// (browser_console, browser_network; docs/debugging.md).
 	Debugging bool
+	// Handoff (1.10.0+): browser_handoff, a person takes the page over
+	// from the control room and hands it back (docs/controlroom.md).
+	Handoff bool
 }
 
 // Versions in release order. 1.4.0 belongs to a record this product does not
@@ -53,7 +56,7 @@ var Versions = []Version{
 	{Name: "1.7.0", Continuation: true, Regions: true, TextCoverage: true, Reading: true, Frames: true},
 	{Name: "1.8.0", Continuation: true, Regions: true, TextCoverage: true, Reading: true, Frames: true, Interactions: true},
 	{Name: "1.9.0", Continuation: true, Regions: true, TextCoverage: true, Reading: true, Frames: true, Interactions: true, RealPages: true},
-	{Name: "1.10.0", Continuation: true, Regions: true, TextCoverage: true, Reading: true, Frames: true, Interactions: true, RealPages: true, Debugging: true},
+	{Name: "1.10.0", Continuation: true, Regions: true, TextCoverage: true, Reading: true, Frames: true, Interactions: true, RealPages: true, Debugging: true, Handoff: true},
 }
 
 // Newest is the version new sessions get.
@@ -89,6 +92,7 @@ const (
 	Console    = "browser_console"    // 1.10.0
 	Network    = "browser_network"    // 1.10.0
 	Emulate    = "browser_emulate"    // 1.10.0
+	Handoff    = "browser_handoff"    // 1.10.0
 )
 
 // Has reports whether version v has the tool of that name. It is the one
@@ -104,6 +108,8 @@ func (v Version) Has(tool string) bool {
 		return v.Interactions
 	case Console, Network, Emulate:
 		return v.Debugging
+	case Handoff:
+		return v.Handoff
 	}
 	return false
 }
@@ -250,6 +256,7 @@ func Tools(v Version) []Tool {
 			`"tab":{"type":"string","description":"select and close: a tab id from an observation's tabs"}`),
 	}}
 	added = append(added, debuggingTools()...)
+	added = append(added, handoffTool())
 	for _, t := range added {
 		if v.Has(t.Name) {
 			all = append(all, t)
