@@ -25,6 +25,7 @@ import (
 	"github.com/veetbot/veetbrowser/replay"
 	"github.com/veetbot/veetbrowser/store"
 	"github.com/veetbot/veetbrowser/store/storespec"
+	"github.com/veetbot/veetbrowser/viewer"
 )
 
 // bankSite is a bank's sign-in step that asks for the code sent to the
@@ -201,6 +202,11 @@ func TestHandoffToAPersonInTheControlRoom(t *testing.T) {
 	if err != nil || !rep.Identical() {
 		t.Fatalf("replay: %v %+v", err, rep)
 	}
+	var page bytes.Buffer
+	if err := viewer.WriteHTML(ctx, &page, st, sums[0].ID, nil); err != nil || !strings.Contains(page.String(), "held by a person (control_room)") {
+		t.Fatalf("the timeline does not show the handoff: %v", err)
+	}
+	views = append(views, page.String())
 	s.Close(context.Background())
 	for _, v := range views {
 		if strings.Contains(v, canary) {
