@@ -155,6 +155,11 @@ func (p *reopeningPage) PersonInput(ctx context.Context, in browser.PersonInput)
 	return err
 }
 
+func (p *reopeningPage) Screencast(ctx context.Context, each func([]byte)) error {
+	_, err := run(ctx, p, func(s browser.Session) (struct{}, error) { return struct{}{}, s.Screencast(ctx, each) })
+	return err
+}
+
 // picture is a masked capture for the person watching, held or not.
 func (p *reopeningPage) picture(ctx context.Context) (*browser.Screenshot, error) {
 	return run(ctx, p, func(s browser.Session) (*browser.Screenshot, error) {

@@ -138,6 +138,10 @@ type Session interface {
 	// control room) to the active tab as trusted input, under the
 	// operation lock. It is never the model's and never recorded.
 	PersonInput(ctx context.Context, in PersonInput) error
+	// Screencast streams masked JPEG frames of the active tab to each (the
+	// control room's live picture) until ctx ends or the tab goes. It is
+	// never the model's and never recorded.
+	Screencast(ctx context.Context, each func(jpeg []byte)) error
 	Close(ctx context.Context) error
 }
 

@@ -43,6 +43,8 @@ const (
 	// MaxPendingPerPage bounds the approvals one page waits for at once
 	// (one action at a time holds its lock: one is the usual number).
 	MaxPendingPerPage = 8
+	// MaxWatchers bounds the live pictures of one page streamed at once.
+	MaxWatchers = 8
 )
 
 // SourceControlRoom is the approval source of the records of actions a
@@ -56,6 +58,7 @@ type Live interface {
 	ID() string
 	Picture(ctx context.Context) ([]byte, error)
 	PersonInput(ctx context.Context, in browser.PersonInput) error
+	Screencast(ctx context.Context, each func(jpeg []byte)) error
 }
 
 // Options configure a control room.
@@ -120,6 +123,9 @@ type Page struct {
 	shotMu sync.Mutex // one capture at a time
 	shot   []byte
 	shotAt time.Time
+
+	castMu sync.Mutex
+	cast   *cast // the live picture (stream.go); nil when no one watches
 }
 
 // pending is one consequential action waiting for a person.

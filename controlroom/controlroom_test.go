@@ -24,8 +24,20 @@ import (
 // counts its captures, and which keeps the person's input it gets.
 type fakeLive struct {
 	shots atomic.Int32
+	casts atomic.Int32 // screencasts running
 	mu    sync.Mutex
 	input []browser.PersonInput
+}
+
+// Screencast sends three frames, then waits for the end of ctx.
+func (f *fakeLive) Screencast(ctx context.Context, each func([]byte)) error {
+	f.casts.Add(1)
+	defer f.casts.Add(-1)
+	for range 3 {
+		each([]byte("\xff\xd8frame"))
+	}
+	<-ctx.Done()
+	return nil
 }
 
 func (f *fakeLive) PersonInput(_ context.Context, in browser.PersonInput) error {

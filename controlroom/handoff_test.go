@@ -2,6 +2,7 @@ package controlroom
 
 import (
 	"context"
+	"io"
 	"net/http"
 	"strings"
 	"testing"
@@ -112,5 +113,54 @@ func TestHandoffTimesOut(t *testing.T) {
 	}
 	if code := postTo(t, c, base, "/pages/"+p.id+"/input", base, state(t, c, base).CSRF, `{"kind":"key","key":"Enter"}`); code != http.StatusConflict {
 		t.Fatalf("input after the timeout: %d", code)
+	}
+}
+
+// TestStreamSharesOneScreencast: the watchers of a page share one
+// screencast, MaxWatchers of them and one past is refused, each gets
+// multipart JPEG frames, and the screencast stops when the last leaves.
+func TestStreamSharesOneScreencast(t *testing.T) {
+	r, base, c := room(t, Options{})
+	p := r.Add("one")
+	live := &fakeLive{}
+	p.SetLive(live)
+	var stops []context.CancelFunc
+	for i := range MaxWatchers + 1 {
+		ctx, cancel := context.WithCancel(context.Background())
+		stops = append(stops, cancel)
+		req, _ := http.NewRequestWithContext(ctx, http.MethodGet, base+"/pages/"+p.id+"/stream", nil)
+		res, err := c.Do(req)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if i == MaxWatchers {
+			if res.StatusCode != http.StatusTooManyRequests {
+				t.Fatalf("one watcher past the bound: %s", res.Status)
+			}
+			res.Body.Close()
+			continue
+		}
+		if !strings.HasPrefix(res.Header.Get("Content-Type"), "multipart/x-mixed-replace") {
+			t.Fatalf("stream: %s %s", res.Status, res.Header.Get("Content-Type"))
+		}
+		if i == 0 {
+			buf := make([]byte, 64)
+			n, _ := io.ReadAtLeast(res.Body, buf, 40)
+			if !strings.Contains(string(buf[:n]), "Content-Type: image/jpeg") {
+				t.Fatalf("the stream's first part: %q", buf[:n])
+			}
+		}
+	}
+	if n := live.casts.Load(); n != 1 {
+		t.Fatalf("%d screencasts for %d watchers", n, MaxWatchers)
+	}
+	for _, stop := range stops {
+		stop()
+	}
+	for deadline := time.Now().Add(10 * time.Second); live.casts.Load() != 0 && time.Now().Before(deadline); {
+		time.Sleep(5 * time.Millisecond)
+	}
+	if n := live.casts.Load(); n != 0 {
+		t.Fatalf("%d screencasts after every watcher left", n)
 	}
 }

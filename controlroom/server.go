@@ -36,6 +36,7 @@ func (r *Room) routes() {
 	mux.HandleFunc("GET /room.js", func(w http.ResponseWriter, _ *http.Request) { serve(w, "text/javascript; charset=utf-8", roomJS) })
 	mux.HandleFunc("GET /state", r.state)
 	mux.HandleFunc("GET /pages/{id}/picture", r.pictureOf)
+	mux.HandleFunc("GET /pages/{id}/stream", r.streamOf)
 	mux.HandleFunc("POST /approvals/{id}", r.answerOf)
 	mux.HandleFunc("POST /pages/{id}/input", r.inputOf)
 	mux.HandleFunc("POST /pages/{id}/handback", r.handBackOf)
