@@ -69,6 +69,10 @@ type Options struct {
 	// Timeline serves the recorded timelines under /sessions/ (the
 	// viewer's handler); nil shows none.
 	Timeline http.Handler
+	// Path is where the room is served, its cookie's path ("" is "/"):
+	// the sidecar serves each tenant's room under its own path. The room's
+	// handler sees paths with it stripped.
+	Path string
 }
 
 // Room is one control room: its login, the live pages and the approvals
@@ -80,7 +84,7 @@ type Room struct {
 	mux      *http.ServeMux
 
 	mu      sync.Mutex
-	used    bool                // the login token was spent
+	logins  map[[32]byte]bool   // SHA-256 of the one-time login tokens not spent yet
 	cookies map[[32]byte]string // SHA-256 of a session cookie → its CSRF token
 	pages   map[string]*Page
 	order   []string // page ids, oldest first
@@ -91,9 +95,30 @@ func New(opts Options) *Room {
 	if opts.ApprovalTimeout <= 0 {
 		opts.ApprovalTimeout = DefaultApprovalTimeout
 	}
-	r := &Room{opts: opts, token: randomToken(), interval: PictureInterval, cookies: map[[32]byte]string{}, pages: map[string]*Page{}}
+	if opts.Path == "" {
+		opts.Path = "/"
+	}
+	r := &Room{opts: opts, token: randomToken(), interval: PictureInterval, cookies: map[[32]byte]string{}, pages: map[string]*Page{},
+		logins: map[[32]byte]bool{}}
+	r.logins[sha256.Sum256([]byte(r.token))] = true
 	r.routes()
 	return r
+}
+
+// maxLogins bounds the login links issued and not used yet.
+const maxLogins = 16
+
+// NewLogin issues another one-time login link (the sidecar's tenants ask
+// for one each time), as a path within the room.
+func (r *Room) NewLogin() string {
+	token := randomToken()
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	if len(r.logins) >= maxLogins {
+		clear(r.logins) // the oldest are no better than the newest: start over
+	}
+	r.logins[sha256.Sum256([]byte(token))] = true
+	return "/login?token=" + token
 }
 
 // LoginPath is the path (with its one-time token) that logs a person in:

@@ -1,6 +1,7 @@
-// The control room's page: it reads /state every second and shows each
+// The control room's page: it reads state every second and shows each
 // live session, its live picture streamed. Everything a page or the model wrote is set as text, never
-// as markup.
+// as markup. Every URL is relative: the sidecar serves a tenant's room
+// under its own path.
 'use strict';
 
 let csrf = '';
@@ -19,7 +20,7 @@ function post(path, body) {
 
 // send forwards one input to the page held, after the ones before it.
 function send(id, input) {
-  sent = sent.then(() => post('/pages/' + encodeURIComponent(id) + '/input', input)).then(async res => {
+  sent = sent.then(() => post('pages/' + encodeURIComponent(id) + '/input', input)).then(async res => {
     if (!res.ok) document.getElementById('status').textContent = 'input not taken: ' + (await res.text());
   }, () => {});
 }
@@ -37,7 +38,7 @@ function handoffBox(p) {
   back.addEventListener('click', async () => {
     back.disabled = true;
     await sent;
-    const res = await post('/pages/' + encodeURIComponent(p.id) + '/handback', {});
+    const res = await post('pages/' + encodeURIComponent(p.id) + '/handback', {});
     back.textContent = res.ok ? 'handed back' : 'not taken: ' + (await res.text());
     if (driving === p.id) driving = '';
   });
@@ -55,7 +56,7 @@ function el(tag, props, ...children) {
 
 async function answer(id, digest, decision, box) {
   box.querySelectorAll('button').forEach(b => { b.disabled = true; });
-  const res = await post('/approvals/' + encodeURIComponent(id), {decision, digest});
+  const res = await post('approvals/' + encodeURIComponent(id), {decision, digest});
   const outcome = res.ok ? (decision === 'approve' ? 'approved' : 'denied') : 'not taken: ' + (await res.text());
   box.querySelector('.outcome').textContent = outcome;
   // The box goes with the next refresh; the log of answers stays.
@@ -78,7 +79,7 @@ function approvalBox(a) {
 // page is shown, kept across the section's rebuilds.
 function livePicture(id) {
   const img = el('img', {alt: 'the page, credential fields masked', className: 'picture'});
-  const src = '/pages/' + encodeURIComponent(id) + '/stream';
+  const src = 'pages/' + encodeURIComponent(id) + '/stream';
   img.addEventListener('error', () => setTimeout(() => { if (img.isConnected) img.src = src + '?t=' + Date.now(); }, 1000));
   img.addEventListener('click', e => {
     if (!held.has(id)) return;
@@ -98,7 +99,7 @@ function pageSection(p, img) {
   sec.dataset.page = p.id;
   if (p.handoff) sec.insertBefore(handoffBox(p), sec.querySelector('.live'));
   if (p.timeline && p.session) {
-    sec.append(el('p', {}, el('a', {href: '/sessions/' + encodeURIComponent(p.session), textContent: 'recorded timeline'})));
+    sec.append(el('p', {}, el('a', {href: 'sessions/' + encodeURIComponent(p.session), textContent: 'recorded timeline'})));
   }
   return sec;
 }
@@ -106,7 +107,7 @@ function pageSection(p, img) {
 async function refresh() {
   let st;
   try {
-    const res = await fetch('/state');
+    const res = await fetch('state');
     if (!res.ok) throw new Error(res.status + ' ' + res.statusText);
     st = await res.json();
   } catch (e) {

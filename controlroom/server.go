@@ -93,12 +93,12 @@ func (r *Room) ServeHTTP(w http.ResponseWriter, req *http.Request) {
 
 // login spends the one-time token for a session cookie.
 func (r *Room) login(w http.ResponseWriter, req *http.Request) {
-	got, want := sha256.Sum256([]byte(req.URL.Query().Get("token"))), sha256.Sum256([]byte(r.token))
+	got := sha256.Sum256([]byte(req.URL.Query().Get("token")))
 	r.mu.Lock()
-	ok := subtle.ConstantTimeCompare(got[:], want[:]) == 1 && !r.used
+	ok := r.logins[got] // a map lookup of a hash: no timing of the token itself
 	cookie, csrf := randomToken(), randomToken()
 	if ok {
-		r.used = true
+		delete(r.logins, got)
 		r.cookies[sha256.Sum256([]byte(cookie))] = csrf
 	}
 	r.mu.Unlock()
@@ -106,8 +106,11 @@ func (r *Room) login(w http.ResponseWriter, req *http.Request) {
 		http.Error(w, "this login link is not valid (it can be used once)", http.StatusUnauthorized)
 		return
 	}
-	http.SetCookie(w, &http.Cookie{Name: CookieName, Value: cookie, Path: "/", HttpOnly: true, SameSite: http.SameSiteStrictMode})
-	http.Redirect(w, req, "/", http.StatusSeeOther)
+	http.SetCookie(w, &http.Cookie{Name: CookieName, Value: cookie, Path: r.opts.Path, HttpOnly: true, SameSite: http.SameSiteStrictMode})
+	// Relative, resolved by the client: the room, wherever it is served
+	// (http.Redirect would resolve it against the path the room sees).
+	w.Header().Set("Location", "./")
+	w.WriteHeader(http.StatusSeeOther)
 }
 
 // session returns the CSRF token of the request's session cookie.

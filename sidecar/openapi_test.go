@@ -156,6 +156,7 @@ func TestOpenAPIDocumentIsValid(t *testing.T) {
 		"POST /v1/leases/{id}/find", "POST /v1/leases/{id}/upload", "POST /v1/leases/{id}/approvals",
 		"POST /v1/leases/{id}/wait", "POST /v1/leases/{id}/tabs", "POST /v1/leases/{id}/screenshot",
 		"POST /v1/leases/{id}/console", "POST /v1/leases/{id}/network", "POST /v1/leases/{id}/emulate",
+		"POST /v1/control/login",
 	}
 	unauthenticated := []string{"GET /healthz", "GET /metrics", "GET /v1/openapi.json"}
 	var got []string
