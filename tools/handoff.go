@@ -27,8 +27,8 @@ const (
 func handoffTool() Tool {
 	return Tool{
 		Name: Handoff,
-		Description: "Ask a person to take over the page (a CAPTCHA, a two-factor code, a login you must not see) and wait " +
-			"until they hand it back, at most timeout_s (default 300, max 1800). Returns a fresh observation: older refs are stale.",
+		Description: "Ask a person to take over the page (a CAPTCHA, a two-factor code, a login you must not see); waits " +
+			"until they hand it back, at most timeout_s (default 300). Returns a fresh view: older refs are stale.",
 		InputSchema: object([]string{"reason"}, `"reason":{"type":"string","maxLength":200}`,
 			`"timeout_s":{"type":"integer","minimum":1,"maximum":1800}`),
 		Destructive: true,
