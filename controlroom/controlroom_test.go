@@ -143,7 +143,7 @@ func TestEveryRouteNeedsTheSessionCookie(t *testing.T) {
 	r, base, c := room(t, Options{})
 	p := r.Add("one")
 	p.SetLive(&fakeLive{})
-	for _, path := range []string{"/", "/room.js", "/state", "/pages/" + p.id + "/picture", "/sessions/x", "/nothing"} {
+	for _, path := range []string{"/", "/room.js", "/state", "/pages/" + p.id + "/picture", "/pages/" + p.id + "/stream", "/sessions/x", "/nothing"} {
 		if code, _ := get(t, http.DefaultClient, base+path); code != http.StatusUnauthorized {
 			t.Errorf("GET %s without the cookie: %d", path, code)
 		}
