@@ -99,19 +99,6 @@ type Outcome struct {
 	DialogOpened        bool `json:"dialog_opened,omitempty"`
 }
 
-// Handoff is how a person's hold of the page ended (browser_handoff):
-// HeldS, the whole seconds they had it; Ended, handed_back or timeout.
-type Handoff struct {
-	HeldS int    `json:"held_s"`
-	Ended string `json:"ended"`
-}
-
-// How a handoff ends.
-const (
-	HandedBack     = "handed_back"
-	HandoffTimeout = "timeout"
-)
-
 // Dialog is a pending JavaScript dialog as the model sees it.
 type Dialog struct {
 	Type             string `json:"type"`
