@@ -73,7 +73,7 @@ func (s *Session) DownloadDir() string { return s.downloads }
 // name in a browser_downloads view; "" if the session has no completed
 // download of that name. Only names the session listed are ever joined.
 func (s *Session) DownloadFile(ctx context.Context, name string) string {
-	d, ok := s.page.(browser.Downloader)
+	d, ok := browser.Session(s.page).(browser.Downloader)
 	if !ok || s.downloads == "" {
 		return ""
 	}
@@ -93,7 +93,7 @@ func (s *Session) DownloadFile(ctx context.Context, name string) string {
 // 1.10.0), oldest first. It changes nothing.
 func (s *Session) Downloads(ctx context.Context) (*Result, error) {
 	rec := s.read(tools.Downloads, tools.DownloadsArgs{})
-	d, ok := s.page.(browser.Downloader)
+	d, ok := browser.Session(s.page).(browser.Downloader)
 	if !s.version.Has(tools.Downloads) || !ok || s.downloads == "" {
 		return rec.finish(ctx, nil, errcode.New(errcode.InvalidArgument, "browser_downloads needs tool version 1.10.0 or later; this session has %s", s.version.Name))
 	}

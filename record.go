@@ -79,6 +79,9 @@ type callRecord struct {
 	ahead bool  // an intent was written: finish completes it
 	judge *judgement
 	shot  *browser.Screenshot // stored with the call once it is written
+	// handoff: who held the page and for how long (browser_handoff);
+	// never what they did
+	handoff *handoffRecord
 }
 
 // intent writes the intent of a call that changes the page. An error means
@@ -172,8 +175,8 @@ func (c *callRecord) fill(r *store.Result, res *Result) error {
 		return c.fillDownloads(r, res)
 	}
 	var act *actionRecord
-	if c.judge != nil || res != nil && res.Action != nil {
-		act = &actionRecord{Authorization: c.judge}
+	if c.judge != nil || res != nil && res.Action != nil || c.handoff != nil {
+		act = &actionRecord{Authorization: c.judge, Handoff: c.handoff}
 	}
 	if res != nil && res.Observation != nil {
 		// (A screenshot's result has none: its image is stored as a blob,
@@ -186,7 +189,7 @@ func (c *callRecord) fill(r *store.Result, res *Result) error {
 		r.View = &store.View{SHA256: sha256Sum(res.View), Bytes: len(res.View)}
 		p := res.projected
 		r.Projection = &store.Projection{Version: c.s.version.Name, Budget: p.Budget, Action: p.Action, NextKey: p.Next,
-			Steps: p.Steps, Stopped: p.Stopped}
+			Steps: p.Steps, Stopped: p.Stopped, Handoff: p.Handoff}
 		if p.Base != nil {
 			// A delta's base is projected as stored too (docs/changes.md).
 			var held bool
@@ -243,6 +246,7 @@ type judgement struct {
 type actionRecord struct {
 	Authorization  *judgement     `json:"authorization,omitempty"` // nil: refused before facts were read
 	Postconditions *postcondition `json:"postconditions,omitempty"`
+	Handoff        *handoffRecord `json:"handoff,omitempty"` // handoff.go
 }
 
 type postcondition struct {

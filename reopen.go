@@ -3,6 +3,7 @@ package veetbrowser
 import (
 	"context"
 	"sync"
+	"sync/atomic"
 
 	"github.com/veetbot/veetbrowser/browser"
 	"github.com/veetbot/veetbrowser/errcode"
@@ -21,6 +22,10 @@ type reopeningPage struct {
 	// fixed at creation
 	provider browser.Provider
 	opts     browser.SessionOptions
+
+	// held: a person holds the page (handoff.go); the agent's calls are
+	// refused until it is cleared.
+	held atomic.Bool
 
 	mu      sync.Mutex
 	current browser.Session // nil once its browser is gone, until the next call opens a page
@@ -74,8 +79,20 @@ func (p *reopeningPage) check(s browser.Session, err error) error {
 	return errcode.Wrap(errcode.BrowserUnavailable, err, "the browser stopped; this call may or may not have taken effect, the page and its references are lost, and the next call opens a fresh page")
 }
 
-// on runs one call on the current page and passes on its failure (check).
+// on runs one of the agent's calls on the current page and passes on its
+// failure (check); while a person holds the page (browser_handoff) it is
+// human_in_control, and nothing reaches the page.
 func on[R any](ctx context.Context, p *reopeningPage, call func(browser.Session) (R, error)) (R, error) {
+	if p.held.Load() {
+		var none R
+		return none, errcode.New(errcode.HumanInControl, "a person is in control of the page (browser_handoff); wait for the handoff to end")
+	}
+	return run(ctx, p, call)
+}
+
+// run runs one call on the current page, held or not: the person's input
+// and picture.
+func run[R any](ctx context.Context, p *reopeningPage, call func(browser.Session) (R, error)) (R, error) {
 	s, err := p.page(ctx)
 	if err != nil {
 		var none R
@@ -131,6 +148,23 @@ func (p *reopeningPage) Log(ctx context.Context, req browser.LogRequest) (*obser
 
 func (p *reopeningPage) Emulate(ctx context.Context, req browser.EmulateRequest) (*observation.Observation, error) {
 	return on(ctx, p, func(s browser.Session) (*observation.Observation, error) { return s.Emulate(ctx, req) })
+}
+
+func (p *reopeningPage) PersonInput(ctx context.Context, in browser.PersonInput) error {
+	_, err := run(ctx, p, func(s browser.Session) (struct{}, error) { return struct{}{}, s.PersonInput(ctx, in) })
+	return err
+}
+
+func (p *reopeningPage) Screencast(ctx context.Context, each func([]byte)) error {
+	_, err := run(ctx, p, func(s browser.Session) (struct{}, error) { return struct{}{}, s.Screencast(ctx, each) })
+	return err
+}
+
+// picture is a masked capture for the person watching, held or not.
+func (p *reopeningPage) picture(ctx context.Context) (*browser.Screenshot, error) {
+	return run(ctx, p, func(s browser.Session) (*browser.Screenshot, error) {
+		return s.Screenshot(ctx, browser.ScreenshotRequest{})
+	})
 }
 
 // Gone reports whether the current page's browser is gone: the next call

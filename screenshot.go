@@ -91,11 +91,19 @@ func (s *Session) storeShot(ctx context.Context, seq int64, shot *browser.Screen
 	return err
 }
 
+// Screencast streams masked JPEG frames of the active tab to each, for a
+// person watching the session (the control room), until ctx ends or the
+// tab goes: at most five a second, always masked, never recorded and never
+// shown to the model. It runs while a person holds the page too.
+func (s *Session) Screencast(ctx context.Context, each func(jpeg []byte)) error {
+	return s.page.Screencast(ctx, each)
+}
+
 // Picture is a masked JPEG of the active tab for a person watching the
 // session (the control room): always masked, whatever the runtime's
 // screenshot options, never recorded and never shown to the model.
 func (s *Session) Picture(ctx context.Context) ([]byte, error) {
-	shot, err := s.page.Screenshot(ctx, browser.ScreenshotRequest{})
+	shot, err := s.page.picture(ctx) // also while a person holds the page
 	if err != nil {
 		return nil, err
 	}

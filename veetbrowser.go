@@ -154,6 +154,10 @@ type SessionOptions struct {
 	// Surface names what opened the session in its record: cli, mcp,
 	// http, suite; "" is library.
 	Surface string
+	// Handoff is the person browser_handoff hands the page to (tool
+	// version 1.10.0; the control room's page); nil refuses it with
+	// handoff_unavailable.
+	Handoff Handoffer
 }
 
 // Caller is a session that a surface drives by tool name: a local
@@ -173,7 +177,7 @@ var _ Caller = (*Session)(nil)
 // Session is one page, pinned for life to one tool version.
 type Session struct {
 	// fixed at creation
-	page      browser.Session
+	page      *reopeningPage
 	version   tools.Version
 	budget    int
 	grant     policy.Grant
@@ -185,6 +189,7 @@ type Session struct {
 	shown     shownView // the previous view, and the refs its deltas keep valid (changes.go)
 	downloads string    // where downloads land (1.10.0, downloads.go); "" for none
 	ownDL     bool      // downloads is a temp dir of the session's: Close removes it
+	handoff   Handoffer // handoff.go
 
 	mu     sync.Mutex   // guards the upload copies
 	copies string       // the session's directory of upload copies; "" until the first upload
@@ -225,7 +230,7 @@ func (r *Runtime) NewSession(ctx context.Context, opts SessionOptions) (*Session
 		dropDownloads(opts, bopts.Downloads)
 		return nil, err
 	}
-	s := &Session{page: page, version: v, budget: budget, grant: opts.Grant, approver: opts.Approver, shots: r.shots,
+	s := &Session{page: page, version: v, budget: budget, grant: opts.Grant, approver: opts.Approver, handoff: opts.Handoff, shots: r.shots,
 		uploads: root, rec: recorder{store: r.store, key: r.redaction, id: store.NewSessionID()}}
 	s.downloads, s.ownDL = downloadsOf(opts, bopts.Downloads)
 	if err := s.recordSession(ctx, opts.Surface); err != nil {
@@ -490,6 +495,8 @@ func (s *Session) Call(ctx context.Context, tool string, args json.RawMessage) (
 		return parsed(tools.ParseDownloads(args)).run(ctx, s.downloadsArgs) // 1.10.0 (downloads.go)
 	case tool == tools.Console || tool == tools.Network || tool == tools.Emulate:
 		return s.callDebugging(ctx, tool, args) // 1.10.0 (debugging.go)
+	case tool == tools.Handoff:
+		return parsed(tools.ParseHandoff(args)).run(ctx, s.handoffCall) // 1.10.0 (handoff.go)
 	}
 	return nil, errcode.New(errcode.InvalidArgument, "unknown tool %s", errcode.Quote(tool))
 }

@@ -137,8 +137,40 @@ type Session interface {
 	// or the connection to it dropped); every call then reports
 	// browser_unavailable, and a new session is needed.
 	Gone() bool
+	// PersonInput forwards a person's input (browser_handoff, from the
+	// control room) to the active tab as trusted input, under the
+	// operation lock. It is never the model's and never recorded.
+	PersonInput(ctx context.Context, in PersonInput) error
+	// Screencast streams masked JPEG frames of the active tab to each (the
+	// control room's live picture) until ctx ends or the tab goes. It is
+	// never the model's and never recorded.
+	Screencast(ctx context.Context, each func(jpeg []byte)) error
 	Close(ctx context.Context) error
 }
+
+// PersonInput is one input of a person driving the page: a click at X, Y
+// (fractions 0 to 1 of the viewport's width and height, as the person saw
+// the picture), Text inserted at the focus, or one Key pressed.
+type PersonInput struct {
+	Kind PersonInputKind
+	X, Y float64
+	Text string
+	Key  string
+}
+
+// PersonInputKind says what a PersonInput does.
+type PersonInputKind string
+
+// Person input kinds.
+const (
+	PersonClick PersonInputKind = "click"
+	PersonText  PersonInputKind = "text"
+	PersonKey   PersonInputKind = "key"
+)
+
+// MaxPersonText bounds the text of one PersonInput, in bytes: a person
+// types a key at a time, or pastes a code.
+const MaxPersonText = 256
 
 // ScreenshotRequest asks for a screenshot: of the control Ref (of the
 // newest revision), of the full page, or of the viewport. Unmasked is a

@@ -21,6 +21,8 @@ import (
 	"sync"
 	"time"
 
+	veetbrowser "github.com/veetbot/veetbrowser"
+	"github.com/veetbot/veetbrowser/browser"
 	"github.com/veetbot/veetbrowser/errcode"
 	"github.com/veetbot/veetbrowser/policy"
 )
@@ -41,6 +43,8 @@ const (
 	// MaxPendingPerPage bounds the approvals one page waits for at once
 	// (one action at a time holds its lock: one is the usual number).
 	MaxPendingPerPage = 8
+	// MaxWatchers bounds the live pictures of one page streamed at once.
+	MaxWatchers = 8
 )
 
 // SourceControlRoom is the approval source of the records of actions a
@@ -48,10 +52,13 @@ const (
 const SourceControlRoom = "control_room"
 
 // Live is what the control room reads of a live session: its id in the
-// artifact store and a masked picture of its page (a JPEG).
+// artifact store and a masked picture of its page (a JPEG); and where a
+// person's input goes while they hold the page (browser_handoff).
 type Live interface {
 	ID() string
 	Picture(ctx context.Context) ([]byte, error)
+	PersonInput(ctx context.Context, in browser.PersonInput) error
+	Screencast(ctx context.Context, each func(jpeg []byte)) error
 }
 
 // Options configure a control room.
@@ -62,6 +69,10 @@ type Options struct {
 	// Timeline serves the recorded timelines under /sessions/ (the
 	// viewer's handler); nil shows none.
 	Timeline http.Handler
+	// Path is where the room is served, its cookie's path ("" is "/"):
+	// the sidecar serves each tenant's room under its own path. The room's
+	// handler sees paths with it stripped.
+	Path string
 }
 
 // Room is one control room: its login, the live pages and the approvals
@@ -73,7 +84,7 @@ type Room struct {
 	mux      *http.ServeMux
 
 	mu      sync.Mutex
-	used    bool                // the login token was spent
+	logins  map[[32]byte]bool   // SHA-256 of the one-time login tokens not spent yet
 	cookies map[[32]byte]string // SHA-256 of a session cookie → its CSRF token
 	pages   map[string]*Page
 	order   []string // page ids, oldest first
@@ -84,9 +95,30 @@ func New(opts Options) *Room {
 	if opts.ApprovalTimeout <= 0 {
 		opts.ApprovalTimeout = DefaultApprovalTimeout
 	}
-	r := &Room{opts: opts, token: randomToken(), interval: PictureInterval, cookies: map[[32]byte]string{}, pages: map[string]*Page{}}
+	if opts.Path == "" {
+		opts.Path = "/"
+	}
+	r := &Room{opts: opts, token: randomToken(), interval: PictureInterval, cookies: map[[32]byte]string{}, pages: map[string]*Page{},
+		logins: map[[32]byte]bool{}}
+	r.logins[sha256.Sum256([]byte(r.token))] = true
 	r.routes()
 	return r
+}
+
+// maxLogins bounds the login links issued and not used yet.
+const maxLogins = 16
+
+// NewLogin issues another one-time login link (the sidecar's tenants ask
+// for one each time), as a path within the room.
+func (r *Room) NewLogin() string {
+	token := randomToken()
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	if len(r.logins) >= maxLogins {
+		clear(r.logins) // the oldest are no better than the newest: start over
+	}
+	r.logins[sha256.Sum256([]byte(token))] = true
+	return "/login?token=" + token
 }
 
 // LoginPath is the path (with its one-time token) that logs a person in:
@@ -111,10 +143,14 @@ type Page struct {
 	view    []byte
 	viewAt  time.Time
 	pending []*pending
+	hold    *hold // the person holds the page (browser_handoff); nil: the agent does
 
 	shotMu sync.Mutex // one capture at a time
 	shot   []byte
 	shotAt time.Time
+
+	castMu sync.Mutex
+	cast   *cast // the live picture (stream.go); nil when no one watches
 }
 
 // pending is one consequential action waiting for a person.
@@ -124,6 +160,14 @@ type pending struct {
 	digest string // of the facts: an answer names the facts it saw
 	asked  time.Time
 	answer chan bool // buffered; answered once
+}
+
+// hold is one handoff: the agent's reason, since when the person holds
+// the page, and the channel Hand back closes.
+type hold struct {
+	reason string
+	since  time.Time
+	back   chan struct{}
 }
 
 // Add shows a new live session under label; Remove takes it away.
@@ -201,6 +245,62 @@ func (p *Page) ApproveFrom(ctx context.Context, f policy.Facts) (bool, string, e
 	case <-ctx.Done():
 		return false, "", ctx.Err()
 	}
+}
+
+// Handoff implements veetbrowser.Handoffer: the room shows the agent's
+// reason with the live page and a Hand back button; the person drives the
+// page (input) until they press it, or the timeout passes.
+func (p *Page) Handoff(ctx context.Context, reason string, timeout time.Duration) (veetbrowser.HandoffEnd, error) {
+	end := veetbrowser.HandoffEnd{By: SourceControlRoom}
+	h := &hold{reason: reason, since: time.Now(), back: make(chan struct{})}
+	p.mu.Lock()
+	if p.hold != nil {
+		p.mu.Unlock()
+		return end, errcode.New(errcode.HumanInControl, "a person already holds the page")
+	}
+	p.hold = h
+	p.mu.Unlock()
+	defer func() {
+		p.mu.Lock()
+		if p.hold == h {
+			p.hold = nil
+		}
+		p.mu.Unlock()
+	}()
+	t := time.NewTimer(timeout)
+	defer t.Stop()
+	select {
+	case <-h.back:
+		end.HandedBack = true
+		return end, nil
+	case <-t.C:
+		return end, nil
+	case <-ctx.Done():
+		return end, ctx.Err()
+	}
+}
+
+// handBack ends the page's handoff; it reports whether one was on.
+func (p *Page) handBack() bool {
+	p.mu.Lock()
+	defer p.mu.Unlock()
+	if p.hold == nil {
+		return false
+	}
+	close(p.hold.back)
+	p.hold = nil
+	return true
+}
+
+// held returns the live session while a person holds the page; nil when
+// the agent does.
+func (p *Page) held() Live {
+	p.mu.Lock()
+	defer p.mu.Unlock()
+	if p.hold == nil {
+		return nil
+	}
+	return p.live
 }
 
 // drop removes a pending approval, answered or not.

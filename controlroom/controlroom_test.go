@@ -10,17 +10,42 @@ import (
 	"net/http/httptest"
 	"net/url"
 	"strings"
+	"sync"
 	"sync/atomic"
 	"testing"
 	"time"
 
+	"github.com/veetbot/veetbrowser/browser"
 	"github.com/veetbot/veetbrowser/errcode"
 	"github.com/veetbot/veetbrowser/policy"
 )
 
 // fakeLive is a session whose picture is a fixed JPEG-looking body that
-// counts its captures.
-type fakeLive struct{ shots atomic.Int32 }
+// counts its captures, and which keeps the person's input it gets.
+type fakeLive struct {
+	shots atomic.Int32
+	casts atomic.Int32 // screencasts running
+	mu    sync.Mutex
+	input []browser.PersonInput
+}
+
+// Screencast sends three frames, then waits for the end of ctx.
+func (f *fakeLive) Screencast(ctx context.Context, each func([]byte)) error {
+	f.casts.Add(1)
+	defer f.casts.Add(-1)
+	for range 3 {
+		each([]byte("\xff\xd8frame"))
+	}
+	<-ctx.Done()
+	return nil
+}
+
+func (f *fakeLive) PersonInput(_ context.Context, in browser.PersonInput) error {
+	f.mu.Lock()
+	defer f.mu.Unlock()
+	f.input = append(f.input, in)
+	return nil
+}
 
 func (f *fakeLive) ID() string { return "s-1" }
 func (f *fakeLive) Picture(context.Context) ([]byte, error) {
@@ -118,13 +143,18 @@ func TestEveryRouteNeedsTheSessionCookie(t *testing.T) {
 	r, base, c := room(t, Options{})
 	p := r.Add("one")
 	p.SetLive(&fakeLive{})
-	for _, path := range []string{"/", "/room.js", "/state", "/pages/" + p.id + "/picture", "/sessions/x", "/nothing"} {
+	for _, path := range []string{"/", "/room.js", "/state", "/pages/" + p.id + "/picture", "/pages/" + p.id + "/stream", "/sessions/x", "/nothing"} {
 		if code, _ := get(t, http.DefaultClient, base+path); code != http.StatusUnauthorized {
 			t.Errorf("GET %s without the cookie: %d", path, code)
 		}
 	}
 	if code := post(t, http.DefaultClient, base, "x", base, "", `{}`); code != http.StatusUnauthorized {
 		t.Errorf("POST without the cookie: %d", code)
+	}
+	for _, path := range []string{"/pages/" + p.id + "/input", "/pages/" + p.id + "/handback"} {
+		if code := postTo(t, http.DefaultClient, base, path, base, "", `{}`); code != http.StatusUnauthorized {
+			t.Errorf("POST %s without the cookie: %d", path, code)
+		}
 	}
 	if code, body := get(t, c, base+"/"); code != http.StatusOK || !strings.Contains(body, "control room") {
 		t.Errorf("GET / with the cookie: %d", code)

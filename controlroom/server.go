@@ -9,6 +9,8 @@ import (
 	"strings"
 	"time"
 
+	"github.com/veetbot/veetbrowser/browser"
+	"github.com/veetbot/veetbrowser/errcode"
 	"github.com/veetbot/veetbrowser/viewer"
 )
 
@@ -34,7 +36,10 @@ func (r *Room) routes() {
 	mux.HandleFunc("GET /room.js", func(w http.ResponseWriter, _ *http.Request) { serve(w, "text/javascript; charset=utf-8", roomJS) })
 	mux.HandleFunc("GET /state", r.state)
 	mux.HandleFunc("GET /pages/{id}/picture", r.pictureOf)
+	mux.HandleFunc("GET /pages/{id}/stream", r.streamOf)
 	mux.HandleFunc("POST /approvals/{id}", r.answerOf)
+	mux.HandleFunc("POST /pages/{id}/input", r.inputOf)
+	mux.HandleFunc("POST /pages/{id}/handback", r.handBackOf)
 	if r.opts.Timeline != nil {
 		mux.Handle("GET /sessions/", r.opts.Timeline)
 	}
@@ -88,12 +93,12 @@ func (r *Room) ServeHTTP(w http.ResponseWriter, req *http.Request) {
 
 // login spends the one-time token for a session cookie.
 func (r *Room) login(w http.ResponseWriter, req *http.Request) {
-	got, want := sha256.Sum256([]byte(req.URL.Query().Get("token"))), sha256.Sum256([]byte(r.token))
+	got := sha256.Sum256([]byte(req.URL.Query().Get("token")))
 	r.mu.Lock()
-	ok := subtle.ConstantTimeCompare(got[:], want[:]) == 1 && !r.used
+	ok := r.logins[got] // a map lookup of a hash: no timing of the token itself
 	cookie, csrf := randomToken(), randomToken()
 	if ok {
-		r.used = true
+		delete(r.logins, got)
 		r.cookies[sha256.Sum256([]byte(cookie))] = csrf
 	}
 	r.mu.Unlock()
@@ -101,8 +106,11 @@ func (r *Room) login(w http.ResponseWriter, req *http.Request) {
 		http.Error(w, "this login link is not valid (it can be used once)", http.StatusUnauthorized)
 		return
 	}
-	http.SetCookie(w, &http.Cookie{Name: CookieName, Value: cookie, Path: "/", HttpOnly: true, SameSite: http.SameSiteStrictMode})
-	http.Redirect(w, req, "/", http.StatusSeeOther)
+	http.SetCookie(w, &http.Cookie{Name: CookieName, Value: cookie, Path: r.opts.Path, HttpOnly: true, SameSite: http.SameSiteStrictMode})
+	// Relative, resolved by the client: the room, wherever it is served
+	// (http.Redirect would resolve it against the path the room sees).
+	w.Header().Set("Location", "./")
+	w.WriteHeader(http.StatusSeeOther)
 }
 
 // session returns the CSRF token of the request's session cookie.
@@ -131,6 +139,12 @@ type pageJSON struct {
 	View      string         `json:"view,omitempty"`
 	ViewAt    string         `json:"view_at,omitempty"`
 	Approvals []approvalJSON `json:"approvals"`
+	Handoff   *handoffJSON   `json:"handoff,omitempty"` // the person holds the page
+}
+
+type handoffJSON struct {
+	Reason string `json:"reason"` // the agent's, shown as text
+	Since  string `json:"since"`
 }
 
 type approvalJSON struct {
@@ -158,6 +172,9 @@ func (r *Room) state(w http.ResponseWriter, req *http.Request) {
 		if !p.viewAt.IsZero() {
 			pj.ViewAt = p.viewAt.UTC().Format(time.RFC3339)
 		}
+		if h := p.hold; h != nil {
+			pj.Handoff = &handoffJSON{Reason: h.reason, Since: h.since.UTC().Format(time.RFC3339)}
+		}
 		for _, a := range p.pending {
 			pj.Approvals = append(pj.Approvals, approvalJSON{ID: a.id, Facts: a.facts.String(), Digest: a.digest, Asked: a.asked.UTC().Format(time.RFC3339)})
 		}
@@ -168,10 +185,15 @@ func (r *Room) state(w http.ResponseWriter, req *http.Request) {
 	json.NewEncoder(w).Encode(st)
 }
 
-func (r *Room) pictureOf(w http.ResponseWriter, req *http.Request) {
+// page is the room's page of the request's {id}; nil if none.
+func (r *Room) page(req *http.Request) *Page {
 	r.mu.Lock()
-	p := r.pages[req.PathValue("id")]
-	r.mu.Unlock()
+	defer r.mu.Unlock()
+	return r.pages[req.PathValue("id")]
+}
+
+func (r *Room) pictureOf(w http.ResponseWriter, req *http.Request) {
+	p := r.page(req)
 	if p == nil {
 		http.NotFound(w, req)
 		return
@@ -199,6 +221,61 @@ func (r *Room) answerOf(w http.ResponseWriter, req *http.Request) {
 	}
 	if !r.answer(req.PathValue("id"), body.Digest, body.Decision == "approve") {
 		http.Error(w, "no such approval is waiting (answered, timed out, or its facts changed)", http.StatusConflict)
+		return
+	}
+	w.WriteHeader(http.StatusNoContent)
+}
+
+// inputOf forwards one input of the person holding the page:
+// {"kind":"click","x":0.5,"y":0.25} (fractions of the picture),
+// {"kind":"text","text":"4"} or {"kind":"key","key":"Enter"}. Nothing of
+// it is logged, recorded or echoed, not even in an error.
+func (r *Room) inputOf(w http.ResponseWriter, req *http.Request) {
+	var in struct {
+		Kind string  `json:"kind"`
+		X    float64 `json:"x"`
+		Y    float64 `json:"y"`
+		Text string  `json:"text"`
+		Key  string  `json:"key"`
+	}
+	dec := json.NewDecoder(http.MaxBytesReader(w, req.Body, maxAnswerBytes))
+	dec.DisallowUnknownFields()
+	if err := dec.Decode(&in); err != nil {
+		http.Error(w, `send {"kind":"click"|"text"|"key",...}`, http.StatusBadRequest)
+		return
+	}
+	p := r.page(req)
+	if p == nil {
+		http.NotFound(w, req)
+		return
+	}
+	live := p.held()
+	if live == nil {
+		http.Error(w, "the agent holds this page: a person drives it only when the agent hands it over", http.StatusConflict)
+		return
+	}
+	err := live.PersonInput(req.Context(), browser.PersonInput{Kind: browser.PersonInputKind(in.Kind), X: in.X, Y: in.Y, Text: in.Text, Key: in.Key})
+	if err != nil {
+		code, msg := errcode.Public(err)
+		status := http.StatusBadGateway
+		switch code {
+		case errcode.InvalidArgument:
+			status = http.StatusBadRequest
+		case errcode.NotActionable:
+			status = http.StatusConflict
+		}
+		http.Error(w, msg, status)
+		return
+	}
+	w.WriteHeader(http.StatusNoContent)
+}
+
+// handBackOf is the person's Hand back: the agent's browser_handoff
+// returns with a fresh observation.
+func (r *Room) handBackOf(w http.ResponseWriter, req *http.Request) {
+	p := r.page(req)
+	if p == nil || !p.handBack() {
+		http.Error(w, "no handoff is on for this page", http.StatusConflict)
 		return
 	}
 	w.WriteHeader(http.StatusNoContent)

@@ -64,6 +64,12 @@ const (
 	TooLarge Code = "too_large"
 	// ApprovalRefused: a person refused the action in the control room.
 	ApprovalRefused Code = "approval_refused"
+	// HumanInControl: a person holds the page (browser_handoff): the
+	// agent's page calls fail until they hand it back.
+	HumanInControl Code = "human_in_control"
+	// HandoffUnavailable: browser_handoff where no person can take over
+	// (no control room).
+	HandoffUnavailable Code = "handoff_unavailable"
 )
 
 // Bounds of what a public message carries: a message never grows with what

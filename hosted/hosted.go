@@ -243,6 +243,9 @@ func (s *Session) Call(ctx context.Context, tool string, args json.RawMessage) (
 		return s.act(ctx, lease, args)
 	case tool == tools.Upload:
 		return s.upload(ctx, lease, args)
+	case tool == tools.Handoff:
+		// The sidecar has no takeover route: no person holds its pages.
+		return nil, errcode.New(errcode.HandoffUnavailable, "no person can take over a hosted session")
 	}
 	// Every other tool's route is its name without the prefix: navigate,
 	// observe, find, wait, tabs, screenshot, console, network.

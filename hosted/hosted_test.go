@@ -226,3 +226,25 @@ func TestReadValuesTravels(t *testing.T) {
 		}
 	}
 }
+
+// TestHostedHandoffIsUnavailable: a hosted session has no person to hand
+// its page to: browser_handoff is handoff_unavailable, not a missing
+// route, and the page stays the agent's.
+func TestHostedHandoffIsUnavailable(t *testing.T) {
+	t.Parallel()
+	sc := startTabs(t)
+	ctx := browsertest.Context(t, time.Minute)
+	o := hosted.Options{URL: sc.URL, Token: sc.Token, Profile: "mcp"}
+	if err := hosted.CreateProfile(ctx, o); err != nil {
+		t.Fatal(err)
+	}
+	s, err := hosted.Open(ctx, o)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer s.Close(context.Background())
+	if _, err := s.Call(ctx, "browser_handoff", json.RawMessage(`{"reason":"Enter the code"}`)); errcode.Of(err) != errcode.HandoffUnavailable {
+		t.Fatalf("browser_handoff: %v", err)
+	}
+	call(t, s, "browser_navigate", map[string]string{"url": browsertest.Serve(t, `<button>Still mine</button>`)})
+}

@@ -224,6 +224,9 @@ func (s *Server) browserSession(ctx context.Context, ss *mcp.ServerSession) (vee
 		opts := veetbrowser.SessionOptions{Version: s.version.Name, Budget: s.opts.Budget,
 			Grant: s.opts.Grant, Destinations: s.opts.Destinations, UploadRoot: s.opts.UploadRoot, DownloadDir: s.opts.DownloadDir, Approver: approver,
 			Surface: "mcp"}
+		if p.room != nil {
+			opts.Handoff = p.room
+		}
 		open := s.opts.Open
 		if open == nil {
 			open = func(ctx context.Context, o veetbrowser.SessionOptions) (veetbrowser.Caller, error) {

@@ -47,6 +47,9 @@ type Options struct {
 	// it (steps.go).
 	Steps   []string
 	Stopped *Stopped
+	// Handoff (1.10.0): the view after a person held the page
+	// (browser_handoff).
+	Handoff *Handoff
 	// Regions (browser tools ≥ 1.3.0) and text coverage with the draft
 	// receipt (≥ 1.5.0).
 	Regions      bool
@@ -116,6 +119,7 @@ type View struct {
 	Action          *Outcome  `json:"action,omitempty"`
 	Steps           []string  `json:"steps,omitempty"`   // 1.9.0
 	Stopped         *Stopped  `json:"stopped,omitempty"` // 1.9.0
+	Handoff         *Handoff  `json:"handoff,omitempty"` // 1.10.0
 	Dialog          *Dialog   `json:"dialog,omitempty"`
 	Tabs            *Tabs     `json:"tabs,omitempty"`    // 1.8.0
 	Blocked         *Blocked  `json:"blocked,omitempty"` // 1.9.0
@@ -244,7 +248,7 @@ func Project(obs *observation.Observation, opts Options) ([]byte, error) {
 	}
 	a := admission{obs: obs, opts: opts, budget: budget}
 	a.v = View{Version: obs.Version, Revision: obs.Revision, Trust: trustMark(opts.Lean), Action: opts.Action,
-		Steps: opts.Steps, Stopped: stopped(opts.Stopped)}
+		Steps: opts.Steps, Stopped: stopped(opts.Stopped), Handoff: opts.Handoff}
 	setTabs(&a.v, obs, opts.Tabs, budget)
 	setBlocked(&a.v, obs, opts.Blocked, budget)
 	if d := obs.Dialog; d != nil {

@@ -198,7 +198,7 @@ func Project(obs observation.Observation, p *store.Projection, in Inputs) ([]byt
 	if in.Base != nil && in.Version.RealPages {
 		opts.Base, opts.Changes = in.Base, p.Changes
 	}
-	opts.Steps, opts.Stopped = p.Steps, p.Stopped
+	opts.Steps, opts.Stopped, opts.Handoff = p.Steps, p.Stopped, p.Handoff
 	return projection.Project(&obs, opts)
 }
 

@@ -157,6 +157,7 @@ func TestOpenAPIDocumentIsValid(t *testing.T) {
 		"POST /v1/leases/{id}/wait", "POST /v1/leases/{id}/tabs", "POST /v1/leases/{id}/screenshot",
 		"POST /v1/leases/{id}/console", "POST /v1/leases/{id}/network", "POST /v1/leases/{id}/emulate",
 		"POST /v1/leases/{id}/downloads",
+		"POST /v1/control/login",
 	}
 	unauthenticated := []string{"GET /healthz", "GET /metrics", "GET /v1/openapi.json"}
 	var got []string

@@ -45,6 +45,8 @@ func (s *Server) Handler() http.Handler {
 	mux.Handle("GET /v1/leases/{id}/tools", s.authed(s.leased(s.listTools)))
 	mux.Handle("POST /v1/leases/{id}/approvals", s.authed(s.leased(s.approve)))
 	mux.Handle("POST /v1/leases/{id}/upload", s.authed(s.leased(s.upload)))
+	mux.Handle("POST /v1/control/login", s.authed(s.controlLogin))
+	mux.HandleFunc("/control/{tenant}/", s.control)
 	// Anything else is the API's JSON 404, not the mux's text.
 	mux.HandleFunc("/", func(w http.ResponseWriter, r *http.Request) {
 		s.fail(w, r, errcode.New(errcode.NotFound, "no such route"))
@@ -63,6 +65,10 @@ type statusWriter struct {
 	http.ResponseWriter
 	status int
 }
+
+// Unwrap lets http.ResponseController flush a stream (the control room's
+// live picture).
+func (w *statusWriter) Unwrap() http.ResponseWriter { return w.ResponseWriter }
 
 func (w *statusWriter) WriteHeader(code int) {
 	if w.status == 0 {
@@ -336,6 +342,7 @@ func (s *Server) run(w http.ResponseWriter, r *http.Request, l *lease, tool stri
 		s.fail(w, r, err)
 		return
 	}
+	l.room.SetView(res.View)
 	out := api.PageResult{View: res.View, Observation: res.Observation, Action: res.Action, Log: res.Log}
 	if res.Image != nil {
 		out.Image = &api.Image{MediaType: res.Image.MediaType, Data: res.Image.Data}

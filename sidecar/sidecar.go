@@ -26,6 +26,7 @@ import (
 
 	veetbrowser "github.com/veetbot/veetbrowser"
 	"github.com/veetbot/veetbrowser/browser"
+	"github.com/veetbot/veetbrowser/controlroom"
 	"github.com/veetbot/veetbrowser/errcode"
 	"github.com/veetbot/veetbrowser/internal/closeonce"
 	"github.com/veetbot/veetbrowser/internal/tempdir"
@@ -88,9 +89,10 @@ type Server struct {
 	reaped  chan struct{} // closed when the reaper has ended
 
 	mu      sync.Mutex
-	leases  map[string]*lease     // live leases this process holds, by id
-	opening int                   // leases whose browser is starting: they count against MaxLeases
-	ended   map[string]endedLease // leases that ran out or were released here, for an hour
+	leases  map[string]*lease            // live leases this process holds, by id
+	opening int                          // leases whose browser is starting: they count against MaxLeases
+	ended   map[string]endedLease        // leases that ran out or were released here, for an hour
+	rooms   map[string]*controlroom.Room // each tenant's control room (control.go), once asked for
 	closed  bool
 }
 
@@ -107,7 +109,8 @@ type lease struct {
 	provider            browser.Provider
 	runtime             *veetbrowser.Runtime
 	session             *veetbrowser.Session
-	uploads             string // the lease's upload root: request files are written here
+	uploads             string            // the lease's upload root: request files are written here
+	room                *controlroom.Page // the session in its tenant's control room
 
 	mu      sync.Mutex
 	expires time.Time
@@ -322,6 +325,8 @@ func (s *Server) open(ctx context.Context, l *lease, dir string, v tools.Version
 		os.RemoveAll(l.uploads)
 		return err
 	}
+	l.room = s.roomOf(l.tenant).Add("lease of " + l.profile)
+	l.room.SetLive(l.session)
 	return nil
 }
 
@@ -359,6 +364,9 @@ func (s *Server) end(ctx context.Context, l *lease, why string) {
 	s.ended[l.id] = endedLease{tenant: l.tenant, at: s.now()}
 	s.metrics.leases.Set(float64(len(s.leases)))
 	s.mu.Unlock()
+	if l.room != nil {
+		l.room.Remove()
+	}
 	l.session.Close(ctx)
 	if err := l.provider.Close(ctx); err != nil {
 		s.log.Warn("the lease's browser did not close cleanly", "err", err)

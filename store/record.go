@@ -108,6 +108,9 @@ type Projection struct {
 	// them.
 	Steps   []string            `json:"steps,omitempty"`
 	Stopped *projection.Stopped `json:"stopped,omitempty"`
+	// Handoff: how a person's hold of the page ended (browser_handoff,
+	// tool version 1.10.0), as the view shows it.
+	Handoff *projection.Handoff `json:"handoff,omitempty"`
 	// Withheld: the view echoed the agent's own draft, which is typed text
 	// and is withheld from the stored observation. This is the digest and
 	// size of the view re-derived from the observation as stored, which

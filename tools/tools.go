@@ -43,6 +43,9 @@ type Version struct {
 	// under caps and a sanitized name, the action that caused it reports
 	// it, and browser_downloads lists them (docs/downloads.md).
 	Downloads bool
+	// Handoff (1.10.0+): browser_handoff, a person takes the page over
+	// from the control room and hands it back (docs/controlroom.md).
+	Handoff bool
 }
 
 // Versions in release order. 1.4.0 belongs to a record this product does not
@@ -57,7 +60,7 @@ var Versions = []Version{
 	{Name: "1.7.0", Continuation: true, Regions: true, TextCoverage: true, Reading: true, Frames: true},
 	{Name: "1.8.0", Continuation: true, Regions: true, TextCoverage: true, Reading: true, Frames: true, Interactions: true},
 	{Name: "1.9.0", Continuation: true, Regions: true, TextCoverage: true, Reading: true, Frames: true, Interactions: true, RealPages: true},
-	{Name: "1.10.0", Continuation: true, Regions: true, TextCoverage: true, Reading: true, Frames: true, Interactions: true, RealPages: true, Debugging: true, Downloads: true},
+	{Name: "1.10.0", Continuation: true, Regions: true, TextCoverage: true, Reading: true, Frames: true, Interactions: true, RealPages: true, Debugging: true, Downloads: true, Handoff: true},
 }
 
 // Newest is the version new sessions get.
@@ -93,6 +96,7 @@ const (
 	Console    = "browser_console"    // 1.10.0
 	Network    = "browser_network"    // 1.10.0
 	Emulate    = "browser_emulate"    // 1.10.0
+	Handoff    = "browser_handoff"    // 1.10.0
 )
 
 // Has reports whether version v has the tool of that name. It is the one
@@ -110,6 +114,8 @@ func (v Version) Has(tool string) bool {
 		return v.Debugging
 	case Downloads:
 		return v.Downloads
+	case Handoff:
+		return v.Handoff
 	}
 	return false
 }
@@ -257,6 +263,7 @@ func Tools(v Version) []Tool {
 	}}
 	added = append(added, debuggingTools()...)
 	added = append(added, downloadsTool())
+	added = append(added, handoffTool())
 	for _, t := range added {
 		if v.Has(t.Name) {
 			all = append(all, t)

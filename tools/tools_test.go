@@ -158,7 +158,7 @@ func TestFrameDescriptions(t *testing.T) {
 // version lists, so the dispatchers that ask it and the lists that show
 // tools agree.
 func TestVersionHasItsListedTools(t *testing.T) {
-	all := []string{Navigate, Observe, Act, Upload, Find, Wait, Tabs, Screenshot, Console, Network, Emulate, Downloads}
+	all := []string{Navigate, Observe, Act, Upload, Find, Wait, Tabs, Screenshot, Console, Network, Emulate, Downloads, Handoff}
 	for _, v := range Versions {
 		listed := map[string]bool{}
 		for _, tool := range Tools(v) {

@@ -79,6 +79,7 @@ type actionShown struct {
 	Approval       string // stored, approver, or "" (none needed or refused)
 	Refused        string
 	Postconditions []string
+	Handoff        string // who held the page (browser_handoff), how long, how it ended
 }
 
 type diff struct {
@@ -338,6 +339,12 @@ type actionRecord struct {
 		DialogOpened        bool   `json:"dialog_opened"`
 		URL                 string `json:"url"`
 	} `json:"postconditions"`
+	Handoff *struct {
+		By     string `json:"by"`
+		HeldMS int64  `json:"held_ms"`
+		Ended  string `json:"ended"`
+		Input  string `json:"input"`
+	} `json:"handoff"`
 }
 
 func action(raw []byte) *actionShown {
@@ -360,6 +367,9 @@ func action(raw []byte) *actionShown {
 		if f.Submit {
 			a.Facts = append(a.Facts, argument{Name: "submit", Value: "yes"})
 		}
+	}
+	if h := r.Handoff; h != nil {
+		a.Handoff = fmt.Sprintf("held by a person (%s) for %.1f s, %s; %s, not recorded", h.By, float64(h.HeldMS)/1000, h.Ended, h.Input)
 	}
 	if p := r.Postconditions; p != nil {
 		for _, c := range []struct {

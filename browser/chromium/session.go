@@ -67,7 +67,8 @@ type Session struct {
 	// nil when it keeps none.
 	dl *sessionDownloads
 
-	closed atomic.Bool // set by Close, even when an operation is stuck
+	closed  atomic.Bool // set by Close, even when an operation is stuck
+	casting atomic.Bool // a screencast runs (screencast.go): one at a time
 
 	// guarded by lock
 	// tab is the active tab: the first, or one tabs.go adopted. Provider.watch
