@@ -132,4 +132,3 @@ func BenchmarkObserveSmallPages(b *testing.B) {
 		}
 	}
 }
-
