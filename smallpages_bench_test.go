@@ -1,6 +1,7 @@
 package veetbrowser
 
 import (
+	"context"
 	"encoding/json"
 	"fmt"
 	"slices"
@@ -9,6 +10,7 @@ import (
 	"time"
 
 	"github.com/veetbot/veetbrowser/internal/browsertest"
+	"github.com/veetbot/veetbrowser/internal/pages"
 	"github.com/veetbot/veetbrowser/tools"
 )
 
@@ -122,21 +124,47 @@ func BenchmarkObserveSmallPages(b *testing.B) {
 			b.Run(version+"/"+page, func(b *testing.B) {
 				s := session(b, SessionOptions{Version: version, Budget: 8192})
 				navigateView(b, ctx, s, urls[page])
-				b.ReportAllocs()
-				var took []time.Duration
-				b.ResetTimer()
-				for b.Loop() {
-					start := time.Now()
-					if _, err := s.Call(ctx, tools.Observe, json.RawMessage(`{}`)); err != nil {
-						b.Fatal(err)
-					}
-					took = append(took, time.Since(start))
-				}
-				// The median, which a loaded machine's spikes move least.
-				b.ReportMetric(float64(median(took).Microseconds())/1000, "p50-ms")
+				observeTimed(b, ctx, s)
 			})
 		}
 	}
+}
+
+// BenchmarkObserveLargePages is BenchmarkObserveSmallPages on large
+// pages, where the bounds set the cost: 12,000 buttons, 300,000 buttons,
+// and the generated long article (3,000 paragraphs, 800 links).
+func BenchmarkObserveLargePages(b *testing.B) {
+	urls := map[string]string{
+		"controls-12000":  browsertest.Serve(b, browsertest.Repeat(12000, "<button>Item %d</button>\n")),
+		"controls-300000": browsertest.Serve(b, browsertest.Repeat(300000, "<button>Item %d</button>\n")),
+		"article":         browsertest.Serve(b, pages.NewArticle(pages.ArticleOptions{Paragraphs: 3000, NavLinks: 800}).HTML),
+	}
+	ctx := browsertest.Context(b, 20*time.Minute)
+	for _, version := range []string{"1.10.0", "1.8.0"} {
+		for _, page := range []string{"controls-12000", "controls-300000", "article"} {
+			b.Run(version+"/"+page, func(b *testing.B) {
+				s := session(b, SessionOptions{Version: version, Budget: 8192})
+				navigateView(b, ctx, s, urls[page])
+				observeTimed(b, ctx, s)
+			})
+		}
+	}
+}
+
+// observeTimed observes s b.N times and reports the median.
+func observeTimed(b *testing.B, ctx context.Context, s *Session) {
+	b.ReportAllocs()
+	var took []time.Duration
+	b.ResetTimer()
+	for b.Loop() {
+		start := time.Now()
+		if _, err := s.Call(ctx, tools.Observe, json.RawMessage(`{}`)); err != nil {
+			b.Fatal(err)
+		}
+		took = append(took, time.Since(start))
+	}
+	// The median, which a loaded machine's spikes move least.
+	b.ReportMetric(float64(median(took).Microseconds())/1000, "p50-ms")
 }
 
 // median is the middle of d, which it sorts.
