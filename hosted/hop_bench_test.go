@@ -40,7 +40,9 @@ type cannedPage struct {
 	obs *observation.Observation
 }
 
-func (p cannedPage) Navigate(context.Context, string) (*observation.Observation, error) { return p.copy(), nil }
+func (p cannedPage) Navigate(context.Context, string) (*observation.Observation, error) {
+	return p.copy(), nil
+}
 
 func (p cannedPage) Observe(context.Context, observation.Request) (*observation.Observation, error) {
 	return p.copy(), nil
