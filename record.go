@@ -186,6 +186,9 @@ func (c *callRecord) fill(r *store.Result, res *Result) error {
 		if r.Observation, err = json.Marshal(obs); err != nil {
 			return errcode.Wrap(errcode.Internal, err, "the observation cannot be recorded")
 		}
+		if !withheld {
+			res.encoded = r.Observation
+		}
 		r.View = &store.View{SHA256: sha256Sum(res.View), Bytes: len(res.View)}
 		p := res.projected
 		r.Projection = &store.Projection{Version: c.s.version.Name, Budget: p.Budget, Action: p.Action, NextKey: p.Next,

@@ -262,6 +262,20 @@ type Result struct {
 	View json.RawMessage
 
 	projected projection.Options // what View was projected with, for the record
+	// encoded is Observation as the record encoded it, when nothing was
+	// withheld from it (ObservationJSON).
+	encoded json.RawMessage
+}
+
+// ObservationJSON is Observation as encoding/json writes it. A surface
+// that sends the canonical observation on (the sidecar) takes the bytes
+// the call's record already encoded, instead of encoding it again; the
+// observation must not have changed since the call returned.
+func (r *Result) ObservationJSON() (json.RawMessage, error) {
+	if r.encoded != nil || r.Observation == nil {
+		return r.encoded, nil
+	}
+	return json.Marshal(r.Observation)
 }
 
 // Navigate loads url and observes the page. A URL outside the grant is

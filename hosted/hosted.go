@@ -458,7 +458,15 @@ func (c client) request(ctx context.Context, method, path, contentType string, b
 		return errcode.Wrap(errcode.BrowserUnavailable, err, "the sidecar could not be reached")
 	}
 	defer resp.Body.Close()
-	b, err := io.ReadAll(io.LimitReader(resp.Body, maxResponse+1))
+	// An answer that says its length is read into one buffer of that
+	// size, not grown to it from 512 bytes (a canonical observation is
+	// tens of KiB).
+	var buf bytes.Buffer
+	if n := resp.ContentLength; n > 0 && n <= maxResponse {
+		buf.Grow(int(n) + bytes.MinRead) // ReadFrom grows a buffer with less room left
+	}
+	_, err = buf.ReadFrom(io.LimitReader(resp.Body, maxResponse+1))
+	b := buf.Bytes()
 	if err != nil || len(b) > maxResponse {
 		return errcode.Wrap(errcode.BrowserUnavailable, err, "the sidecar's answer could not be read")
 	}

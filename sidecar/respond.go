@@ -4,8 +4,11 @@ import (
 	"encoding/json"
 	"errors"
 	"net/http"
+	"strconv"
 
+	"github.com/veetbot/veetbrowser/browser"
 	"github.com/veetbot/veetbrowser/errcode"
+	"github.com/veetbot/veetbrowser/observation"
 	"github.com/veetbot/veetbrowser/policy"
 	"github.com/veetbot/veetbrowser/sidecar/api"
 )
@@ -52,4 +55,46 @@ func writeJSON(w http.ResponseWriter, status int, v any) {
 	w.Header().Set("Cache-Control", "no-store")
 	w.WriteHeader(status)
 	w.Write(append(b, '\n'))
+}
+
+// pageTail is what follows the view and the observation in an
+// api.PageResult, field for field.
+type pageTail struct {
+	Action *browser.ActResult `json:"action,omitempty"`
+	Image  *api.Image         `json:"image,omitempty"`
+	Log    *observation.Log   `json:"log,omitempty"`
+}
+
+// writePage writes a page call's answer, byte for byte what writeJSON
+// writes for the api.PageResult of the same values. The view and the
+// observation were written by encoding/json already (compact, HTML
+// escaped): they are put in place as they are, instead of being scanned
+// and copied again, tens of KiB an observation.
+func writePage(w http.ResponseWriter, view, obs json.RawMessage, tail pageTail) {
+	rest, err := json.Marshal(tail)
+	if err != nil {
+		writeJSON(w, http.StatusOK, tail) // writes the encoding failure
+		return
+	}
+	if view == nil {
+		view = json.RawMessage("null")
+	}
+	b := make([]byte, 0, len(view)+len(obs)+len(rest)+32)
+	b = append(append(b, `{"view":`...), view...)
+	if len(obs) > 0 {
+		b = append(append(b, `,"observation":`...), obs...)
+	}
+	if len(rest) > len("{}") {
+		b = append(append(b, ','), rest[1:]...)
+	} else {
+		b = append(b, '}')
+	}
+	b = append(b, '\n')
+	w.Header().Set("Content-Type", "application/json")
+	w.Header().Set("Cache-Control", "no-store")
+	// Its length, so that the client reads it into one buffer of that
+	// size, and the answer is not chunked.
+	w.Header().Set("Content-Length", strconv.Itoa(len(b)))
+	w.WriteHeader(http.StatusOK)
+	w.Write(b)
 }

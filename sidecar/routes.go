@@ -343,14 +343,18 @@ func (s *Server) run(w http.ResponseWriter, r *http.Request, l *lease, tool stri
 		return
 	}
 	l.room.SetView(res.View)
-	out := api.PageResult{View: res.View, Observation: res.Observation, Action: res.Action, Log: res.Log}
+	tail := pageTail{Action: res.Action, Log: res.Log}
 	if res.Image != nil {
-		out.Image = &api.Image{MediaType: res.Image.MediaType, Data: res.Image.Data}
+		tail.Image = &api.Image{MediaType: res.Image.MediaType, Data: res.Image.Data}
 	}
+	var obs json.RawMessage
 	if omit {
-		out.Observation, out.Log = nil, nil
+		tail.Log = nil
+	} else if obs, err = res.ObservationJSON(); err != nil {
+		s.fail(w, r, errcode.Wrap(errcode.Internal, err, "the observation could not be encoded"))
+		return
 	}
-	writeJSON(w, http.StatusOK, out)
+	writePage(w, res.View, obs, tail)
 }
 
 // upload writes the request's files into a fresh directory of the lease's

@@ -212,7 +212,11 @@ func launchBrowser(ctx context.Context, exe string, output io.Writer, profile st
 	// The browser outlives the caller's request context; Close ends it.
 	base := context.WithoutCancel(ctx)
 	allocCtx, allocCancel := chromedp.NewExecAllocator(base, flags...)
-	browserCtx, browserCancel := chromedp.NewContext(allocCtx)
+	var copts []chromedp.ContextOption
+	if cdpDebugf != nil {
+		copts = append(copts, chromedp.WithDebugf(cdpDebugf))
+	}
+	browserCtx, browserCancel := chromedp.NewContext(allocCtx, copts...)
 	// The first run starts the browser and binds it to browserCtx: it must
 	// carry no timeout (the allocator bounds the start itself).
 	if err := chromedp.Do(browserCtx); err != nil {
@@ -244,6 +248,11 @@ func launchBrowser(ctx context.Context, exe string, output io.Writer, profile st
 	}
 	return inst, nil
 }
+
+// cdpDebugf, when a test sets it before a launch, sees every CDP message
+// of the browser launched (chromedp.WithDebugf): the tests count the round
+// trips of an observation with it.
+var cdpDebugf func(string, ...any)
 
 // Attach connects to a running browser's DevTools endpoint (ws://…). Close
 // closes the pages this provider opened and the connection, not the browser.

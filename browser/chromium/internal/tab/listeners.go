@@ -35,6 +35,11 @@ const listenerGroup = "veetbrowser-listeners"
 type marks struct {
 	world string
 	ids   map[cdp.BackendNodeID]bool
+	// doc is the document node of docWorld's document, learnt by the
+	// world's first marking: the later ones ask for its listeners
+	// without finding it again, two round trips fewer.
+	docWorld string
+	doc      cdp.BackendNodeID
 }
 
 // resolvers is how many node resolutions are in flight at once.
@@ -46,9 +51,9 @@ const resolvers = 8
 // observation.ListenerRoots) and marks the first max of them, the light
 // tree's in the order Chromium reports them (the document's), then each
 // shadow root's, in the collector's world, where the next scan reads the
-// marks. It answers how many it found before the cap. Its cost: six round
-// trips, one more and three per shadow root when there are any, plus one
-// resolution per element not
+// marks. It answers how many it found before the cap. Its cost: four round
+// trips (six on a document's first marking), one more and three per
+// shadow root when there are any, plus one resolution per element not
 // marked by an earlier call, eight in flight, and one more round trip when
 // any was.
 func (t *Tab) MarkListeners(ctx context.Context, max int) (int, error) {
@@ -96,18 +101,26 @@ func (t *Tab) MarkFrameListeners(ctx context.Context, v FrameView, max int) (int
 // (a document or a shadow root) that have a click-type listener of the
 // page's, in the order Chromium reports them; a listener on obj itself is
 // a delegation root and left out.
-func clickListeners(octx context.Context, target *chromedp.Target, obj runtime.RemoteObjectID) ([]cdp.BackendNodeID, error) {
+func clickListeners(octx context.Context, target *chromedp.Target, obj runtime.RemoteObjectID) ([]cdp.BackendNodeID, cdp.BackendNodeID, error) {
+	desc, err := cdp.Call(octx, target, dom.DescribeNode, dom.DescribeNodeParams{ObjectID: obj})
+	if err != nil || desc.Node == nil {
+		return nil, 0, fmt.Errorf("describing the listeners' root: %v", err)
+	}
+	ids, err := nodeListeners(octx, target, desc.Node.BackendNodeID)
+	return ids, desc.Node.BackendNodeID, err
+}
+
+// nodeListeners are clickListeners' answer for the root of backend id
+// node.
+func nodeListeners(octx context.Context, target *chromedp.Target, node cdp.BackendNodeID) ([]cdp.BackendNodeID, error) {
 	// Listeners are reported for the world of the object asked about: the
 	// page's own are those of the node in the main world, which
 	// DOM.resolveNode wraps without running code there. Shadow roots are
 	// not pierced: Chromium's pierce reports every world's listeners, and
 	// with the collector's world among them the renderer crashes; each
-	// root is asked about on its own instead.
-	desc, err := cdp.Call(octx, target, dom.DescribeNode, dom.DescribeNodeParams{ObjectID: obj})
-	if err != nil || desc.Node == nil {
-		return nil, fmt.Errorf("describing the listeners' root: %v", err)
-	}
-	main, err := cdp.Call(octx, target, dom.ResolveNode, dom.ResolveNodeParams{BackendNodeID: desc.Node.BackendNodeID, ObjectGroup: listenerGroup})
+	// root is asked about on its own instead. The object group is what
+	// makes Chromium report each listener's node.
+	main, err := cdp.Call(octx, target, dom.ResolveNode, dom.ResolveNodeParams{BackendNodeID: node, ObjectGroup: listenerGroup})
 	if err != nil || main.Object == nil {
 		return nil, fmt.Errorf("resolving the listeners' root: %v", err)
 	}
@@ -118,7 +131,7 @@ func clickListeners(octx context.Context, target *chromedp.Target, obj runtime.R
 	}
 	var ids []cdp.BackendNodeID
 	for _, l := range ls.Listeners {
-		if clickTypes[l.Type] && l.BackendNodeID != 0 && l.BackendNodeID != desc.Node.BackendNodeID {
+		if clickTypes[l.Type] && l.BackendNodeID != 0 && l.BackendNodeID != node {
 			ids = append(ids, l.BackendNodeID)
 		}
 	}
@@ -130,7 +143,21 @@ func clickListeners(octx context.Context, target *chromedp.Target, obj runtime.R
 func (t *Tab) markIn(octx context.Context, target *chromedp.Target, world string, worldID runtime.ExecutionContextID, max int, mk *marks) (int, error) {
 	defer t.Release(octx, target, listenerGroup)
 	var all []cdp.BackendNodeID
-	for _, expr := range []string{"document", "globalThis.__veetbrowser.listenerRoots()"} {
+	exprs := []string{"document", "globalThis.__veetbrowser.listenerRoots()"}
+	t.marksMu.Lock()
+	doc := mk.doc
+	if mk.docWorld != world {
+		doc = 0
+	}
+	t.marksMu.Unlock()
+	if doc != 0 {
+		ids, err := nodeListeners(octx, target, doc)
+		if err != nil {
+			return 0, err
+		}
+		all, exprs = ids, exprs[1:]
+	}
+	for _, expr := range exprs {
 		r, err := cdp.Call(octx, target, runtime.Evaluate, runtime.EvaluateParams{
 			Expression: expr, UniqueContextID: world, ObjectGroup: listenerGroup, Silent: ptr(true)})
 		if err != nil || r.Result == nil || r.ExceptionDetails != nil {
@@ -156,11 +183,16 @@ func (t *Tab) markIn(octx context.Context, target *chromedp.Target, world string
 			}
 		}
 		for _, root := range roots {
-			ids, err := clickListeners(octx, target, root)
+			ids, node, err := clickListeners(octx, target, root)
 			if err != nil {
 				return 0, err
 			}
 			all = append(all, ids...)
+			if expr == "document" {
+				t.marksMu.Lock()
+				mk.docWorld, mk.doc = world, node
+				t.marksMu.Unlock()
+			}
 		}
 	}
 	seen := map[cdp.BackendNodeID]bool{}

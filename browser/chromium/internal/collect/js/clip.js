@@ -34,7 +34,7 @@ function scrollClip(e, st, acc) {
 function viewportScroller(e) {
   if (e === document.documentElement) return true;
   if (e !== document.body) return false;
-  const root = getComputedStyle(document.documentElement);
+  const root = styleOf(document.documentElement);
   return root.overflowX === 'visible' && root.overflowY === 'visible';
 }
 

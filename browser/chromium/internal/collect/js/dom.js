@@ -210,7 +210,7 @@ function resumeTextWalk(point, max, root = null) {
   for (let i = chain.length - 1; i >= 0; i--) {
     const a = chain[i];
     if (i < Math.min(k, chain.length - 1)) stack.push([a.nextSibling, a.assignedSlot ? SLOTTED : 0, chain[i + 1], pre, true, 0]);
-    const st = getComputedStyle(a);
+    const st = styleOf(a);
     const display = st.display;
     if (excludedSubtree(a) || display === 'none' || display === '' || st.contentVisibility === 'hidden') {
       return {stack, visits: chain.length};

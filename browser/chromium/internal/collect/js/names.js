@@ -78,7 +78,7 @@ function textAlternative(root, how, skip, budget = nameBudget()) {
     const tag = n.localName;
     const whole = n === root && how === 'content';
     if (tag === 'script' || tag === 'style' || tag === 'template' || tag === 'noscript') continue;
-    const st = getComputedStyle(n);
+    const st = styleOf(n);
     const contents = st.display === 'contents';
     // checkVisibility says false for display:contents (no box of its own,
     // slots included), yet its children are rendered.
@@ -153,7 +153,7 @@ function pushTargets(stack, el) {
 function hiddenTarget(el) {
   if (el.nodeType !== 1) return false;
   if (el.closest('[aria-hidden="true"]')) return true;
-  if (getComputedStyle(el).display === 'contents') return false;
+  if (styleOf(el).display === 'contents') return false;
   return !el.checkVisibility({visibilityProperty: true});
 }
 

@@ -7,6 +7,16 @@
 // nodes. One visibility checker serves all collectors: nothing moves the
 // layout between them, and its caches are shared.
 function observe(p) {
+  styles = new Map();
+  try {
+    return collectAll(p);
+  } finally {
+    styles = null;
+  }
+}
+
+// collectAll is an observation's collectors and their answer.
+function collectAll(p) {
   if (p.doc && p.doc !== docId) return {error: R.DocumentChanged, doc: docId};
   const visible = visibilityChecker({scrollers: p.real_pages === true});
   const c = p.controls_ended ? endedControls() : collectControls(p, p.revision, visible);

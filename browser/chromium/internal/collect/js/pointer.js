@@ -65,9 +65,9 @@ function pointerSignal(el) {
   if (listened.has(el) || el.hasAttribute('onclick') || el.getAttribute('draggable') === 'true' || sortableItem(el)) return true;
   const ti = el.getAttribute('tabindex');
   if (ti !== null && /^\s*\d+\s*$/.test(ti)) return true;
-  if (getComputedStyle(el).cursor !== 'pointer') return false;
+  if (styleOf(el).cursor !== 'pointer') return false;
   const p = flatParent(el);
-  return !p || p.nodeType !== 1 || getComputedStyle(p).cursor !== 'pointer';
+  return !p || p.nodeType !== 1 || styleOf(p).cursor !== 'pointer';
 }
 
 // pointerRole is a pointer target's role: its ARIA role's first token (no

@@ -274,7 +274,7 @@ function collectText(vis, opts = {}) {
     if (reading && navigationLandmark(n)) continue; // menus: the control and region streams
     const tag = n.localName;
     // Each element's style is read once, on the way down.
-    const st = getComputedStyle(n);
+    const st = styleOf(n);
     const display = st.display;
     // Not rendered: display:none, content-visibility:hidden (a collapsed
     // <details>' content, hidden="until-found"), or no style at all (a

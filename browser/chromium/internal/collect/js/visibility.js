@@ -1,5 +1,19 @@
 // visibility.js: what a visible box and visibly rendered text are (docs/observation.md).
 
+// styles memoizes each element's computed style for one observation
+// (observe sets it, then clears it): nothing changes the layout while the
+// collectors run, and each getComputedStyle call builds a new declaration.
+let styles = null;
+function styleOf(el) {
+  if (styles === null) return getComputedStyle(el);
+  let st = styles.get(el);
+  if (st === undefined) {
+    st = getComputedStyle(el);
+    styles.set(el, st);
+  }
+  return st;
+}
+
 // visibilityChecker is the one definition of hidden for every collector.
 // Its facts are memoized per element for one collection, and every
 // ancestor fact is computed top-down along the flat tree once, so shared
@@ -76,7 +90,7 @@ function visibilityChecker(opts) {
     for (let i = chain.length - 1; i >= 0; i--) {
       const e = chain[i];
       if (acc !== 'none') {
-        const st = getComputedStyle(e);
+        const st = styleOf(e);
         if (collapsed(st, e)) {
           acc = 'none';
         } else if (st.position === 'fixed') {
@@ -113,7 +127,7 @@ function visibilityChecker(opts) {
     if (hiddenSubtree(el)) return false;
     const r = el.getBoundingClientRect();
     if (!(r.width > 0 && r.height > 0)) return false;
-    const style = getComputedStyle(el);
+    const style = styleOf(el);
     if (collapsed(style, el) || outside(el, r)) return false;
     return !blankText(el, style);
   }
@@ -126,7 +140,7 @@ function visibilityChecker(opts) {
     const chain = []; // display:contents elements, each shown if visible and its flat parent is
     let n = el;
     let v = true;
-    for (let s = st; n; s = n && getComputedStyle(n)) {
+    for (let s = st; n; s = n && styleOf(n)) {
       const m = renderedMemo.get(n);
       if (m !== undefined) { v = m; break; }
       if (s.display !== 'contents') {
@@ -152,7 +166,7 @@ function visibilityChecker(opts) {
   function showsText(el) {
     let v = textMemo.get(el);
     if (v !== undefined) return v;
-    const st = getComputedStyle(el);
+    const st = styleOf(el);
     v = st.display !== '' && st.fontSize !== '0px' && rendered(el, st) && !hiddenSubtree(el) &&
       !(el.localName === 'details' && !el.open) && clipOf(el) !== 'none';
     if (v && st.display !== 'contents') {
@@ -211,7 +225,7 @@ function blankText(el, st) {
   if (el.localName === 'input' && BLANK_EXEMPT_INPUTS.has((el.getAttribute('type') || '').toLowerCase())) return false;
   const drawn = walk(el.firstChild, {max: B.NameNodes}, (n) => {
     if (n.nodeType !== 1) return SKIP;
-    if (REPLACED.has(n.localName) || getComputedStyle(n).fontSize !== '0px') return STOP;
+    if (REPLACED.has(n.localName) || styleOf(n).fontSize !== '0px') return STOP;
   });
   return !drawn.stopped;
 }

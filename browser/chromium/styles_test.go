@@ -1,0 +1,64 @@
+package chromium
+
+import (
+	"encoding/json"
+	"testing"
+	"time"
+
+	"github.com/veetbot/veetbrowser/internal/browsertest"
+	"github.com/veetbot/veetbrowser/observation"
+)
+
+// TestObserveReadsEachStyleOnce: an observation reads an element's
+// computed style once, however many checks ask about it (visibility,
+// clips, text, names, pointer signals): on a page of regions with
+// headings, links, a form and hidden parts, no element's style is read
+// twice (pseudo-elements' styles are other objects, and not counted).
+func TestObserveReadsEachStyleOnce(t *testing.T) {
+	t.Parallel()
+	ctx := browsertest.Context(t, time.Minute)
+	s, _ := openReal(t, browsertest.Serve(t, `<!doctype html><title>Handbook</title>
+<header><a href="/">Northwind</a><button aria-expanded="false">Menu</button><ul hidden><li><a href="/a">A</a></li></ul></header>
+<nav aria-label="Contents"><a href="#s1">One</a> <a href="#s2">Two</a></nav>
+<main><h1>Handbook</h1>
+<section id="s1" aria-labelledby="h1"><h2 id="h1">Leave</h2><p>How to ask for <b>leave</b>.</p><a href="/leave">Read more</a></section>
+<section id="s2" aria-label="Travel"><h2>Travel</h2><p style="overflow:hidden">Book trains.</p><span onclick="go()" style="cursor:pointer">Book now</span></section>
+<form aria-label="Ask"><label>Question <input name="q"></label><button>Ask</button></form>
+<p style="display:none">hidden</p><div aria-hidden="true">decoration</div></main>
+<footer><a href="/privacy">Privacy</a></footer>`), true)
+	if _, err := s.tab.Evaluate(ctx, `(() => {
+  const read = globalThis.getComputedStyle, counts = new Map();
+  globalThis.__styleReads = counts;
+  globalThis.getComputedStyle = function(el, pseudo) {
+    if (pseudo === undefined) counts.set(el, (counts.get(el) || 0) + 1);
+    return read.call(this, el, pseudo);
+  };
+  return true;
+})()`); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := s.Observe(ctx, observation.Request{}); err != nil {
+		t.Fatal(err)
+	}
+	raw, err := s.tab.Evaluate(ctx, `(() => {
+  let most = 0, twice = [];
+  for (const [el, n] of globalThis.__styleReads) {
+    most = Math.max(most, n);
+    if (n > 1) twice.push(el.localName + '×' + n);
+  }
+  return {elements: globalThis.__styleReads.size, twice};
+})()`)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var got struct {
+		Elements int
+		Twice    []string
+	}
+	if err := json.Unmarshal(raw, &got); err != nil {
+		t.Fatal(err)
+	}
+	if got.Elements < 10 || len(got.Twice) > 0 {
+		t.Fatalf("styles of %d elements read; read more than once: %v", got.Elements, got.Twice)
+	}
+}
