@@ -34,7 +34,6 @@ import (
 
 	"github.com/veetbot/veetbrowser/browser"
 	"github.com/veetbot/veetbrowser/errcode"
-	"github.com/veetbot/veetbrowser/internal/tempdir"
 	"github.com/veetbot/veetbrowser/internal/uploads"
 	"github.com/veetbot/veetbrowser/observation"
 	"github.com/veetbot/veetbrowser/policy"
@@ -350,43 +349,6 @@ func (s *Session) Act(ctx context.Context, a Action) (*Result, error) {
 	return rec.finish(ctx, r, err)
 }
 
-// Upload sets files from the upload root on a file-input control. The
-// reference, the live guards and the authorization are checked before any
-// file is read; then the files are copied into the session's own directory
-// and the browser reads the copies.
-//
-// Chromium reads a file when the page does, not when it is set, so copies
-// are kept while the page may still read them: for each file input, the
-// copies of its newest upload, until a newer upload to the same input, an
-// upload in another document (the page left the first one), or Close. The
-// copies of a failed upload are removed at once.
-func (s *Session) Upload(ctx context.Context, ref string, paths []string) (*Result, error) {
-	rec, err := s.intent(ctx, tools.Upload, uploadArgs(ref, paths))
-	if err != nil {
-		return nil, err
-	}
-	res, err := s.upload(ctx, rec, ref, paths)
-	return rec.finish(ctx, res, err)
-}
-
-func (s *Session) upload(ctx context.Context, rec *callRecord, ref string, paths []string) (*Result, error) {
-	if err := s.uploads.Check(paths); err != nil {
-		return nil, err
-	}
-	var staged *keptUpload
-	stage := func(ctx context.Context, to browser.UploadTarget) ([]string, error) {
-		u, files, err := s.stageUpload(ctx, to, paths)
-		staged = u
-		return files, err
-	}
-	res, err := s.page.Upload(ctx, s.carry(ref), stage, s.authorize(rec))
-	s.finishUpload(staged, err == nil)
-	if err != nil {
-		return nil, err
-	}
-	return s.result(res.Observation, res)
-}
-
 // Observe observes the page again, continuing where opts say. Options the
 // session's tool version does not accept are refused as browser_observe's
 // arguments would be: invalid_argument, or expansion_unsupported for a
@@ -577,27 +539,6 @@ func (s *Session) project(obs *observation.Observation, act *browser.ActResult, 
 		return nil, err
 	}
 	return &Result{Observation: obs, Action: act, View: view, projected: opts}, nil
-}
-
-// uploadDirLocked returns a fresh directory for one upload's copies, inside
-// the session's own directory, which Close removes. The session's directory
-// is marked with this process, so that a start after a crash removes it.
-func (s *Session) uploadDirLocked() (string, error) {
-	if s.closed {
-		return "", errcode.New(errcode.BrowserUnavailable, "the session is closed")
-	}
-	if s.copies == "" {
-		dir, err := tempdir.Make("veetbrowser-uploads-")
-		if err != nil {
-			return "", errcode.Wrap(errcode.UploadRefused, err, "the upload could not be prepared")
-		}
-		s.copies = dir
-	}
-	dir, err := os.MkdirTemp(s.copies, "u")
-	if err != nil {
-		return "", errcode.Wrap(errcode.UploadRefused, err, "the upload could not be prepared")
-	}
-	return dir, nil
 }
 
 // Close closes the page, removes the session's upload copies, and its
