@@ -198,3 +198,60 @@ func TestClickThatOpensAPopupReportsIt(t *testing.T) {
 		t.Fatalf("the popup is not reported as opened: %+v", res.Observation.Tabs)
 	}
 }
+
+// BenchmarkActSettle times single actions on the storefront, each with its
+// settling and the view after it (median, act-ms): a click that changes
+// nothing but the page's own text, a click that navigates (the page opened
+// again, untimed, before each), and typing one character into a field.
+func BenchmarkActSettle(b *testing.B) {
+	base := browsertest.ServePages(b, map[string]string{"/": storefront,
+		"/reviews": "<title>Reviews</title><h1>Reviews</h1><p>Great grip.</p>"})
+	for _, act := range []string{"click", "click-navigates", "type"} {
+		b.Run(act, func(b *testing.B) {
+			ctx := browsertest.Context(b, 10*time.Minute)
+			s := openSession(b)
+			obs, err := s.Navigate(ctx, base)
+			if err != nil {
+				b.Fatal(err)
+			}
+			ref := func(name string) string {
+				for _, c := range obs.Controls {
+					if c.Name == name {
+						return c.Ref
+					}
+				}
+				b.Fatalf("no control %q", name)
+				return ""
+			}
+			var took []time.Duration
+			for b.Loop() {
+				var a browser.Action
+				switch act {
+				case "click":
+					a = browser.Action{Kind: browser.ActClick, Ref: ref("Copy link")}
+				case "click-navigates":
+					b.StopTimer()
+					if obs, err = s.Navigate(ctx, base); err != nil {
+						b.Fatal(err)
+					}
+					b.StartTimer()
+					a = browser.Action{Kind: browser.ActClick, Ref: ref("Read reviews")}
+				case "type":
+					a = browser.Action{Kind: browser.ActType, Ref: ref("Newsletter email"), Text: "x"}
+				}
+				start := time.Now()
+				res, err := s.Act(ctx, a, allowAll)
+				if err != nil {
+					b.Fatal(err)
+				}
+				took = append(took, time.Since(start))
+				if act == "click-navigates" && !res.NavigationDone {
+					b.Fatal("the click did not navigate")
+				}
+				obs = res.Observation
+			}
+			slices.Sort(took)
+			b.ReportMetric(float64(took[len(took)/2].Microseconds())/1000, "act-ms")
+		})
+	}
+}
