@@ -1,6 +1,7 @@
 package chromium
 
 import (
+	"net/http"
 	"slices"
 	"testing"
 	"time"
@@ -39,7 +40,7 @@ const storefront = `<title>Trail runner 3 · Outdoor shop</title>
 <form id=news onsubmit="event.preventDefault(); document.getElementById('wish').textContent = 'subscribed'">
 <label>Newsletter email <input name=news></label><button>Subscribe</button></form></aside>
 </main>
-<footer><p>© Outdoor shop · <a href="#terms">Terms</a></p></footer>`
+<footer><p>© Outdoor shop · <a href="#terms">Terms</a> · <a href="/report">Report this page</a></p></footer>`
 
 func openStorefront(t *testing.T) (*effects, *Session, *observation.Observation) {
 	t.Helper()
@@ -72,6 +73,39 @@ func TestClickThatNavigatesAtOnceReportsIt(t *testing.T) {
 	}
 	if res.NavigationStarted || res.DialogOpened || evalMain(t, s, "document.getElementById('wish').textContent") != "shared" {
 		t.Fatalf("a click that stayed: %+v", res)
+	}
+}
+
+// TestNavigationWithoutADocumentEnds: a link the server answers with no
+// document (204) starts a navigation that ends without one; the click
+// returns the page it stayed on instead of waiting out SettleLoad (15 s;
+// the 5 s deadline is a liveness bound, not a measurement).
+func TestNavigationWithoutADocumentEnds(t *testing.T) {
+	t.Parallel()
+	site := &effects{pages: map[string]string{"/": storefront}}
+	base := browsertest.ServeHandler(t, http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		if r.URL.Path == "/report" {
+			site.Record("report")
+			w.WriteHeader(http.StatusNoContent)
+			return
+		}
+		site.ServeHTTP(w, r)
+	}))
+	s := openSession(t)
+	obs, err := s.Navigate(browsertest.Context(t, time.Minute), base)
+	if err != nil {
+		t.Fatal(err)
+	}
+	ctx := browsertest.Context(t, 5*time.Second)
+	res, err := s.Act(ctx, browser.Action{Kind: browser.ActClick, Ref: find(t, obs, "Report this page").Ref}, allowAll)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if !res.NavigationStarted || res.NavigationDone || res.Observation.Title != obs.Title {
+		t.Fatalf("a navigation without a document: %+v, title %q", res, res.Observation.Title)
+	}
+	if got := site.Seen(); !slices.Equal(got, []string{"report"}) {
+		t.Fatalf("server saw %q", got)
 	}
 }
 

@@ -91,7 +91,10 @@ func (t *Tab) Settle(ctx context.Context, before Mark) Settled {
 	t.waitFor(lctx, func() bool {
 		loader = t.loader
 		_, seen := t.lifecycle[loader]
-		return t.blockingDialogLocked() || t.dismissed || t.refusals != before.refusals ||
+		// A navigation that ended without a document (a 204, a failed
+		// request) leaves the page as it was.
+		failed := t.pending == "" && loader == before.loader
+		return t.blockingDialogLocked() || t.dismissed || t.refusals != before.refusals || failed ||
 			(seen && loader != before.loader && t.lifecycle[loader] != "init" && t.world != "")
 	})
 	t.mu.Lock()
