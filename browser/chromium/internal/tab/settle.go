@@ -5,6 +5,7 @@ import (
 
 	"github.com/chromedp/cdproto/cdp"
 	"github.com/chromedp/cdproto/page"
+	"github.com/chromedp/cdproto/runtime"
 )
 
 // Mark is what Settle compares against: taken before a dispatch.
@@ -13,6 +14,7 @@ type Mark struct {
 	loader   cdp.LoaderID
 	refusals uint64
 	opened   uint64
+	asked    asked
 }
 
 // Mark takes the tab's state before a dispatch; a beforeunload dismissed
@@ -21,7 +23,7 @@ func (t *Tab) Mark() Mark {
 	t.mu.Lock()
 	defer t.mu.Unlock()
 	t.dismissed = false
-	return Mark{t.navSeq, t.loader, t.refusals, t.opened}
+	return Mark{t.navSeq, t.loader, t.refusals, t.opened, t.announces.asked}
 }
 
 // Settled is what an input event led to.
@@ -39,16 +41,42 @@ func (t *Tab) blockingDialogLocked() bool {
 	return t.dialog != nil && t.dialog.Type != page.DialogTypeBeforeunload
 }
 
-// Settle waits briefly (SettleWindow) for the consequences of an input
-// event: a main-frame navigation (then waits, at most SettleLoad, for its
-// document), a dialog, or a navigation the guard refused.
+// Settle reports the consequences of an input event already dispatched: a
+// main-frame navigation (then it waits, at most SettleLoad, for its
+// document), a dialog, a page the tab opened, or a navigation the guard
+// refused. It waits for no consequence the page did not announce: Input's
+// dispatch returns once the renderer handled the event, so what a handler
+// started synchronously has been announced by then, and one round trip to
+// the renderer's main thread (quiet) orders every announcement it sent
+// before the answer. A consequence a handler schedules later (a timer) is
+// the page's own later change, which the next call meets. SettleWindow
+// bounds the round trip on a busy page.
 func (t *Tab) Settle(ctx context.Context, before Mark) Settled {
 	wctx, cancel := context.WithTimeout(ctx, t.timings.SettleWindow)
-	t.waitFor(wctx, func() bool {
+	answered := t.quiet(wctx)
+	moved := func() bool {
 		return t.navSeq != before.seq || t.blockingDialogLocked() || t.dismissed || t.refusals != before.refusals ||
 			t.opened != before.opened || t.gone
+	}
+	t.waitFor(wctx, func() bool {
+		select {
+		case <-answered:
+			return true
+		default:
+			return moved() || t.announces.asked != before.asked
+		}
 	})
 	cancel()
+	t.mu.Lock()
+	ask := t.announces.asked != before.asked && !moved()
+	t.mu.Unlock()
+	if ask {
+		// The renderer asked for a navigation that has not started yet:
+		// it is waited for as a redirect the page announced is.
+		sctx, scancel := context.WithTimeout(ctx, t.timings.RedirectStart)
+		t.waitFor(sctx, moved)
+		scancel()
+	}
 	t.mu.Lock()
 	out := Settled{Started: t.navSeq != before.seq, Dialog: t.blockingDialogLocked(), Cancelled: t.dismissed,
 		Refused: t.refusalSinceLocked(before.refusals), Opened: t.opened != before.opened}
@@ -63,7 +91,10 @@ func (t *Tab) Settle(ctx context.Context, before Mark) Settled {
 	t.waitFor(lctx, func() bool {
 		loader = t.loader
 		_, seen := t.lifecycle[loader]
-		return t.blockingDialogLocked() || t.dismissed || t.refusals != before.refusals ||
+		// A navigation that ended without a document (a 204, a failed
+		// request) leaves the page as it was.
+		failed := t.pending == "" && loader == before.loader
+		return t.blockingDialogLocked() || t.dismissed || t.refusals != before.refusals || failed ||
 			(seen && loader != before.loader && t.lifecycle[loader] != "init" && t.world != "")
 	})
 	t.mu.Lock()
@@ -75,4 +106,34 @@ func (t *Tab) Settle(ctx context.Context, before Mark) Settled {
 	}
 	out.Done = t.waitLoaded(lctx, loader) == nil
 	return out
+}
+
+// quietTurn answers after the renderer's next frame and the tasks queued
+// before it: what input queued for later (a list scrolling to the option
+// it chose) has run, and what a handler announced has been sent.
+const quietTurn = "new Promise((r) => requestAnimationFrame(() => setTimeout(r, 0)))"
+
+// quiet makes one round trip to the renderer's main thread, in the
+// collector's world; the channel closes when it answered. Without a world
+// (between documents) it never closes: Settle then waits out SettleWindow.
+func (t *Tab) quiet(ctx context.Context) <-chan struct{} {
+	done := make(chan struct{})
+	t.mu.Lock()
+	world := t.world
+	t.mu.Unlock()
+	if world == "" {
+		return done
+	}
+	go func() {
+		_, err := cdp.Call(ctx, t.target, runtime.Evaluate, runtime.EvaluateParams{
+			Expression: quietTurn, UniqueContextID: world, Silent: ptr(true), AwaitPromise: ptr(true)})
+		if err != nil {
+			return
+		}
+		t.mu.Lock()
+		close(done)
+		t.changedLocked()
+		t.mu.Unlock()
+	}()
+	return done
 }

@@ -48,10 +48,11 @@ type Timings struct {
 	// deadline; CollectorReady bounds the wait for the collector's world
 	// of a new tab.
 	StepTimeout, CollectorReady time.Duration
-	// After input (settle.go): SettleWindow is how long an action may take
-	// to start a navigation or open a dialog before the page is taken as
-	// settled; SettleLoad bounds the wait for the document a navigation
-	// the action started.
+	// After input (settle.go): an action waits for no navigation, dialog
+	// or page the page did not announce by the end of one round trip to
+	// the renderer after its input; SettleWindow bounds that round trip on
+	// a busy page (the page is then taken as settled). SettleLoad bounds
+	// the wait for the document a navigation the action started.
 	SettleWindow, SettleLoad time.Duration
 	// DialogAnswer bounds the runtime's own answer to a dialog (a
 	// dismissed beforeunload); PopupClose the closing of a popup.
