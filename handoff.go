@@ -105,7 +105,7 @@ func (s *Session) handoffTo(ctx context.Context, rec *callRecord, a tools.Handof
 		rec.handoff.Ended = string(errcode.Of(err))
 		return nil, err
 	}
-	obs, err := s.page.Observe(ctx, observation.Request{})
+	obs, err := s.observeAfterPerson(ctx)
 	if err != nil {
 		return nil, err
 	}
@@ -119,6 +119,29 @@ func (s *Session) handoffTo(ctx context.Context, rec *callRecord, a tools.Handof
 		return nil, err
 	}
 	return &Result{Observation: obs, View: view, projected: opts}, nil
+}
+
+// handBackSettle bounds how long the view after a hand-back waits for a
+// document the person's last input started (a form they submitted) to
+// stand.
+const handBackSettle = 5 * time.Second
+
+// observeAfterPerson observes the page the person handed back: a page
+// between documents is observed again until its new document stands, at
+// most handBackSettle, so that the agent gets the page the person left.
+func (s *Session) observeAfterPerson(ctx context.Context) (*observation.Observation, error) {
+	deadline := time.Now().Add(handBackSettle)
+	for {
+		obs, err := s.page.Observe(ctx, observation.Request{})
+		if errcode.Of(err) != errcode.DocumentChanged || time.Now().After(deadline) {
+			return obs, err
+		}
+		select {
+		case <-ctx.Done():
+			return nil, ctx.Err()
+		case <-time.After(100 * time.Millisecond):
+		}
+	}
 }
 
 // PersonInput forwards a person's input to the page while they hold it

@@ -1,7 +1,6 @@
 package chromium
 
 import (
-	"context"
 	"net/http"
 	"strings"
 	"testing"
@@ -62,11 +61,11 @@ func TestNavigateRedirectRule(t *testing.T) {
 		w.Write([]byte(body))
 	})
 	base := browsertest.ServeHandler(t, mux)
-	ctx := browsertest.Context(t, 3*time.Minute)
-
+	// Each subtest's calls take their deadline from the subtest: parallel
+	// subtests may wait long for their turn in a full package run.
 	navigate := func(t *testing.T, s *Session, path string) *observation.Observation {
 		t.Helper()
-		obs, err := s.Navigate(ctx, base+path)
+		obs, err := s.Navigate(browsertest.Context(t, time.Minute), base+path)
 		if err != nil {
 			t.Fatalf("%s: %v", path, err)
 		}
@@ -78,8 +77,7 @@ func TestNavigateRedirectRule(t *testing.T) {
 	// meets waits for the page's own redirect to be met by a later call.
 	meets := func(t *testing.T, s *Session, path string) {
 		t.Helper()
-		wctx, cancel := context.WithTimeout(ctx, 30*time.Second)
-		defer cancel()
+		wctx := browsertest.Context(t, 30*time.Second)
 		for {
 			obs, err := s.Observe(wctx, observation.Request{})
 			if err == nil && obs.URL == base+"account" {
