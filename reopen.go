@@ -100,7 +100,7 @@ func on[R any](ctx context.Context, p *reopeningPage, call func(browser.Session)
 	switch p.held.Load() {
 	case heldByHandoff:
 		return none, errcode.New(errcode.HumanInControl, "a person is in control of the page (browser_handoff); wait for the handoff to end")
-	case heldByTakeover:
+	case heldByTakeover, heldHandingBack:
 		return none, errcode.New(errcode.HumanInControl, "a person took the page over in the control room; wait until they hand it back, then observe it afresh")
 	}
 	return run(ctx, p, call)

@@ -19,8 +19,9 @@ import (
 
 // Who holds the page (reopeningPage.held): 0 is the agent.
 const (
-	heldByHandoff  = 1 // the agent asked (browser_handoff)
-	heldByTakeover = 2 // a person took it unasked
+	heldByHandoff   = 1 // the agent asked (browser_handoff)
+	heldByTakeover  = 2 // a person took it unasked
+	heldHandingBack = 3 // and hands it back: the fresh observation is being taken
 )
 
 // Bounds of a takeover.
@@ -67,7 +68,7 @@ func (s *Session) TakeOver(ctx context.Context) error {
 // how long, "person input"; never what they did). The agent's next view
 // is a whole one.
 func (s *Session) HandBack(ctx context.Context, by string) error {
-	if s.page.held.Load() != heldByTakeover {
+	if !s.page.held.CompareAndSwap(heldByTakeover, heldHandingBack) {
 		return errcode.New(errcode.NotActionable, "no person took this page over")
 	}
 	s.mu.Lock()
