@@ -89,13 +89,13 @@ func (s *Session) handoffTo(ctx context.Context, rec *callRecord, a tools.Handof
 	if s.handoff == nil {
 		return nil, errcode.New(errcode.HandoffUnavailable, "no person can take over this session: it has no control room")
 	}
-	if !s.page.held.CompareAndSwap(false, true) {
+	if !s.page.held.CompareAndSwap(0, heldByHandoff) {
 		return nil, errcode.New(errcode.HumanInControl, "a person already holds the page")
 	}
 	began := time.Now()
 	end, err := s.handoff.Handoff(ctx, a.Reason, a.Timeout())
 	held := time.Since(began)
-	s.page.held.Store(false)
+	s.page.held.Store(0)
 	out := &projection.Handoff{HeldS: int(held / time.Second), Ended: projection.HandoffTimeout}
 	if end.HandedBack {
 		out.Ended = projection.HandedBack
@@ -147,8 +147,8 @@ func (s *Session) observeAfterPerson(ctx context.Context) (*observation.Observat
 // PersonInput forwards a person's input to the page while they hold it
 // (after browser_handoff): never while the agent does, never recorded.
 func (s *Session) PersonInput(ctx context.Context, in PersonInput) error {
-	if !s.page.held.Load() {
-		return errcode.New(errcode.NotActionable, "the agent holds the page: a person drives it only after browser_handoff")
+	if s.page.held.Load() == 0 {
+		return errcode.New(errcode.NotActionable, "the agent holds the page: a person drives it only after browser_handoff or a takeover")
 	}
 	return s.page.PersonInput(ctx, in)
 }

@@ -5,6 +5,8 @@ import (
 	"sync"
 	"sync/atomic"
 
+	"golang.org/x/sync/semaphore"
+
 	"github.com/veetbot/veetbrowser/browser"
 	"github.com/veetbot/veetbrowser/errcode"
 	"github.com/veetbot/veetbrowser/observation"
@@ -23,9 +25,14 @@ type reopeningPage struct {
 	provider browser.Provider
 	opts     browser.SessionOptions
 
-	// held: a person holds the page (handoff.go); the agent's calls are
-	// refused until it is cleared.
-	held atomic.Bool
+	// held: a person holds the page, asked (heldByHandoff) or not
+	// (heldByTakeover, handoff.go); the agent's calls are refused until it
+	// is cleared (0).
+	held atomic.Int32
+	// agent is taken, one unit, by each of the agent's page calls for as
+	// long as it runs; a takeover takes all of it to wait for the running
+	// call to end.
+	agent *semaphore.Weighted
 
 	mu      sync.Mutex
 	current browser.Session // nil once its browser is gone, until the next call opens a page
@@ -39,7 +46,7 @@ func openPage(ctx context.Context, provider browser.Provider, opts browser.Sessi
 	if err != nil {
 		return nil, err
 	}
-	return &reopeningPage{provider: provider, opts: opts, current: s}, nil
+	return &reopeningPage{provider: provider, opts: opts, current: s, agent: semaphore.NewWeighted(maxAgentCalls)}, nil
 }
 
 // page returns the current page, opening a fresh one after a loss.
@@ -83,9 +90,18 @@ func (p *reopeningPage) check(s browser.Session, err error) error {
 // failure (check); while a person holds the page (browser_handoff) it is
 // human_in_control, and nothing reaches the page.
 func on[R any](ctx context.Context, p *reopeningPage, call func(browser.Session) (R, error)) (R, error) {
-	if p.held.Load() {
-		var none R
+	var none R
+	// Taken before held is read: a takeover that set held waits for this
+	// call, and a call that starts after it sees held.
+	if err := p.agent.Acquire(ctx, 1); err != nil {
+		return none, err
+	}
+	defer p.agent.Release(1)
+	switch p.held.Load() {
+	case heldByHandoff:
 		return none, errcode.New(errcode.HumanInControl, "a person is in control of the page (browser_handoff); wait for the handoff to end")
+	case heldByTakeover, heldHandingBack:
+		return none, errcode.New(errcode.HumanInControl, "a person took the page over in the control room; wait until they hand it back, then observe it afresh")
 	}
 	return run(ctx, p, call)
 }

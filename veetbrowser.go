@@ -190,10 +190,12 @@ type Session struct {
 	ownDL     bool      // downloads is a temp dir of the session's: Close removes it
 	handoff   Handoffer // handoff.go
 
-	mu     sync.Mutex   // guards the upload copies
+	mu     sync.Mutex   // guards the upload copies and takenAt
 	copies string       // the session's directory of upload copies; "" until the first upload
 	kept   []keptUpload // uploads whose copies the page may still read, oldest first
 	closed bool
+	// takenAt: since when a person holds the page unasked (takeover.go)
+	takenAt time.Time
 }
 
 // NewSession opens a page.

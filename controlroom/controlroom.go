@@ -52,13 +52,17 @@ const (
 const SourceControlRoom = "control_room"
 
 // Live is what the control room reads of a live session: its id in the
-// artifact store and a masked picture of its page (a JPEG); and where a
-// person's input goes while they hold the page (browser_handoff).
+// artifact store and a masked picture of its page (a JPEG); where a
+// person's input goes while they hold the page (browser_handoff or a
+// takeover); and how a person takes the page over unasked and hands it
+// back (veetbrowser.Session.TakeOver, HandBack).
 type Live interface {
 	ID() string
 	Picture(ctx context.Context) ([]byte, error)
 	PersonInput(ctx context.Context, in browser.PersonInput) error
 	Screencast(ctx context.Context, each func(jpeg []byte)) error
+	TakeOver(ctx context.Context) error
+	HandBack(ctx context.Context, by string) error
 }
 
 // Options configure a control room.
@@ -163,11 +167,14 @@ type pending struct {
 }
 
 // hold is one handoff: the agent's reason, since when the person holds
-// the page, and the channel Hand back closes.
+// the page, and the channel Hand back closes; or a takeover (the person
+// took the page unasked: no reason, no channel, Hand back is the
+// session's HandBack).
 type hold struct {
-	reason string
-	since  time.Time
-	back   chan struct{}
+	reason   string
+	since    time.Time
+	back     chan struct{}
+	takeover bool
 }
 
 // Add shows a new live session under label; Remove takes it away.
@@ -280,16 +287,45 @@ func (p *Page) Handoff(ctx context.Context, reason string, timeout time.Duration
 	}
 }
 
-// handBack ends the page's handoff; it reports whether one was on.
-func (p *Page) handBack() bool {
+// handBack ends the page's handoff or takeover; it reports whether one
+// was on, and a takeover's hand-back failure (the record or the fresh
+// observation).
+func (p *Page) handBack(ctx context.Context) (bool, error) {
 	p.mu.Lock()
-	defer p.mu.Unlock()
-	if p.hold == nil {
-		return false
+	h, live := p.hold, p.live
+	p.hold = nil // the person's input is refused from now
+	p.mu.Unlock()
+	if h == nil {
+		return false, nil
 	}
-	close(p.hold.back)
-	p.hold = nil
-	return true
+	if h.takeover {
+		return true, live.HandBack(ctx, SourceControlRoom)
+	}
+	close(h.back)
+	return true, nil
+}
+
+// takeOver makes the person hold the page unasked: exactly as in a
+// handoff, once the agent's running page call ended.
+func (p *Page) takeOver(ctx context.Context) error {
+	p.mu.Lock()
+	live, on := p.live, p.hold != nil
+	p.mu.Unlock()
+	if live == nil {
+		return errcode.New(errcode.NotActionable, "the session has no page yet")
+	}
+	if on {
+		return errcode.New(errcode.HumanInControl, "a person already holds the page")
+	}
+	// The session's held flag decides between a takeover and the agent's
+	// browser_handoff: only one of them gets the page.
+	if err := live.TakeOver(ctx); err != nil {
+		return err
+	}
+	p.mu.Lock()
+	p.hold = &hold{since: time.Now(), takeover: true}
+	p.mu.Unlock()
+	return nil
 }
 
 // held returns the live session while a person holds the page; nil when

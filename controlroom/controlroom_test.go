@@ -25,6 +25,7 @@ import (
 type fakeLive struct {
 	shots atomic.Int32
 	casts atomic.Int32 // screencasts running
+	taken atomic.Int32 // takeovers on
 	mu    sync.Mutex
 	input []browser.PersonInput
 }
@@ -46,6 +47,9 @@ func (f *fakeLive) PersonInput(_ context.Context, in browser.PersonInput) error 
 	f.input = append(f.input, in)
 	return nil
 }
+
+func (f *fakeLive) TakeOver(context.Context) error         { f.taken.Add(1); return nil }
+func (f *fakeLive) HandBack(context.Context, string) error { f.taken.Add(-1); return nil }
 
 func (f *fakeLive) ID() string { return "s-1" }
 func (f *fakeLive) Picture(context.Context) ([]byte, error) {
@@ -151,7 +155,7 @@ func TestEveryRouteNeedsTheSessionCookie(t *testing.T) {
 	if code := post(t, http.DefaultClient, base, "x", base, "", `{}`); code != http.StatusUnauthorized {
 		t.Errorf("POST without the cookie: %d", code)
 	}
-	for _, path := range []string{"/pages/" + p.id + "/input", "/pages/" + p.id + "/handback"} {
+	for _, path := range []string{"/pages/" + p.id + "/input", "/pages/" + p.id + "/handback", "/pages/" + p.id + "/takeover"} {
 		if code := postTo(t, http.DefaultClient, base, path, base, "", `{}`); code != http.StatusUnauthorized {
 			t.Errorf("POST %s without the cookie: %d", path, code)
 		}

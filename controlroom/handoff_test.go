@@ -164,3 +164,49 @@ func TestStreamSharesOneScreencast(t *testing.T) {
 		t.Fatalf("%d screencasts after every watcher left", n)
 	}
 }
+
+// TestTakeOverOnlyFromTheRoomsOwnPage: Take over needs the room's own
+// Origin and CSRF token; it makes the session hold the page for the
+// person (who may then drive it), once; Hand back gives it back through
+// the session, and input after it is refused.
+func TestTakeOverOnlyFromTheRoomsOwnPage(t *testing.T) {
+	r, base, c := room(t, Options{})
+	p := r.Add("one")
+	live := &fakeLive{}
+	p.SetLive(live)
+	csrf := state(t, c, base).CSRF
+	take, input := "/pages/"+p.id+"/takeover", "/pages/"+p.id+"/input"
+	if code := postTo(t, c, base, take, "http://127.0.0.2:8080", csrf, `{}`); code != http.StatusForbidden {
+		t.Fatalf("take over from another site: %d", code)
+	}
+	if code := postTo(t, c, base, take, base, "", `{}`); code != http.StatusForbidden {
+		t.Fatalf("take over without the CSRF token: %d", code)
+	}
+	if live.taken.Load() != 0 {
+		t.Fatal("a refused takeover reached the session")
+	}
+	if code := postTo(t, c, base, take, base, csrf, `{}`); code != http.StatusNoContent {
+		t.Fatalf("take over: %d", code)
+	}
+	if h := state(t, c, base).Pages[0].Handoff; h == nil || !h.Takeover || live.taken.Load() != 1 {
+		t.Fatalf("after Take over the room shows %+v, the session %d", h, live.taken.Load())
+	}
+	if code := postTo(t, c, base, take, base, csrf, `{}`); code != http.StatusConflict {
+		t.Fatalf("a second take over: %d", code)
+	}
+	if _, err := p.Handoff(context.Background(), "Solve the CAPTCHA", time.Minute); errcode.Of(err) != errcode.HumanInControl {
+		t.Fatalf("a handoff while a person took the page over: %v", err)
+	}
+	if code := postTo(t, c, base, input, base, csrf, `{"kind":"text","text":"4"}`); code != http.StatusNoContent {
+		t.Fatalf("input during the takeover: %d", code)
+	}
+	if code := postTo(t, c, base, "/pages/"+p.id+"/handback", base, csrf, `{}`); code != http.StatusNoContent {
+		t.Fatalf("hand back: %d", code)
+	}
+	if live.taken.Load() != 0 || state(t, c, base).Pages[0].Handoff != nil {
+		t.Fatal("Hand back did not give the page back")
+	}
+	if code := postTo(t, c, base, input, base, csrf, `{"kind":"text","text":"4"}`); code != http.StatusConflict {
+		t.Fatalf("input after hand back: %d", code)
+	}
+}

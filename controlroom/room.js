@@ -42,9 +42,25 @@ function handoffBox(p) {
     back.textContent = res.ok ? 'handed back' : 'not taken: ' + (await res.text());
     if (driving === p.id) driving = '';
   });
-  return el('div', {className: 'handoff'},
-    el('p', {}, 'The agent hands you the page: ', el('strong', {className: 'reason', textContent: p.handoff.reason}),
-      '. Click the picture to act on the page and type; what you type is never recorded or shown to the agent.'), back);
+  const what = p.handoff.takeover ? el('p', {}, 'You took the page over; the agent waits until you hand it back. ')
+    : el('p', {}, 'The agent hands you the page: ', el('strong', {className: 'reason', textContent: p.handoff.reason}), '. ');
+  what.append('Click the picture to act on the page and type; what you type is never recorded or shown to the agent.');
+  return el('div', {className: 'handoff'}, what, back);
+}
+
+// takeOverBox takes the page from the agent unasked: it is then held as
+// in a handoff.
+function takeOverBox(p) {
+  const take = el('button', {type: 'button', textContent: 'Take over', className: 'takeover'});
+  const outcome = el('span', {className: 'outcome'});
+  take.addEventListener('click', async () => {
+    take.disabled = true;
+    const res = await post('pages/' + encodeURIComponent(p.id) + '/takeover', {});
+    outcome.textContent = res.ok ? 'taken over' : 'not taken: ' + (await res.text());
+    take.disabled = res.ok;
+    if (res.ok) refresh();
+  });
+  return el('div', {className: 'take'}, take, outcome);
 }
 
 function el(tag, props, ...children) {
@@ -98,6 +114,7 @@ function pageSection(p, img) {
     el('div', {className: 'live'}, img, el('pre', {className: 'view', textContent: p.view || '(no view yet)'})));
   sec.dataset.page = p.id;
   if (p.handoff) sec.insertBefore(handoffBox(p), sec.querySelector('.live'));
+  else if (p.session) sec.insertBefore(takeOverBox(p), sec.querySelector('.live'));
   if (p.timeline && p.session) {
     sec.append(el('p', {}, el('a', {href: 'sessions/' + encodeURIComponent(p.session), textContent: 'recorded timeline'})));
   }

@@ -40,6 +40,7 @@ func (r *Room) routes() {
 	mux.HandleFunc("POST /approvals/{id}", r.answerOf)
 	mux.HandleFunc("POST /pages/{id}/input", r.inputOf)
 	mux.HandleFunc("POST /pages/{id}/handback", r.handBackOf)
+	mux.HandleFunc("POST /pages/{id}/takeover", r.takeOverOf)
 	if r.opts.Timeline != nil {
 		mux.Handle("GET /sessions/", r.opts.Timeline)
 	}
@@ -143,8 +144,9 @@ type pageJSON struct {
 }
 
 type handoffJSON struct {
-	Reason string `json:"reason"` // the agent's, shown as text
-	Since  string `json:"since"`
+	Reason   string `json:"reason"` // the agent's, shown as text
+	Since    string `json:"since"`
+	Takeover bool   `json:"takeover,omitempty"` // the person took the page unasked
 }
 
 type approvalJSON struct {
@@ -173,7 +175,7 @@ func (r *Room) state(w http.ResponseWriter, req *http.Request) {
 			pj.ViewAt = p.viewAt.UTC().Format(time.RFC3339)
 		}
 		if h := p.hold; h != nil {
-			pj.Handoff = &handoffJSON{Reason: h.reason, Since: h.since.UTC().Format(time.RFC3339)}
+			pj.Handoff = &handoffJSON{Reason: h.reason, Since: h.since.UTC().Format(time.RFC3339), Takeover: h.takeover}
 		}
 		for _, a := range p.pending {
 			pj.Approvals = append(pj.Approvals, approvalJSON{ID: a.id, Facts: a.facts.String(), Digest: a.digest, Asked: a.asked.UTC().Format(time.RFC3339)})
@@ -271,11 +273,40 @@ func (r *Room) inputOf(w http.ResponseWriter, req *http.Request) {
 }
 
 // handBackOf is the person's Hand back: the agent's browser_handoff
-// returns with a fresh observation.
+// returns with a fresh observation; after a takeover the session observes
+// the page afresh, so the agent's refs are stale.
 func (r *Room) handBackOf(w http.ResponseWriter, req *http.Request) {
 	p := r.page(req)
-	if p == nil || !p.handBack() {
+	if p == nil {
 		http.Error(w, "no handoff is on for this page", http.StatusConflict)
+		return
+	}
+	on, err := p.handBack(req.Context())
+	if !on {
+		http.Error(w, "no handoff is on for this page", http.StatusConflict)
+		return
+	}
+	if err != nil {
+		_, msg := errcode.Public(err)
+		http.Error(w, "handed back, but "+msg, http.StatusBadGateway)
+		return
+	}
+	w.WriteHeader(http.StatusNoContent)
+}
+
+// takeOverOf is the person's Take over: they hold the page unasked, as
+// in a handoff, and the agent's page calls are human_in_control until
+// they hand it back. It waits for the agent's running call to end
+// (veetbrowser.TakeOverWait at most: 409 past it).
+func (r *Room) takeOverOf(w http.ResponseWriter, req *http.Request) {
+	p := r.page(req)
+	if p == nil {
+		http.NotFound(w, req)
+		return
+	}
+	if err := p.takeOver(req.Context()); err != nil {
+		_, msg := errcode.Public(err)
+		http.Error(w, msg, http.StatusConflict)
 		return
 	}
 	w.WriteHeader(http.StatusNoContent)

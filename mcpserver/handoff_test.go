@@ -80,37 +80,8 @@ func (b *bankSite) got() []string {
 func TestHandoffToAPersonInTheControlRoom(t *testing.T) {
 	t.Parallel()
 	const canary = "ZQ7W4RK9XPL"
-	ctx := browsertest.Context(t, 3*time.Minute)
-	dbPath := filepath.Join(t.TempDir(), "artifacts.db")
-	st, err := storespec.Open(ctx, dbPath)
-	if err != nil {
-		t.Fatal(err)
-	}
-	t.Cleanup(func() { st.Close() })
-	rt, err := veetbrowser.New(shared.Get(t), veetbrowser.Options{Store: st, ActionScreenshots: true})
-	if err != nil {
-		t.Fatal(err)
-	}
-	var logs bytes.Buffer
-	var logMu sync.Mutex
-	room := controlroom.New(controlroom.Options{})
-	srv := httptest.NewServer(room)
-	t.Cleanup(srv.Close)
-	s, err := New(rt, Options{Room: room, Logger: slog.New(slog.NewTextHandler(lockedWriter{&logMu, &logs}, &slog.HandlerOptions{Level: slog.LevelDebug}))})
-	if err != nil {
-		t.Fatal(err)
-	}
-	t.Cleanup(func() { s.Close(context.Background()) })
-	sT, cT := mcp.NewInMemoryTransports()
-	if _, err := s.MCP.Connect(ctx, sT, nil); err != nil {
-		t.Fatal(err)
-	}
-	cs, err := mcp.NewClient(&mcp.Implementation{Name: "test"}, nil).Connect(ctx, cT, nil)
-	if err != nil {
-		t.Fatal(err)
-	}
-	t.Cleanup(func() { cs.Close() })
-
+	g := rig(t)
+	ctx, st, cs, room, srv := g.ctx, g.st, g.cs, g.room, g.srv
 	var views []string
 	agent := func(name string, args any) (string, bool) {
 		text, isErr := call(t, cs, name, args)
@@ -207,19 +178,72 @@ func TestHandoffToAPersonInTheControlRoom(t *testing.T) {
 		t.Fatalf("the timeline does not show the handoff: %v", err)
 	}
 	views = append(views, page.String())
-	s.Close(context.Background())
+	g.nowhere(t, canary, views)
+}
+
+// roomRig is an MCP server with a control room, its sessions recorded in
+// a store on disk, its log kept, and a client connected to it.
+type roomRig struct {
+	ctx    context.Context
+	dbPath string
+	st     store.Store
+	room   *controlroom.Room
+	srv    *httptest.Server
+	s      *Server
+	cs     *mcp.ClientSession
+	logMu  sync.Mutex
+	logs   bytes.Buffer
+}
+
+func rig(t *testing.T) *roomRig {
+	g := &roomRig{ctx: browsertest.Context(t, 3*time.Minute), dbPath: filepath.Join(t.TempDir(), "artifacts.db")}
+	st, err := storespec.Open(g.ctx, g.dbPath)
+	if err != nil {
+		t.Fatal(err)
+	}
+	g.st = st
+	t.Cleanup(func() { st.Close() })
+	rt, err := veetbrowser.New(shared.Get(t), veetbrowser.Options{Store: st, ActionScreenshots: true})
+	if err != nil {
+		t.Fatal(err)
+	}
+	g.room = controlroom.New(controlroom.Options{})
+	g.srv = httptest.NewServer(g.room)
+	t.Cleanup(g.srv.Close)
+	g.s, err = New(rt, Options{Room: g.room, Logger: slog.New(slog.NewTextHandler(lockedWriter{&g.logMu, &g.logs}, &slog.HandlerOptions{Level: slog.LevelDebug}))})
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { g.s.Close(context.Background()) })
+	sT, cT := mcp.NewInMemoryTransports()
+	if _, err := g.s.MCP.Connect(g.ctx, sT, nil); err != nil {
+		t.Fatal(err)
+	}
+	g.cs, err = mcp.NewClient(&mcp.Implementation{Name: "test"}, nil).Connect(g.ctx, cT, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { g.cs.Close() })
+	return g
+}
+
+// nowhere ends the rig's sessions and checks that what the person typed
+// is in none of the views, the log or the artifact files.
+func (g *roomRig) nowhere(t *testing.T, canary string, views []string) {
+	t.Helper()
+	g.s.Close(context.Background())
 	for _, v := range views {
 		if strings.Contains(v, canary) {
 			t.Fatalf("a view holds what the person typed: %s", v)
 		}
 	}
-	logMu.Lock()
-	if strings.Contains(logs.String(), canary) {
+	g.logMu.Lock()
+	if strings.Contains(g.logs.String(), canary) {
 		t.Errorf("the log holds what the person typed")
 	}
-	logMu.Unlock()
-	st.Close()
-	files, _ := filepath.Glob(dbPath + "*")
+	g.logMu.Unlock()
+	g.st.Close()
+	files, _ := filepath.Glob(g.dbPath + "*")
 	for _, f := range files {
 		b, _ := os.ReadFile(f)
 		if bytes.Contains(b, []byte(canary)) {
