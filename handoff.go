@@ -126,13 +126,18 @@ func (s *Session) handoffTo(ctx context.Context, rec *callRecord, a tools.Handof
 // stand.
 const handBackSettle = 5 * time.Second
 
-// observeAfterPerson observes the page the person handed back: a page
+// observeAfterPerson observes the page a person handed back (after
+// browser_handoff, or a takeover while it still holds the page): a page
 // between documents is observed again until its new document stands, at
 // most handBackSettle, so that the agent gets the page the person left.
 func (s *Session) observeAfterPerson(ctx context.Context) (*observation.Observation, error) {
 	deadline := time.Now().Add(handBackSettle)
 	for {
-		obs, err := s.page.Observe(ctx, observation.Request{})
+		// run: the page may still be held (a takeover's hand-back
+		// observes before it lets the agent in).
+		obs, err := run(ctx, s.page, func(b browser.Session) (*observation.Observation, error) {
+			return b.Observe(ctx, observation.Request{})
+		})
 		if errcode.Of(err) != errcode.DocumentChanged || time.Now().After(deadline) {
 			return obs, err
 		}

@@ -4,9 +4,7 @@ import (
 	"context"
 	"time"
 
-	"github.com/veetbot/veetbrowser/browser"
 	"github.com/veetbot/veetbrowser/errcode"
-	"github.com/veetbot/veetbrowser/observation"
 )
 
 // A person can take a session's page over unasked (the control room's
@@ -33,8 +31,6 @@ const (
 	// page call to end (one waiting for an approval can take minutes);
 	// past it the takeover is refused and the agent keeps the page.
 	TakeOverWait = 10 * time.Second
-	// maxHandBackObserves bounds the observations of a hand-back.
-	maxHandBackObserves = 3
 )
 
 // EventTakeover is the tool name of a takeover's record: an event of the
@@ -74,17 +70,7 @@ func (s *Session) HandBack(ctx context.Context, by string) error {
 	s.mu.Lock()
 	began := s.takenAt
 	s.mu.Unlock()
-	// The person's last input may have started a navigation: a document
-	// that changed during the observation is observed again.
-	var oerr error
-	for range maxHandBackObserves {
-		_, oerr = run(ctx, s.page, func(b browser.Session) (*observation.Observation, error) {
-			return b.Observe(ctx, observation.Request{})
-		})
-		if errcode.Of(oerr) != errcode.DocumentChanged {
-			break
-		}
-	}
+	_, oerr := s.observeAfterPerson(ctx)
 	s.shown.mu.Lock()
 	s.shown.obs, s.shown.given, s.shown.alias = nil, nil, nil // no delta since, and no ref carried, from a view before
 	s.shown.mu.Unlock()
