@@ -293,16 +293,27 @@ func (p *Page) Handoff(ctx context.Context, reason string, timeout time.Duration
 func (p *Page) handBack(ctx context.Context) (bool, error) {
 	p.mu.Lock()
 	h, live := p.hold, p.live
-	p.hold = nil // the person's input is refused from now
+	if h != nil && !h.takeover {
+		p.hold = nil // the person's input is refused from now
+	}
 	p.mu.Unlock()
 	if h == nil {
 		return false, nil
 	}
-	if h.takeover {
-		return true, live.HandBack(ctx, SourceControlRoom)
+	if !h.takeover {
+		close(h.back)
+		return true, nil
 	}
-	close(h.back)
-	return true, nil
+	// A takeover stays on show until the session took its fresh
+	// observation and let the agent in again: a room that offered
+	// "Take over" earlier would say the agent has the page before it does.
+	err := live.HandBack(ctx, SourceControlRoom)
+	p.mu.Lock()
+	if p.hold == h {
+		p.hold = nil
+	}
+	p.mu.Unlock()
+	return true, err
 }
 
 // takeOver makes the person hold the page unasked: exactly as in a
