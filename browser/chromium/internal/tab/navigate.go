@@ -322,3 +322,56 @@ func (t *Tab) traversed(seen uint64) (Navigated, error) {
 	}
 	return Navigated{}, nil
 }
+
+// handleDialogs dismisses the beforeunload dialogs that a runtime navigation
+// raises, and any other dialog of a document the runtime is navigating away
+// from (an alert loop must not hold the agent's navigation). It never
+// accepts one: a page that asks to keep its draft keeps it, and a confirm
+// of a page being left gets the safe answer.
+func (t *Tab) handleDialogs() {
+	for {
+		select {
+		case <-t.ctx.Done():
+			return
+		case ev := <-t.dialogs:
+			t.mu.Lock()
+			beforeunload, leaving := ev.Type == page.DialogTypeBeforeunload, t.leaving && t.dialog == ev
+			t.mu.Unlock()
+			if !beforeunload && !leaving {
+				continue
+			}
+			ctx, cancel := context.WithTimeout(t.ctx, t.timings.DialogAnswer)
+			_, err := cdp.Call(ctx, t.target, page.HandleJavaScriptDialog, page.HandleJavaScriptDialogParams{Accept: false})
+			cancel()
+			if err == nil && beforeunload {
+				t.mu.Lock()
+				t.dismissed = true
+				t.mu.Unlock()
+				t.wake()
+			}
+		}
+	}
+}
+
+// leave marks the runtime's navigation away from the current document until
+// the returned func is called or a new document commits; the dialogs the
+// document opens meanwhile are dismissed. A document already held by a
+// dialog is discarded with its renderer first: its script is stopped inside
+// the dialog and may only open the next one as it is answered (an alert
+// loop), which no navigation could get past. Call it before the
+// navigation's page step begins, which then starts a new renderer.
+func (t *Tab) leave(url string) func() {
+	t.mu.Lock()
+	t.leaving, t.leavingTo = true, url
+	held := t.dialog != nil && t.dialog.Type != page.DialogTypeBeforeunload && !t.crashed
+	t.mu.Unlock()
+	if held {
+		t.crashRenderer(false)
+	}
+	return func() {
+		t.mu.Lock()
+		t.leaving = false
+		t.own = ""
+		t.mu.Unlock()
+	}
+}
