@@ -504,6 +504,11 @@ func TestDownloadInProgressThenCompleted(t *testing.T) {
 		}
 	})
 	base := browsertest.ServeHandler(t, mux)
+	// Runs before the server's Close, which would wait forever for the
+	// held download if the test failed before releasing it.
+	var releaseOnce sync.Once
+	free := func() { releaseOnce.Do(func() { close(release) }) }
+	t.Cleanup(free)
 	ctx := browsertest.Context(t, time.Minute)
 	dir := t.TempDir()
 	s, err := rt.NewSession(ctx, SessionOptions{DownloadDir: dir})
@@ -518,7 +523,7 @@ func TestDownloadInProgressThenCompleted(t *testing.T) {
 	if act.Download == nil || act.Download.State != browser.DownloadInProgress {
 		t.Fatalf("download %+v", act.Download)
 	}
-	close(release)
+	free()
 	var v projection.DownloadsView
 	for deadline := time.Now().Add(20 * time.Second); time.Now().Before(deadline); time.Sleep(100 * time.Millisecond) {
 		out, err := s.Call(ctx, "browser_downloads", json.RawMessage(`{}`))

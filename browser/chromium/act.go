@@ -3,6 +3,7 @@ package chromium
 import (
 	"context"
 	"errors"
+	"time"
 
 	"github.com/veetbot/veetbrowser/browser"
 	"github.com/veetbot/veetbrowser/browser/chromium/internal/collect"
@@ -430,7 +431,11 @@ func (s *Session) settled(ctx context.Context, before tab.Mark) (*browser.ActRes
 	}
 	res := &browser.ActResult{Dispatched: true, NavigationStarted: st.Started, NavigationDone: st.Done,
 		NavigationCancelled: st.Cancelled, DialogOpened: st.Dialog}
-	if res.Download = s.dl.report(ctx, s.timings.SettleLoad); res.Download != nil && !st.Done {
+	var begin time.Duration
+	if st.Started && !st.Done {
+		begin = downloadBegin // the navigation may have become a download
+	}
+	if res.Download = s.dl.report(ctx, s.timings.SettleLoad, begin); res.Download != nil && !st.Done {
 		// The navigation became a download: no document replaced the page.
 		res.NavigationStarted = false
 	}

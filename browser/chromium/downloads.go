@@ -476,14 +476,23 @@ func (d *sessionDownloads) settleContext(ctx context.Context) (context.Context, 
 	return sctx, cancel
 }
 
+// downloadBegin bounds how long an action whose navigation ended without
+// a document waits for the browser to say it became a download: the
+// browser's event and the page's end of navigation come on different
+// sessions, and the first is handled on the hub's goroutine.
+const downloadBegin = time.Second
+
 // report is the newest download the running operation began, once it
-// ended or wait ran out (then in_progress); nil if none began.
-func (d *sessionDownloads) report(ctx context.Context, wait time.Duration) *browser.Download {
+// ended or wait ran out (then in_progress); nil if none began, after
+// waiting at most begin for one to begin.
+func (d *sessionDownloads) report(ctx context.Context, wait, begin time.Duration) *browser.Download {
 	if d == nil {
 		return nil
 	}
 	wctx, cancel := context.WithTimeout(ctx, wait)
 	defer cancel()
+	bctx, bcancel := context.WithTimeout(wctx, begin)
+	defer bcancel()
 	for {
 		d.mu.Lock()
 		var newest *download
@@ -500,12 +509,20 @@ func (d *sessionDownloads) report(ctx context.Context, wait time.Duration) *brow
 				}
 			}
 		}
+		ch := d.changed
 		if newest == nil {
+			if bctx.Err() == nil {
+				d.mu.Unlock()
+				select {
+				case <-ch:
+				case <-bctx.Done():
+				}
+				continue
+			}
 			d.reported = d.begun
 			d.mu.Unlock()
 			return nil
 		}
-		ch := d.changed
 		if newest.ended() || wctx.Err() != nil {
 			d.reported = d.begun
 			out := newest.Download
