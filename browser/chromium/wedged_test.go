@@ -209,13 +209,20 @@ func TestWedgeUnloadHandlers(t *testing.T) {
 				return err
 			})
 			wantWorksNext(t, s, base)
-			res, err := cdp.Call(ctx, s.tab.Browser(), cdptarget.GetTargets, cdptarget.GetTargetsParams{})
-			if err != nil {
-				t.Fatal(err)
-			}
-			for _, info := range res.TargetInfos {
-				if info.TargetID == wedged {
-					t.Fatalf("the wedged page is still open: %+v", info)
+			// The wedged page is closed behind the new one (a tab's close
+			// runs on its own goroutine, and a renderer spinning in its
+			// unload handlers closes slowly): it must be gone soon after.
+			for deadline := time.Now().Add(15 * time.Second); ; time.Sleep(100 * time.Millisecond) {
+				res, err := cdp.Call(ctx, s.tab.Browser(), cdptarget.GetTargets, cdptarget.GetTargetsParams{})
+				if err != nil {
+					t.Fatal(err)
+				}
+				open := slices.IndexFunc(res.TargetInfos, func(info *cdptarget.Info) bool { return info.TargetID == wedged })
+				if open < 0 {
+					break
+				}
+				if time.Now().After(deadline) {
+					t.Fatalf("the wedged page is still open after 15 s: %+v", res.TargetInfos[open])
 				}
 			}
 			if s.tabs != nil && len(s.tabs.entries) != 1 || s.tabs != nil && s.tabs.entries[0].tab != s.tab {
