@@ -68,22 +68,8 @@ func BenchmarkNavigate(b *testing.B) {
 	})
 	for _, page := range []string{"plain", "meta", "script"} {
 		b.Run(page, func(b *testing.B) {
-			st, err := storespec.Open(context.Background(), b.TempDir()+"/artifacts.db")
-			if err != nil {
-				b.Fatal(err)
-			}
-			defer st.Close()
-			timed := &navStore{Store: st}
-			rt, err := veetbrowser.New(veetbrowser.SharedProvider(b), veetbrowser.Options{Store: timed})
-			if err != nil {
-				b.Fatal(err)
-			}
+			s, timed := timedSession(b)
 			ctx := context.Background()
-			s, err := rt.NewSession(ctx, veetbrowser.SessionOptions{})
-			if err != nil {
-				b.Fatal(err)
-			}
-			defer s.Close(ctx)
 			var total []time.Duration
 			timed.intent, timed.complete = nil, nil
 			for b.Loop() {
@@ -104,6 +90,27 @@ func BenchmarkNavigate(b *testing.B) {
 	}
 }
 
+// timedSession is a session on the shared browser recording into a fresh
+// SQLite store whose writes are timed; both close with b.
+func timedSession(b *testing.B) (*veetbrowser.Session, *navStore) {
+	st, err := storespec.Open(context.Background(), b.TempDir()+"/artifacts.db")
+	if err != nil {
+		b.Fatal(err)
+	}
+	b.Cleanup(func() { st.Close() })
+	timed := &navStore{Store: st}
+	rt, err := veetbrowser.New(veetbrowser.SharedProvider(b), veetbrowser.Options{Store: timed})
+	if err != nil {
+		b.Fatal(err)
+	}
+	s, err := rt.NewSession(context.Background(), veetbrowser.SessionOptions{})
+	if err != nil {
+		b.Fatal(err)
+	}
+	b.Cleanup(func() { s.Close(context.Background()) })
+	return s, timed
+}
+
 // BenchmarkCallWrites times the store's writes of an observe (one whole
 // record) and of an act (an intent before the click is dispatched, and its
 // completion) on the small page, with the SQLite store.
@@ -112,22 +119,8 @@ func BenchmarkCallWrites(b *testing.B) {
 		`<button aria-pressed=false onclick="this.ariaPressed = this.ariaPressed !== 'true'">Like</button>`)
 	for _, call := range []string{"observe", "act"} {
 		b.Run(call, func(b *testing.B) {
-			st, err := storespec.Open(context.Background(), b.TempDir()+"/artifacts.db")
-			if err != nil {
-				b.Fatal(err)
-			}
-			defer st.Close()
-			timed := &navStore{Store: st}
-			rt, err := veetbrowser.New(veetbrowser.SharedProvider(b), veetbrowser.Options{Store: timed})
-			if err != nil {
-				b.Fatal(err)
-			}
+			s, timed := timedSession(b)
 			ctx := context.Background()
-			s, err := rt.NewSession(ctx, veetbrowser.SessionOptions{})
-			if err != nil {
-				b.Fatal(err)
-			}
-			defer s.Close(ctx)
 			res, err := s.Navigate(ctx, base)
 			if err != nil {
 				b.Fatal(err)
