@@ -5,10 +5,6 @@ import (
 	"encoding/json"
 	"strings"
 	"testing"
-	"time"
-
-	"github.com/chromedp/chromedp"
-	"github.com/chromedp/chromedp/kb"
 
 	veetbrowser "github.com/veetbot/veetbrowser"
 	"github.com/veetbot/veetbrowser/replay"
@@ -53,23 +49,7 @@ func TestTakeOverUnaskedInTheControlRoom(t *testing.T) {
 		t.Fatalf("browser_handoff while the person holds the page: %s", text)
 	}
 
-	xy, err := chromedp.Run(person, chromedp.Evaluate[[]float64](`(() => { const r = document.querySelector('img.driven').getBoundingClientRect();
-		return [r.x + r.width * 0.5, r.y + r.height * 0.25] })()`))
-	if err != nil {
-		t.Fatal(err)
-	}
-	if err := chromedp.Do(person, chromedp.MouseClickXY(xy[0], xy[1])); err != nil {
-		t.Fatal(err)
-	}
-	if err := chromedp.Do(person, chromedp.KeyEvent(canary+kb.Enter)); err != nil {
-		t.Fatal(err)
-	}
-	for deadline := time.Now().Add(30 * time.Second); len(site.got()) == 0 && time.Now().Before(deadline); {
-		time.Sleep(20 * time.Millisecond)
-	}
-	if got := site.got(); len(got) != 1 || got[0] != canary {
-		t.Fatalf("the site got %q", got)
-	}
+	site.typeThroughPicture(t, person, canary)
 	clickOn(t, person, `.handoff button.handback`)
 	waitFor(t, person, `!document.querySelector('.handoff') && !!document.querySelector('.take button.takeover')`)
 
