@@ -340,8 +340,9 @@ func (s *Session) page(ctx context.Context, lease, route, contentType string, bo
 		return nil, s.leaseError(lease, err)
 	}
 	// A screenshot's answer is its view and image, a log read's its view
-	// and log, with no observation.
-	if len(out.View) == 0 || (out.Observation == nil && out.Image == nil && out.Log == nil && !s.opts.ViewOnly) {
+	// and log, the download list's its view alone: none has an observation.
+	listing := route == "downloads"
+	if len(out.View) == 0 || (out.Observation == nil && out.Image == nil && out.Log == nil && !listing && !s.opts.ViewOnly) {
 		return nil, errcode.New(errcode.BrowserUnavailable, "the sidecar's answer holds no view or no observation")
 	}
 	res := &veetbrowser.Result{Observation: out.Observation, View: out.View, Log: out.Log}
