@@ -43,13 +43,13 @@ func benchPage(b testing.TB) string {
 // recording into a SQLite store as the sidecar does: the baseline of
 // BenchmarkObserveHosted.
 func BenchmarkObserveLocal(b *testing.B) {
-	benchObserve(b, openLocal(b, filepath.Join(b.TempDir(), "local.db")))
+	benchObserve(b, openLocal(b, filepath.Join(b.TempDir(), "local.db")), benchPage(b))
 }
 
 // BenchmarkObserveLocalNoStore is BenchmarkObserveLocal without
 // recording: what the store costs a call.
 func BenchmarkObserveLocalNoStore(b *testing.B) {
-	benchObserve(b, openLocal(b, store.None))
+	benchObserve(b, openLocal(b, store.None), benchPage(b))
 }
 
 // BenchmarkObserveHosted observes the same page b.N times through a
@@ -57,17 +57,19 @@ func BenchmarkObserveLocalNoStore(b *testing.B) {
 // what each call took at the client minus what the runtime took in the
 // sidecar (its Server-Timing), that is the HTTP exchange and the JSON of
 // the view and the canonical observation both ways.
-func BenchmarkObserveHosted(b *testing.B) { benchHosted(b, false) }
+func BenchmarkObserveHosted(b *testing.B) { benchHosted(b, benchPage(b), benchVersion, false) }
 
 // BenchmarkObserveHostedViewOnly is BenchmarkObserveHosted for a client
 // that takes the view only (hosted.Options.ViewOnly), as MCP does.
-func BenchmarkObserveHostedViewOnly(b *testing.B) { benchHosted(b, true) }
+func BenchmarkObserveHostedViewOnly(b *testing.B) { benchHosted(b, benchPage(b), benchVersion, true) }
 
-func benchHosted(b *testing.B, viewOnly bool) {
+// benchHosted observes page b.N times through a sidecar, on a session
+// pinned to version, and reports the hop.
+func benchHosted(b *testing.B, page, version string, viewOnly bool) {
 	url, token := startSidecar(b, sidecar.Launched{}, 0)
 	ctx := context.Background()
 	hop := &hopTimer{}
-	o := hosted.Options{URL: url, Token: token, Profile: "bench", Session: veetbrowser.SessionOptions{Version: benchVersion},
+	o := hosted.Options{URL: url, Token: token, Profile: "bench", Session: veetbrowser.SessionOptions{Version: version},
 		HTTPClient: &http.Client{Transport: hop}, ViewOnly: viewOnly}
 	if err := hosted.CreateProfile(ctx, o); err != nil {
 		b.Fatal(err)
@@ -77,7 +79,7 @@ func benchHosted(b *testing.B, viewOnly bool) {
 		b.Fatal(err)
 	}
 	b.Cleanup(func() { s.Close(context.Background()) })
-	took := benchObserve(b, s)
+	took := benchObserve(b, s, page)
 	hop.report(b, took)
 }
 
@@ -150,11 +152,11 @@ func openLocal(b testing.TB, storeSpec string) veetbrowser.Caller {
 	return s
 }
 
-// benchObserve navigates s to the bench page once, then times b.N
-// observations of it.
-func benchObserve(b *testing.B, s veetbrowser.Caller) []time.Duration {
+// benchObserve navigates s to page once, then times b.N observations of
+// it.
+func benchObserve(b *testing.B, s veetbrowser.Caller, page string) []time.Duration {
 	ctx := context.Background()
-	if _, err := s.Call(ctx, tools.Navigate, navigateArgs(benchPage(b))); err != nil {
+	if _, err := s.Call(ctx, tools.Navigate, navigateArgs(page)); err != nil {
 		b.Fatal(err)
 	}
 	took := make([]time.Duration, 0, b.N)

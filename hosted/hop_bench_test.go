@@ -13,6 +13,7 @@ import (
 	"github.com/veetbot/veetbrowser/browser"
 	"github.com/veetbot/veetbrowser/browser/chromium"
 	"github.com/veetbot/veetbrowser/hosted"
+	"github.com/veetbot/veetbrowser/internal/browsertest"
 	"github.com/veetbot/veetbrowser/observation"
 	"github.com/veetbot/veetbrowser/sidecar/sidecartest"
 	"github.com/veetbot/veetbrowser/store"
@@ -153,4 +154,40 @@ func hopCalls(b *testing.B, s veetbrowser.Caller, hop *hopTimer) {
 		hop.report(b, slices.Clone(took))
 	}
 	reportLatency(b, took)
+}
+
+// hopReplyPage is a small page, where Chromium's time does not hide the
+// hop: a help desk ticket's thread and the reply form below it.
+const hopReplyPage = `<!doctype html><title>Ticket #2187 · Support</title>
+<header><a href="/">Support</a> <input type="search" aria-label="Search tickets"> <button aria-label="Account">Account</button></header>
+<nav aria-label="Views"><a href="/unassigned">Unassigned (4)</a> <a href="/mine">Mine (9)</a> <a href="/solved">Solved</a></nav>
+<main><h1>Ticket #2187: the order arrived twice</h1>
+<article><h2>Sam Ortiz <time>3 days ago</time></h2><p>I was charged once but two parcels came. Shall I send one back?</p></article>
+<article><h2>Support <time>2 days ago</time></h2><p>Thank you for telling us. Which order number is on the second parcel?</p></article>
+<article><h2>Sam Ortiz <time>today</time></h2><p>It says 55-1043. A photo of the label is attached.</p><a href="/att/label.jpg">label.jpg</a></article>
+<form aria-label="Reply" onsubmit="event.preventDefault()"><h2>Reply</h2>
+<div role="toolbar" aria-label="Formatting"><button type="button" aria-label="Bold">B</button><button type="button" aria-label="Italic">I</button><button type="button" aria-label="Quote">“</button></div>
+<label>Message <textarea name="body" rows="6"></textarea></label>
+<label>Status <select name="status"><option>Open</option><option>Waiting</option><option>Solved</option></select></label>
+<label><input type="checkbox" name="note"> Internal note</label>
+<button>Send reply</button> <button type="button">Save draft</button></form></main>
+<aside aria-label="Customer"><h2>Sam Ortiz</h2><p>Customer since 2019</p><a href="/c/311">All tickets</a></aside>`
+
+// BenchmarkHopPages is the hop through a real browser at the newest tool
+// version (8 KiB views): a sidecar on loopback observing a small reply
+// form and the bench article, with and without the canonical observation
+// in the answer. Its hop metrics take the runtime's own time out of each
+// call (Server-Timing), so that Chromium's time, and its noise, do not
+// hide the hop.
+func BenchmarkHopPages(b *testing.B) {
+	urls := map[string]string{"reply": browsertest.Serve(b, hopReplyPage), "article": benchPage(b)}
+	for _, page := range []string{"reply", "article"} {
+		for _, viewOnly := range []bool{false, true} {
+			name := page + "/observation"
+			if viewOnly {
+				name = page + "/view-only"
+			}
+			b.Run(name, func(b *testing.B) { benchHosted(b, urls[page], tools.Newest().Name, viewOnly) })
+		}
+	}
 }
