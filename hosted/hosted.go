@@ -26,6 +26,8 @@ import (
 	"sync"
 	"time"
 
+	json1 "github.com/go-json-experiment/json/v1"
+
 	veetbrowser "github.com/veetbot/veetbrowser"
 	"github.com/veetbot/veetbrowser/errcode"
 	"github.com/veetbot/veetbrowser/internal/closeonce"
@@ -461,8 +463,10 @@ func (c client) request(ctx context.Context, method, path, contentType string, b
 	defer resp.Body.Close()
 	// An answer that says its length is read into one buffer of that
 	// size, not grown to it from 512 bytes (a canonical observation is
-	// tens of KiB).
-	var buf bytes.Buffer
+	// tens of KiB); the buffer is reused by the next call, since nothing
+	// decoded from it keeps a reference into it.
+	buf := answers.Get().(*bytes.Buffer)
+	defer putAnswer(buf)
 	if n := resp.ContentLength; n > 0 && n <= maxResponse {
 		buf.Grow(int(n) + bytes.MinRead) // ReadFrom grows a buffer with less room left
 	}
@@ -477,15 +481,36 @@ func (c client) request(ctx context.Context, method, path, contentType string, b
 	if out == nil || resp.StatusCode == http.StatusNoContent {
 		return nil
 	}
-	if err := json.Unmarshal(b, out); err != nil {
+	if err := decodeAnswer(b, out); err != nil {
 		return errcode.Wrap(errcode.BrowserUnavailable, err, "the sidecar's answer is not the API's JSON")
 	}
 	return nil
 }
 
+// decodeAnswer decodes an answer with encoding/json's semantics, on an
+// implementation that parses and decodes in one pass: decoding the
+// canonical observation was most of the hop's CPU, and this takes about
+// half of encoding/json's time and allocations for it.
+func decodeAnswer(b []byte, out any) error { return json1.Unmarshal(b, out) }
+
+// answers holds the buffers answers are read into, for the next calls.
+var answers = sync.Pool{New: func() any { return new(bytes.Buffer) }}
+
+// maxPooledAnswer is the largest buffer kept for the next answer: a rare
+// large answer (a full-page screenshot) is not held for the process's
+// life.
+const maxPooledAnswer = 1 << 20
+
+func putAnswer(b *bytes.Buffer) {
+	if b.Cap() <= maxPooledAnswer {
+		b.Reset()
+		answers.Put(b)
+	}
+}
+
 func decodeError(status int, b []byte) error {
 	var body api.ErrorBody
-	if err := json.Unmarshal(b, &body); err != nil || body.Error.Code == "" {
+	if err := decodeAnswer(b, &body); err != nil || body.Error.Code == "" {
 		return errcode.New(errcode.BrowserUnavailable, "the sidecar answered %d without an error body", status)
 	}
 	// The message was made public by the sidecar; it is passed on whole.

@@ -4,7 +4,9 @@ import (
 	"encoding/json"
 	"errors"
 	"net/http"
+	"slices"
 	"strconv"
+	"sync"
 
 	"github.com/veetbot/veetbrowser/browser"
 	"github.com/veetbot/veetbrowser/errcode"
@@ -79,7 +81,9 @@ func writePage(w http.ResponseWriter, view, obs json.RawMessage, tail pageTail) 
 	if view == nil {
 		view = json.RawMessage("null")
 	}
-	b := make([]byte, 0, len(view)+len(obs)+len(rest)+32)
+	buf := pageBuffers.Get().(*[]byte)
+	defer putPage(buf)
+	b := slices.Grow((*buf)[:0], len(view)+len(obs)+len(rest)+32)
 	b = append(append(b, `{"view":`...), view...)
 	if len(obs) > 0 {
 		b = append(append(b, `,"observation":`...), obs...)
@@ -96,5 +100,20 @@ func writePage(w http.ResponseWriter, view, obs json.RawMessage, tail pageTail) 
 	// size, and the answer is not chunked.
 	w.Header().Set("Content-Length", strconv.Itoa(len(b)))
 	w.WriteHeader(http.StatusOK)
-	w.Write(b)
+	w.Write(b) // written or copied before it returns: the buffer is free after
+	*buf = b
+}
+
+// pageBuffers holds the buffers page answers are put together in, for the next
+// answers: one is the size of a canonical observation, tens of KiB.
+var pageBuffers = sync.Pool{New: func() any { return new([]byte) }}
+
+// maxPooledPage is the largest buffer kept for the next answer: a rare
+// large one (a full-page screenshot) is not held for the process's life.
+const maxPooledPage = 1 << 20
+
+func putPage(b *[]byte) {
+	if cap(*b) <= maxPooledPage {
+		pageBuffers.Put(b)
+	}
 }
