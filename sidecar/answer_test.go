@@ -3,12 +3,17 @@ package sidecar
 import (
 	"bytes"
 	"encoding/json"
+	"io"
+	"net/http"
 	"net/http/httptest"
 	"reflect"
 	"strconv"
+	"strings"
 	"testing"
+	"time"
 
 	"github.com/veetbot/veetbrowser/browser"
+	"github.com/veetbot/veetbrowser/internal/browsertest"
 	"github.com/veetbot/veetbrowser/observation"
 	"github.com/veetbot/veetbrowser/projection"
 	"github.com/veetbot/veetbrowser/sidecar/api"
@@ -65,10 +70,67 @@ func TestWritePageIsPageResult(t *testing.T) {
 		if n := b.Header().Get("Content-Length"); n != strconv.Itoa(b.Body.Len()) {
 			t.Errorf("Content-Length %s for %d bytes", n, b.Body.Len())
 		}
-		b.Header().Del("Content-Length") // which writeJSON leaves to net/http
+		if !b.Flushed {
+			t.Error("the answer was left in the connection's buffer")
+		}
 		if !bytes.Equal(a.Body.Bytes(), b.Body.Bytes()) || !reflect.DeepEqual(a.Header(), b.Header()) || a.Code != b.Code {
 			t.Errorf("observation %v, tail %+v: writePage wrote %d %v\n%s\nwriteJSON %d %v\n%s", c.obs, c.tail,
 				b.Code, b.Header(), b.Body, a.Code, a.Header(), a.Body)
+		}
+	}
+}
+
+// gatedLog holds each write of a request's log line on a route ending in
+// route until open is closed: a slow log, as a full pipe to a collector.
+type gatedLog struct {
+	route string
+	open  chan struct{}
+}
+
+func (g gatedLog) Write(p []byte) (int, error) {
+	if bytes.Contains(p, []byte(`"msg":"request"`)) && bytes.Contains(p, []byte(g.route+`"`)) {
+		<-g.open
+	}
+	return len(p), nil
+}
+
+// TestAnswerLeavesBeforeTheLog: a page answer shorter than the
+// connection's buffer (a 1 KiB view, without the observation) and an
+// error answer reach the client while the sidecar is still writing the
+// request's log line: no answer waits for the log.
+func TestAnswerLeavesBeforeTheLog(t *testing.T) {
+	t.Parallel()
+	open := make(chan struct{})
+	f := newFixture(t, fixtureOptions{log: gatedLog{route: "/navigate", open: open}})
+	t.Cleanup(func() { close(open) }) // before the fixture's cleanup closes the server
+	f.profile(t, f.acme, "orders")
+	l := f.lease(t, f.acme, api.LeaseRequest{Profile: "orders", Budget: 1024})
+	page := browsertest.Serve(t, `<!doctype html><title>Order 55-1043 · Northwind</title>
+<header><a href="/">Northwind</a> <a href="/account">Account</a></header>
+<main><h1>Order 55-1043</h1><p>Shipped on 2 May, arriving on Friday.</p>
+<form aria-label="Change delivery" onsubmit="event.preventDefault()"><label>Deliver to <select><option>Home</option><option>Locker</option></select></label><button>Save</button></form></main>
+<footer><a href="/help">Help</a></footer>`)
+	for _, c := range []struct {
+		body   string
+		status int
+	}{{`{"url":"` + page + `"}`, http.StatusOK}, {`{"url":1}`, http.StatusBadRequest}} {
+		req, _ := http.NewRequest(http.MethodPost, f.url+"/v1/leases/"+l.ID+"/navigate?observation=omit", strings.NewReader(c.body))
+		req.Header.Set("Authorization", "Bearer "+f.acme)
+		req.Header.Set("Content-Type", "application/json")
+		// A connection of its own: the last one's handler is still
+		// writing its log line, and holds it meanwhile.
+		client := &http.Client{Timeout: 30 * time.Second, Transport: &http.Transport{}}
+		resp, err := client.Do(req)
+		if err != nil {
+			t.Fatalf("%s: %v", c.body, err)
+		}
+		b, err := io.ReadAll(resp.Body)
+		resp.Body.Close()
+		if err != nil {
+			t.Fatalf("%s: the answer did not arrive while its log line was held: %v", c.body, err)
+		}
+		if resp.StatusCode != c.status || len(b) > 3<<10 {
+			t.Fatalf("%s: %d, %d bytes: %s", c.body, resp.StatusCode, len(b), b)
 		}
 	}
 }

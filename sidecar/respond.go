@@ -53,10 +53,22 @@ func writeJSON(w http.ResponseWriter, status int, v any) {
 	if err != nil {
 		status, b = http.StatusServiceUnavailable, []byte(`{"error":{"code":"internal","message":"the response could not be encoded"}}`)
 	}
-	w.Header().Set("Content-Type", "application/json")
-	w.Header().Set("Cache-Control", "no-store")
+	send(w, status, append(b, '\n'))
+}
+
+// send writes a JSON answer whole, with its length (the client reads it
+// into one buffer of that size; it is not chunked), and sends it at once:
+// it leaves before the request's log line and metrics, so that a slow log
+// (a full pipe) delays no answer. Without the flush, an answer shorter
+// than the connection's buffer (4 KiB) waited for them.
+func send(w http.ResponseWriter, status int, b []byte) {
+	h := w.Header()
+	h.Set("Content-Type", "application/json")
+	h.Set("Cache-Control", "no-store")
+	h.Set("Content-Length", strconv.Itoa(len(b)))
 	w.WriteHeader(status)
-	w.Write(append(b, '\n'))
+	w.Write(b)
+	http.NewResponseController(w).Flush()
 }
 
 // pageTail is what follows the view and the observation in an
@@ -94,13 +106,7 @@ func writePage(w http.ResponseWriter, view, obs json.RawMessage, tail pageTail) 
 		b = append(b, '}')
 	}
 	b = append(b, '\n')
-	w.Header().Set("Content-Type", "application/json")
-	w.Header().Set("Cache-Control", "no-store")
-	// Its length, so that the client reads it into one buffer of that
-	// size, and the answer is not chunked.
-	w.Header().Set("Content-Length", strconv.Itoa(len(b)))
-	w.WriteHeader(http.StatusOK)
-	w.Write(b) // written or copied before it returns: the buffer is free after
+	send(w, http.StatusOK, b) // written or copied before it returns: the buffer is free after
 	*buf = b
 }
 

@@ -68,6 +68,7 @@ type fixtureOptions struct {
 	store    store.Store // nil: a fresh SQLite file
 	browsers Browsers    // nil: tabs of the shared browser
 	data     string      // "": a fresh directory
+	log      io.Writer   // nil: the fixture's logs
 }
 
 func newFixture(t *testing.T, o fixtureOptions) *fixture {
@@ -93,9 +94,13 @@ func newFixture(t *testing.T, o fixtureOptions) *fixture {
 		o.data = t.TempDir()
 	}
 	logs := &browsertest.Buffer{}
+	var log io.Writer = logs
+	if o.log != nil {
+		log = o.log
+	}
 	clock := &fakeClock{}
 	srv, err := New(context.Background(), Options{Data: o.data, Tokens: toks, Store: o.store, Browsers: o.browsers,
-		Logger: slog.New(slog.NewJSONHandler(logs, &slog.HandlerOptions{Level: slog.LevelDebug})), Now: clock.Now})
+		Logger: slog.New(slog.NewJSONHandler(log, &slog.HandlerOptions{Level: slog.LevelDebug})), Now: clock.Now})
 	if err != nil {
 		t.Fatal(err)
 	}
