@@ -2,21 +2,27 @@ package sidecar
 
 import (
 	"bytes"
+	"context"
 	"encoding/json"
 	"io"
 	"net/http"
 	"net/http/httptest"
+	"path/filepath"
 	"reflect"
 	"strconv"
 	"strings"
+	"sync"
 	"testing"
 	"time"
 
 	"github.com/veetbot/veetbrowser/browser"
+	"github.com/veetbot/veetbrowser/errcode"
 	"github.com/veetbot/veetbrowser/internal/browsertest"
 	"github.com/veetbot/veetbrowser/observation"
 	"github.com/veetbot/veetbrowser/projection"
 	"github.com/veetbot/veetbrowser/sidecar/api"
+	"github.com/veetbot/veetbrowser/store"
+	"github.com/veetbot/veetbrowser/store/storespec"
 	"github.com/veetbot/veetbrowser/tools"
 )
 
@@ -133,4 +139,90 @@ func TestAnswerLeavesBeforeTheLog(t *testing.T) {
 			t.Fatalf("%s: %d, %d bytes: %s", c.body, resp.StatusCode, len(b), b)
 		}
 	}
+}
+
+// countingStore counts the store's lease operations and call records.
+type countingStore struct {
+	store.Store
+	mu      sync.Mutex
+	leases  int // acquire, renew, release, read
+	records int // intents, completions, records
+}
+
+func (c *countingStore) count(n *int) {
+	c.mu.Lock()
+	*n++
+	c.mu.Unlock()
+}
+
+func (c *countingStore) counts() (leases, records int) {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	return c.leases, c.records
+}
+
+func (c *countingStore) AcquireLease(ctx context.Context, l store.Lease) (store.Lease, error) {
+	c.count(&c.leases)
+	return c.Store.AcquireLease(ctx, l)
+}
+
+func (c *countingStore) RenewLease(ctx context.Context, id string, expires time.Time) (store.Lease, error) {
+	c.count(&c.leases)
+	return c.Store.RenewLease(ctx, id, expires)
+}
+
+func (c *countingStore) ReleaseLease(ctx context.Context, id string) error {
+	c.count(&c.leases)
+	return c.Store.ReleaseLease(ctx, id)
+}
+
+func (c *countingStore) Lease(ctx context.Context, id string) (store.Lease, error) {
+	c.count(&c.leases)
+	return c.Store.Lease(ctx, id)
+}
+
+func (c *countingStore) Intent(ctx context.Context, call store.Call) (int64, error) {
+	c.count(&c.records)
+	return c.Store.Intent(ctx, call)
+}
+
+func (c *countingStore) Complete(ctx context.Context, session string, seq int64, r store.Result) error {
+	c.count(&c.records)
+	return c.Store.Complete(ctx, session, seq, r)
+}
+
+func (c *countingStore) Record(ctx context.Context, call store.Call) (int64, error) {
+	c.count(&c.records)
+	return c.Store.Record(ctx, call)
+}
+
+// TestPageCallsReadNoLease: a page call on a lease does not go to the
+// store for the lease (the sidecar holds it, and checks it against its
+// clock); the store's round trips on a call's path are its records
+// alone, at least one a call (the write-ahead intent of a navigation
+// and its completion). A released lease refuses the next call at once.
+func TestPageCallsReadNoLease(t *testing.T) {
+	t.Parallel()
+	st, err := storespec.Open(context.Background(), filepath.Join(t.TempDir(), "store.db"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { st.Close() })
+	cs := &countingStore{Store: st}
+	f := newFixture(t, fixtureOptions{store: cs})
+	f.profile(t, f.acme, "orders")
+	l := f.lease(t, f.acme, api.LeaseRequest{Profile: "orders"})
+	page := browsertest.Serve(t, `<!doctype html><title>Orders · Northwind</title><main><h1>Your orders</h1>
+<ul><li><a href="/o/1043">55-1043, shipped</a></li><li><a href="/o/1044">55-1044, packed</a></li></ul><button>Load more</button></main>`)
+	leases, records := cs.counts()
+	want(t, f.json(t, f.acme, http.MethodPost, "/v1/leases/"+l.ID+"/navigate", map[string]string{"url": page}), http.StatusOK, "")
+	for range 5 {
+		want(t, f.json(t, f.acme, http.MethodPost, "/v1/leases/"+l.ID+"/observe", map[string]any{}), http.StatusOK, "")
+	}
+	leases2, records2 := cs.counts()
+	if leases2 != leases || records2-records < 6 {
+		t.Fatalf("6 page calls: %d lease operations in the store, %d records", leases2-leases, records2-records)
+	}
+	want(t, f.json(t, f.acme, http.MethodDelete, "/v1/leases/"+l.ID, nil), http.StatusNoContent, "")
+	want(t, f.json(t, f.acme, http.MethodPost, "/v1/leases/"+l.ID+"/observe", map[string]any{}), http.StatusGone, errcode.LeaseExpired)
 }
