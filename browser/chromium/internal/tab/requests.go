@@ -36,6 +36,10 @@ type Containment struct {
 	// Origins are the origins (scheme://host[:port]) requests may go to:
 	// the grant's origins and resources.
 	Origins []string
+	// Proxied: every connection of the session goes through its egress
+	// proxy, which refuses (and counts) a WebSocket's tunnel itself, so
+	// the constructor the page sees is left alone.
+	Proxied bool
 }
 
 // allows reports whether origin is one of c's, a ws(s) origin being the
@@ -118,7 +122,10 @@ func (t *Tab) enableRequestGuard(ctx context.Context, target *chromedp.Target) e
 		if err != nil {
 			return err
 		}
-		src = noWebRTC + fmt.Sprintf(holdWebSockets, allowed)
+		src = noWebRTC
+		if !t.contain.Proxied {
+			src += fmt.Sprintf(holdWebSockets, allowed)
+		}
 	}
 	if t.noWorkers {
 		src += noServiceWorkers
