@@ -73,7 +73,7 @@ func Start(check Check, refused Refused) (*Proxy, error) {
 	p := &Proxy{ln: ln, check: check, refused: refused, ctx: ctx, stop: stop, dialer: net.Dialer{Timeout: dialTimeout}}
 	// No proxy of the environment: what is allowed goes straight out.
 	p.tr = &http.Transport{Proxy: nil, DialContext: p.dialer.DialContext, MaxIdleConns: maxIdleConns, MaxIdleConnsPerHost: maxIdleConns,
-		IdleConnTimeout: 30 * time.Second, DisableCompression: true, ResponseHeaderTimeout: 0}
+		IdleConnTimeout: 30 * time.Second, DisableCompression: true}
 	p.fwd = &httputil.ReverseProxy{
 		Rewrite:       func(*httputil.ProxyRequest) {}, // the absolute URL as asked; no X-Forwarded headers
 		Transport:     p.tr,
