@@ -210,3 +210,24 @@ func TestContainFrameFirstMoments(t *testing.T) {
 		t.Errorf("the widget got %d requests; blocked %v", widget.requests.Load(), counts)
 	}
 }
+
+// A contained session's download comes through its proxy whole: the file
+// lands with the digest of what the server sent.
+func TestContainDownloadThroughProxy(t *testing.T) {
+	t.Parallel()
+	dir := t.TempDir()
+	const mb = 1 << 20
+	base := downloadSite(t, "Linux=/files/1048576?name=acme-sync-4.2.tar.gz")
+	s := session(t, SessionOptions{DownloadDir: dir, Grant: policy.Grant{Origins: []string{strings.TrimSuffix(base, "/")}, Contain: true}})
+	res, err := s.Navigate(browsertest.Context(t, time.Minute), base)
+	if err != nil {
+		t.Fatal(err)
+	}
+	out, act := clickNamed(t, s, res, "Download Linux")
+	if act == nil || act.Download == nil {
+		t.Fatalf("the act reports no download: %s", out.View)
+	}
+	if d := act.Download; d.State != browser.DownloadCompleted || d.Bytes != mb || d.SHA256 != hexSHA(pattern(mb)) {
+		t.Fatalf("download %+v", d)
+	}
+}
