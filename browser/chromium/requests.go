@@ -1,7 +1,9 @@
 package chromium
 
 import (
+	"github.com/veetbot/veetbrowser/browser/chromium/internal/egress"
 	"github.com/veetbot/veetbrowser/browser/chromium/internal/tab"
+	"github.com/veetbot/veetbrowser/errcode"
 	"github.com/veetbot/veetbrowser/observation"
 )
 
@@ -9,6 +11,28 @@ import (
 // every tab the session opens or adopts pauses each of its requests and
 // asks the session's request check; the requests refused, on any tab, go
 // into one tally that the next observation reports as its Blocked record.
+
+// startEgress puts a contained session of a launched browser behind an
+// egress proxy of its own: its first tab opens a browser context whose
+// every connection goes through the proxy, which asks the session's request
+// check and counts what it refuses in the session's tally. That covers what
+// CDP Fetch does not see (a popup's or an out-of-process frame's first
+// moments, workers' WebSockets, preconnect hints). An attached browser may
+// not reach this process's loopback, so its sessions keep the guards
+// alone (docs/navigation.md). The proxy returned (nil when none) is the
+// caller's to close.
+func (s *Session) startEgress(inst *instance, first *tab.Options) (*egress.Proxy, error) {
+	if s.requests.Contain == nil || inst.pid == 0 {
+		return nil, nil
+	}
+	p, err := egress.Start(s.requests.CheckRequest, s.requests.Blocked.Add)
+	if err != nil {
+		return nil, errcode.Wrap(errcode.BrowserUnavailable, err, "could not start the session's request guard")
+	}
+	first.Proxy = p.Addr()
+	s.requests.Contain.Proxied = true
+	return p, nil
+}
 
 // tabOptions completes the options of a tab the session opens or adopts.
 func (s *Session) tabOptions(o tab.Options) tab.Options {

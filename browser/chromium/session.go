@@ -117,10 +117,17 @@ func newSession(ctx context.Context, p *Provider, inst *instance, opts browser.S
 			s.requests.Contain = &tab.Containment{Origins: opts.Contain}
 		}
 	}
-	t, err := tab.Open(ctx, browserCtx, s.tabOptions(tab.Options{Check: opts.CheckNavigation, Isolated: p.isolated, HoldPopups: s.realPages && s.interactions}))
+	first := tab.Options{Check: opts.CheckNavigation, Isolated: p.isolated, HoldPopups: s.realPages && s.interactions}
+	proxy, err := s.startEgress(inst, &first)
 	if err != nil {
 		return nil, err
 	}
+	t, err := tab.Open(ctx, browserCtx, s.tabOptions(first))
+	if err != nil {
+		proxy.Close()
+		return nil, err
+	}
+	context.AfterFunc(t.Context(), func() { proxy.Close() })
 	s.tab, s.first, s.browserCtx, s.checkNav = t, t, browserCtx, opts.CheckNavigation
 	s.stopTabs = func() {}
 	if s.interactions {

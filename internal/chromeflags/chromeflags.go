@@ -17,7 +17,7 @@ func Private() []chromedp.ExecAllocatorOption {
 		opts = append(opts, chromedp.Flag(name, true))
 	}
 	return append(opts,
-		chromedp.Flag("disable-features", "Translate,OptimizationHints,OptimizationGuideModelDownloading,AutofillServerCommunication,MediaRouter,CertificateTransparencyComponentUpdater,InterestFeedContentSuggestions"),
+		chromedp.Flag("disable-features", "Translate,OptimizationHints,OptimizationGuideModelDownloading,AutofillServerCommunication,MediaRouter,CertificateTransparencyComponentUpdater,InterestFeedContentSuggestions,SearchEnginePreconnector,PreconnectToSearch"),
 		chromedp.Flag("password-store", "basic"),
 		chromedp.WindowSize(1280, 900),
 	)

@@ -19,23 +19,30 @@ import (
 // page's own world, so a page script that works hard enough around it is
 // not ruled out; docs/navigation.md says what is and is not covered):
 //
-//   - WebSocket handshakes, which Fetch never pauses: the constructor the
-//     page sees refuses an origin outside the containment (not counted in
-//     the blocked record: no request was ever made);
+//   - WebSocket handshakes, which Fetch never pauses: behind the session's
+//     egress proxy (Containment.Proxied) the proxy refuses and counts
+//     them; without it the constructor the page sees refuses an origin
+//     outside the containment (not counted in the blocked record: no
+//     request was ever made);
 //   - WebRTC, which opens sockets no request guard sees: the peer
 //     connection constructors are gone;
 //   - service workers (also without containment where the destination
 //     rules refuse private addresses), whose own requests no page session
 //     sees: registration is gone.
 //
-// A preconnect or DNS prefetch hint sends no request, and nothing here
-// stops the connection or lookup it may open.
+// A preconnect or DNS prefetch hint sends no request: only the egress
+// proxy, through which the browser then connects and resolves, stops what
+// it would open.
 
 // Containment is what a contained session's requests may reach.
 type Containment struct {
 	// Origins are the origins (scheme://host[:port]) requests may go to:
 	// the grant's origins and resources.
 	Origins []string
+	// Proxied: every connection of the session goes through its egress
+	// proxy, which refuses (and counts) a WebSocket's tunnel itself, so
+	// the constructor the page sees is left alone.
+	Proxied bool
 }
 
 // allows reports whether origin is one of c's, a ws(s) origin being the
@@ -118,7 +125,10 @@ func (t *Tab) enableRequestGuard(ctx context.Context, target *chromedp.Target) e
 		if err != nil {
 			return err
 		}
-		src = noWebRTC + fmt.Sprintf(holdWebSockets, allowed)
+		src = noWebRTC
+		if !t.contain.Proxied {
+			src += fmt.Sprintf(holdWebSockets, allowed)
+		}
 	}
 	if t.noWorkers {
 		src += noServiceWorkers

@@ -121,6 +121,10 @@ type Options struct {
 	// Isolated opens the page in a browser context of its own, disposed of
 	// when the tab's context ends.
 	Isolated bool
+	// Proxy (Open only), host:port of a proxy on loopback, opens the page
+	// in a browser context of its own whose every connection, loopback
+	// ones included, goes through that proxy (the egress package).
+	Proxy string
 	// Frames: the session observes frames (tool version 1.7.0), so
 	// out-of-process frames are attached to as they appear.
 	Frames bool
@@ -137,7 +141,14 @@ type Options struct {
 // opening, not the page's life.
 func Open(ctx, parent context.Context, opts Options) (*Tab, error) {
 	var copts []chromedp.ContextOption
-	if opts.Isolated {
+	switch {
+	case opts.Proxy != "":
+		copts = append(copts, chromedp.WithNewBrowserContext(func(p *cdptarget.CreateBrowserContextParams) {
+			// "<-loopback>" takes away Chromium's implicit bypass of
+			// localhost and 127.0.0.0/8.
+			p.ProxyServer, p.ProxyBypassList = "http://"+opts.Proxy, "<-loopback>"
+		}))
+	case opts.Isolated:
 		copts = append(copts, chromedp.WithNewBrowserContext())
 	}
 	return start(ctx, parent, opts, copts...)

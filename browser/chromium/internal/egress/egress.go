@@ -1,0 +1,249 @@
+// Package egress is the net under a contained session's request guard: a
+// small HTTP proxy on 127.0.0.1 that the session's browser context sends
+// every connection through (Target.createBrowserContext's proxyServer,
+// with Chromium's implicit loopback bypass removed). It sees what CDP Fetch
+// does not: connections opened before a session of their target is
+// attached (a popup's first moments, an out-of-process frame's), a
+// worker's or shared worker's WebSocket, a preconnect hint's connection.
+// Each request (an absolute-URI one) and each tunnel (CONNECT: https,
+// wss, and ws through a proxy) is checked before anything is dialled; a
+// refused request is answered 403, a refused tunnel closed, each reported,
+// and nothing leaves for its host. With a proxy, the browser resolves no destination name itself: the
+// hint's DNS lookup happens here, only for what is allowed.
+package egress
+
+import (
+	"bufio"
+	"context"
+	"errors"
+	"io"
+	"net"
+	"net/http"
+	"net/http/httputil"
+	"net/url"
+	"strings"
+	"sync"
+	"sync/atomic"
+	"time"
+)
+
+// Check says whether a request to u may leave; Refused is told the origin
+// of each refused one (for a tunnel, whose scheme the proxy cannot see, the
+// https origin of its host and port).
+type (
+	Check   func(ctx context.Context, u *url.URL) error
+	Refused func(origin string)
+)
+
+// Bounds of the proxy's own waits: the check (a name lookup), a dial, and
+// the idle connections it keeps to allowed hosts.
+const (
+	checkTimeout = 10 * time.Second
+	dialTimeout  = 20 * time.Second
+	maxIdleConns = 64
+	peekTimeout  = 2 * time.Second
+)
+
+// Proxy is one session's proxy.
+type Proxy struct {
+	ln      net.Listener
+	srv     *http.Server
+	check   Check
+	refused Refused
+	fwd     *httputil.ReverseProxy
+	tr      *http.Transport
+	dialer  net.Dialer
+	ctx     context.Context
+	stop    context.CancelFunc
+	wg      sync.WaitGroup // the tunnels
+	// paged: a request was let through. Until then no page of the
+	// context has asked for anything (a fresh page is about:blank), so
+	// what is refused is the browser's own (a search engine preconnect
+	// as a context opens): refused, but not reported as a page's.
+	paged atomic.Bool
+}
+
+// Start listens on a free port of 127.0.0.1 and serves until Close.
+func Start(check Check, refused Refused) (*Proxy, error) {
+	ln, err := net.Listen("tcp", "127.0.0.1:0")
+	if err != nil {
+		return nil, err
+	}
+	ctx, stop := context.WithCancel(context.Background())
+	p := &Proxy{ln: ln, check: check, refused: refused, ctx: ctx, stop: stop, dialer: net.Dialer{Timeout: dialTimeout}}
+	// No proxy of the environment: what is allowed goes straight out.
+	p.tr = &http.Transport{Proxy: nil, DialContext: p.dialer.DialContext, MaxIdleConns: maxIdleConns, MaxIdleConnsPerHost: maxIdleConns,
+		IdleConnTimeout: 30 * time.Second, DisableCompression: true}
+	p.fwd = &httputil.ReverseProxy{
+		Rewrite:       func(*httputil.ProxyRequest) {}, // the absolute URL as asked; no X-Forwarded headers
+		Transport:     p.tr,
+		FlushInterval: -1, // event streams as they come
+		ErrorHandler: func(w http.ResponseWriter, _ *http.Request, _ error) {
+			w.WriteHeader(http.StatusBadGateway)
+		},
+	}
+	p.srv = &http.Server{Handler: p, ReadHeaderTimeout: checkTimeout, BaseContext: func(net.Listener) context.Context { return ctx }}
+	go p.srv.Serve(ln)
+	return p, nil
+}
+
+// Addr is the proxy's host:port, for proxyServer.
+func (p *Proxy) Addr() string { return p.ln.Addr().String() }
+
+// Close stops the proxy and every connection through it; a nil proxy has
+// nothing to stop.
+func (p *Proxy) Close() error {
+	if p == nil {
+		return nil
+	}
+	p.stop()
+	err := p.srv.Close()
+	p.tr.CloseIdleConnections()
+	p.wg.Wait()
+	return err
+}
+
+func (p *Proxy) ServeHTTP(w http.ResponseWriter, r *http.Request) {
+	if r.Method == http.MethodConnect {
+		p.tunnel(w, r)
+		return
+	}
+	u := r.URL
+	if u.Scheme != "http" || u.Host == "" {
+		// Not a proxy request (the browser sends https and ws through
+		// CONNECT): nothing to forward.
+		http.Error(w, "not a proxy request", http.StatusBadRequest)
+		return
+	}
+	if !p.allowed(r.Context(), u) {
+		p.refuse(w, "http://"+u.Host)
+		return
+	}
+	p.paged.Store(true)
+	p.fwd.ServeHTTP(w, r)
+}
+
+// tunnel answers a CONNECT to host:port: allowed if its https origin, or
+// its http one (a ws tunnel), passes the check.
+func (p *Proxy) tunnel(w http.ResponseWriter, r *http.Request) {
+	host, port, err := net.SplitHostPort(r.Host)
+	if err != nil {
+		http.Error(w, "bad tunnel address", http.StatusBadRequest)
+		return
+	}
+	if !p.allowed(r.Context(), &url.URL{Scheme: "https", Host: hostPort(host, port, "443")}) &&
+		!p.allowed(r.Context(), &url.URL{Scheme: "http", Host: hostPort(host, port, "80")}) {
+		p.refuseTunnel(w, host, port)
+		return
+	}
+	p.paged.Store(true)
+	up, err := p.dialer.DialContext(r.Context(), "tcp", net.JoinHostPort(host, port))
+	if err != nil {
+		http.Error(w, "could not connect", http.StatusBadGateway)
+		return
+	}
+	down, buf, err := hijack(w)
+	if err != nil {
+		up.Close()
+		return
+	}
+	p.wg.Add(1)
+	go func() {
+		defer p.wg.Done()
+		stop := context.AfterFunc(p.ctx, func() { up.Close(); down.Close() })
+		defer stop()
+		done := make(chan struct{})
+		go func() {
+			io.Copy(up, buf) // what the browser sent after its CONNECT, then the rest
+			closeWrite(up)
+			close(done)
+		}()
+		io.Copy(down, up)
+		closeWrite(down)
+		<-done
+		up.Close()
+		down.Close()
+	}()
+}
+
+// hijack takes the client's connection and tells it the tunnel is open.
+func hijack(w http.ResponseWriter) (net.Conn, *bufio.ReadWriter, error) {
+	hj, ok := w.(http.Hijacker)
+	if !ok {
+		return nil, nil, errors.New("no tunnel")
+	}
+	down, buf, err := hj.Hijack()
+	if err != nil {
+		return nil, nil, err
+	}
+	if _, err := down.Write([]byte("HTTP/1.1 200 Connection Established\r\n\r\n")); err != nil {
+		down.Close()
+		return nil, nil, err
+	}
+	return down, buf, nil
+}
+
+// refuseTunnel refuses a tunnel to host:port, which is never dialled. Its
+// origin is named by the first byte the browser sends into it (a TLS
+// handshake: https or wss; anything else: a ws handshake, the only plain
+// protocol the browser tunnels), read from the client within peekTimeout;
+// then the connection is closed, and the browser sees it fail.
+func (p *Proxy) refuseTunnel(w http.ResponseWriter, host, port string) {
+	origin := originOf("https", host, port, "443")
+	down, buf, err := hijack(w)
+	if err != nil {
+		p.refuse(w, origin)
+		return
+	}
+	defer down.Close()
+	down.SetReadDeadline(time.Now().Add(peekTimeout))
+	if b, err := buf.Reader.Peek(1); err == nil && b[0] != tlsHandshake {
+		origin = originOf("ws", host, port, "80")
+	}
+	p.report(origin)
+}
+
+// tlsHandshake is the first byte of a TLS client hello record.
+const tlsHandshake = 0x16
+
+func (p *Proxy) allowed(ctx context.Context, u *url.URL) bool {
+	ctx, cancel := context.WithTimeout(ctx, checkTimeout)
+	defer cancel()
+	return p.check(ctx, u) == nil
+}
+
+func (p *Proxy) refuse(w http.ResponseWriter, origin string) {
+	p.report(origin)
+	http.Error(w, "blocked: this session may not reach "+origin, http.StatusForbidden)
+}
+
+func (p *Proxy) report(origin string) {
+	if p.refused != nil && p.paged.Load() {
+		p.refused(origin)
+	}
+}
+
+// hostPort is host:port, the port left out where it is the scheme's own.
+func hostPort(host, port, def string) string {
+	if port == def {
+		return bracket(host)
+	}
+	return net.JoinHostPort(host, port)
+}
+
+func originOf(scheme, host, port, def string) string {
+	return strings.ToLower(scheme + "://" + hostPort(host, port, def))
+}
+
+func bracket(host string) string {
+	if strings.Contains(host, ":") {
+		return "[" + host + "]"
+	}
+	return host
+}
+
+func closeWrite(c net.Conn) {
+	if cw, ok := c.(interface{ CloseWrite() error }); ok {
+		cw.CloseWrite()
+	}
+}
