@@ -8,6 +8,7 @@ import (
 	"encoding/hex"
 	"encoding/json"
 	"io"
+	"net"
 	"net/http"
 	"net/url"
 	"strings"
@@ -35,10 +36,23 @@ const (
 	DefaultIdleTimeout = 10 * time.Minute
 )
 
-// maxBodyBytes bounds one HTTP request: the largest tool arguments plus
-// room for the JSON-RPC envelope. A larger body is refused (413) before it
-// is read whole.
-const maxBodyBytes = tools.MaxArgumentBytes + 64<<10
+// MaxBodyBytes bounds one HTTP request's body: the largest tool arguments
+// plus room for the JSON-RPC envelope. A larger body is refused (413
+// too_large) before it is read whole.
+const MaxBodyBytes = tools.MaxArgumentBytes + 64<<10
+
+// DefaultBodyTimeout bounds the reading of one request's body, at most
+// MaxBodyBytes: a client that sends its body a byte at a time (slow loris)
+// is cut off instead of holding a connection and a handler. The headers
+// are the http.Server's ReadHeaderTimeout (ReadHeaderTimeout below); a
+// server-wide ReadTimeout would also cut long tool calls off, so the body
+// gets its own deadline.
+const DefaultBodyTimeout = 30 * time.Second
+
+// ReadHeaderTimeout is the ReadHeaderTimeout the http.Server serving
+// HTTPHandler must set (the CLI's does): a client that never finishes its
+// headers is cut off after it.
+const ReadHeaderTimeout = 10 * time.Second
 
 // HTTPOptions configure the streamable HTTP transport.
 type HTTPOptions struct {
@@ -50,19 +64,25 @@ type HTTPOptions struct {
 	AllowedOrigins []string
 	MaxSessions    int           // live MCP sessions per token; 0 is DefaultMaxSessions
 	IdleTimeout    time.Duration // 0 is DefaultIdleTimeout
+	BodyTimeout    time.Duration // 0 is DefaultBodyTimeout
 }
 
 // HTTPHandler serves MCP over streamable HTTP behind a bearer token. Each
 // MCP session gets its own browser session, closed when the MCP session
 // ends: on DELETE, after IdleTimeout without a request, or when ctx ends.
 // Refusals are JSON error bodies: 401 unauthorized, 403 foreign_origin,
-// 429 too_many_sessions.
+// 413 too_large, 429 too_many_sessions, and the transport's own (400
+// invalid_argument for a malformed message, 404 not_found for an unknown
+// session id, …).
 func HTTPHandler(ctx context.Context, rt *veetbrowser.Runtime, opts Options, h HTTPOptions) (http.Handler, error) {
 	if h.Token == "" {
 		return nil, errcode.New(errcode.InvalidArgument, "a bearer token is required")
 	}
-	if h.MaxSessions < 0 || h.IdleTimeout < 0 {
-		return nil, errcode.New(errcode.InvalidArgument, "the session limit and the idle timeout must not be negative")
+	if h.MaxSessions < 0 || h.IdleTimeout < 0 || h.BodyTimeout < 0 {
+		return nil, errcode.New(errcode.InvalidArgument, "the session limit and the timeouts must not be negative")
+	}
+	if h.BodyTimeout == 0 {
+		h.BodyTimeout = DefaultBodyTimeout
 	}
 	if h.MaxSessions == 0 {
 		h.MaxSessions = DefaultMaxSessions
@@ -81,7 +101,7 @@ func HTTPHandler(ctx context.Context, rt *veetbrowser.Runtime, opts Options, h H
 	context.AfterFunc(ctx, func() { s.Close(context.Background()) })
 
 	sdk := mcp.NewStreamableHTTPHandler(func(*http.Request) *mcp.Server { return s.MCP },
-		&mcp.StreamableHTTPOptions{SessionTimeout: h.IdleTimeout, Logger: s.log, MaxRequestBodyBytes: maxBodyBytes})
+		&mcp.StreamableHTTPOptions{SessionTimeout: h.IdleTimeout, Logger: s.log, MaxRequestBodyBytes: MaxBodyBytes})
 	tokenID := tokenID(h.Token)
 	// The SDK binds each session to the token that opened it, so another
 	// token cannot use it.
@@ -91,7 +111,9 @@ func HTTPHandler(ctx context.Context, rt *veetbrowser.Runtime, opts Options, h H
 	limit := &sessionLimit{max: h.MaxSessions, idle: h.IdleTimeout, server: s.MCP,
 		owners: make(map[string]string), pending: make(map[string]int)}
 	inner := auth.RequireBearerToken(verify, nil)(sdk)
-	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+	return http.HandlerFunc(func(rw http.ResponseWriter, r *http.Request) {
+		w := &jsonErrors{ResponseWriter: rw}
+		defer w.finish()
 		if !origins.check(w, r) {
 			s.log.Info("refused a cross-site request", "origin", errcode.Quote(r.Header.Get("Origin")), "remote", r.RemoteAddr)
 			writeError(w, http.StatusForbidden, errcode.New(errcode.ForeignOrigin, "requests from this web origin are not allowed"))
@@ -107,8 +129,108 @@ func HTTPHandler(ctx context.Context, rt *veetbrowser.Runtime, opts Options, h H
 			writeError(w, http.StatusUnauthorized, errcode.New(errcode.Unauthorized, "a valid bearer token is required"))
 			return
 		}
+		if err := readBody(w, r, h.BodyTimeout); err != nil {
+			status := http.StatusRequestTimeout
+			if errcode.Of(err) == errcode.TooLarge {
+				status = http.StatusRequestEntityTooLarge
+			}
+			writeError(w, status, err)
+			return
+		}
 		limit.serve(w, r, tokenID, inner)
 	}), nil
+}
+
+// readBody reads r's body whole, within MaxBodyBytes and timeout, before
+// any handler sees it.
+func readBody(w http.ResponseWriter, r *http.Request, timeout time.Duration) error {
+	if r.Body == nil || r.Body == http.NoBody {
+		return nil
+	}
+	if r.ContentLength > MaxBodyBytes {
+		return errcode.New(errcode.TooLarge, "the request body is larger than %d bytes", MaxBodyBytes)
+	}
+	rc := http.NewResponseController(w)
+	rc.SetReadDeadline(time.Now().Add(timeout))
+	body, err := io.ReadAll(io.LimitReader(r.Body, MaxBodyBytes+1))
+	if err != nil || len(body) > MaxBodyBytes {
+		// The rest of the body is not waited for: the connection closes
+		// after the refusal.
+		w.Header().Set("Connection", "close")
+	} else {
+		rc.SetReadDeadline(time.Time{})
+	}
+	if err != nil {
+		return errcode.Wrap(errcode.Timeout, err, "the request body did not arrive within %s", timeout)
+	}
+	if len(body) > MaxBodyBytes {
+		return errcode.New(errcode.TooLarge, "the request body is larger than %d bytes", MaxBodyBytes)
+	}
+	r.Body = io.NopCloser(bytes.NewReader(body))
+	return nil
+}
+
+// jsonErrors turns the transport's plain-text refusals (http.Error: a
+// malformed message, an unknown session id) into JSON error bodies with a
+// stable code, as every other refusal of the server is.
+type jsonErrors struct {
+	http.ResponseWriter
+	status int // a plain-text refusal being replaced; 0 if none
+	done   bool
+}
+
+func (w *jsonErrors) WriteHeader(status int) {
+	if status >= 400 && !w.done && w.status == 0 && strings.HasPrefix(w.Header().Get("Content-Type"), "text/plain") {
+		w.status = status
+		return
+	}
+	w.ResponseWriter.WriteHeader(status)
+}
+
+func (w *jsonErrors) Write(p []byte) (int, error) {
+	if w.status == 0 {
+		return w.ResponseWriter.Write(p)
+	}
+	if !w.done {
+		w.done = true
+		msg := strings.TrimSpace(string(p))
+		w.Header().Del("X-Content-Type-Options")
+		writeError(w.ResponseWriter, w.status, errcode.New(statusCode(w.status), "%s", msg))
+	}
+	return len(p), nil
+}
+
+// finish sends a replaced refusal that wrote no message.
+func (w *jsonErrors) finish() {
+	if w.status != 0 && !w.done {
+		w.Write([]byte(http.StatusText(w.status)))
+	}
+}
+
+func (w *jsonErrors) Flush() {
+	if f, ok := w.ResponseWriter.(http.Flusher); ok {
+		f.Flush()
+	}
+}
+
+func (w *jsonErrors) Unwrap() http.ResponseWriter { return w.ResponseWriter }
+
+// statusCode is the code of a transport refusal with HTTP status status.
+func statusCode(status int) errcode.Code {
+	switch status {
+	case http.StatusUnauthorized, http.StatusForbidden:
+		return errcode.Unauthorized
+	case http.StatusNotFound:
+		return errcode.NotFound
+	case http.StatusRequestEntityTooLarge:
+		return errcode.TooLarge
+	case http.StatusTooManyRequests:
+		return errcode.TooManySessions
+	}
+	if status >= 500 {
+		return errcode.Internal
+	}
+	return errcode.InvalidArgument
 }
 
 func writeError(w http.ResponseWriter, status int, err error) {
@@ -159,8 +281,11 @@ func (p originPolicy) check(w http.ResponseWriter, r *http.Request) bool {
 		return site != "cross-site" && site != "same-site"
 	}
 	if !p[strings.ToLower(origin)] {
+		// The server's own origin, if its host is one no DNS answer can
+		// move (an IP address or localhost): a page of a name rebound to
+		// this address sends its own name as Host and Origin both.
 		u, err := url.Parse(origin)
-		return err == nil && u.Host != "" && strings.EqualFold(u.Host, r.Host)
+		return err == nil && u.Host != "" && strings.EqualFold(u.Host, r.Host) && unmovable(u.Hostname())
 	}
 	hdr := w.Header()
 	hdr.Set("Access-Control-Allow-Origin", origin)
@@ -172,6 +297,12 @@ func (p originPolicy) check(w http.ResponseWriter, r *http.Request) bool {
 		hdr.Set("Access-Control-Max-Age", "600")
 	}
 	return true
+}
+
+// unmovable reports whether host names the same machine whatever DNS
+// answers: an IP address, or localhost (which resolvers keep to loopback).
+func unmovable(host string) bool {
+	return net.ParseIP(host) != nil || strings.EqualFold(host, "localhost")
 }
 
 // sessionLimit caps the live MCP sessions of each token. A session is
@@ -229,7 +360,7 @@ func (l *sessionLimit) serve(w http.ResponseWriter, r *http.Request, token strin
 // initializes reports whether r's body is an initialize request. The body
 // is read within the transport's own bound and handed on unchanged.
 func initializes(r *http.Request) bool {
-	body, err := io.ReadAll(io.LimitReader(r.Body, maxBodyBytes+1))
+	body, err := io.ReadAll(io.LimitReader(r.Body, MaxBodyBytes+1))
 	r.Body = io.NopCloser(io.MultiReader(bytes.NewReader(body), r.Body))
 	if err != nil {
 		return false

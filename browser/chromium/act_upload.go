@@ -2,11 +2,13 @@ package chromium
 
 import (
 	"context"
+	"encoding/json"
 	"fmt"
 
 	"github.com/chromedp/cdproto/cdp"
 	"github.com/chromedp/cdproto/dom"
 	"github.com/chromedp/cdproto/runtime"
+	"github.com/chromedp/chromedp"
 
 	"github.com/veetbot/veetbrowser/browser"
 	"github.com/veetbot/veetbrowser/browser/chromium/internal/collect"
@@ -91,11 +93,53 @@ func (s *Session) setFiles(ctx context.Context, ct collect.Target, stage browser
 	if err != nil {
 		return tab.Classify(octx, err, errcode.UploadRefused, "the upload could not be prepared")
 	}
+	// The page may have changed its input since the view: Chromium keeps
+	// only the first file of an input that dropped multiple, and reads a
+	// folder picker's path as a folder to list, both without an error.
+	takes, err := fileInput(octx, target, res.Result.ObjectID)
+	if err != nil {
+		return tab.Classify(octx, err, errcode.StaleReference, "the control is no longer on the page; observe again")
+	}
+	switch {
+	case takes.Folder:
+		return errcode.New(errcode.UploadRefused, "the file input now takes a folder, not files; observe again")
+	case len(files) > 1 && !takes.Multiple:
+		return errcode.New(errcode.UploadRefused, "the file input takes one file, not %d", len(files))
+	}
 	if err := permit.Spend(); err != nil {
 		return err
 	}
 	if _, err := cdp.Call(octx, target, dom.SetFileInputFiles, dom.SetFileInputFilesParams{Files: files, ObjectID: res.Result.ObjectID}); err != nil {
 		return errcode.Wrap(errcode.ActionUncertain, err, "the files may or may not have been set; observe again")
 	}
+	// Never report files set that the input does not hold.
+	if held, err := fileInput(octx, target, res.Result.ObjectID); err != nil || held.Files != len(files) {
+		return errcode.New(errcode.ActionUncertain, "the file input holds %d of the %d files; observe again", held.Files, len(files))
+	}
 	return nil
+}
+
+// fileInputState is what a file input takes and holds, read in the
+// runtime's own world, where the page's prototypes do not reach.
+type fileInputState struct {
+	Multiple bool `json:"multiple"`
+	Folder   bool `json:"folder"`
+	Files    int  `json:"files"`
+}
+
+func fileInput(ctx context.Context, target *chromedp.Target, object runtime.RemoteObjectID) (fileInputState, error) {
+	var st fileInputState
+	byValue := true
+	res, err := cdp.Call(ctx, target, runtime.CallFunctionOn, runtime.CallFunctionOnParams{
+		FunctionDeclaration: "function () { return {multiple: this.multiple, folder: this.webkitdirectory, files: this.files ? this.files.length : 0}; }",
+		ObjectID:            object,
+		ReturnByValue:       &byValue,
+	})
+	if err == nil && res.ExceptionDetails != nil {
+		err = fmt.Errorf("reading the file input: %s", res.ExceptionDetails.Text)
+	}
+	if err == nil {
+		err = json.Unmarshal(res.Result.Value, &st)
+	}
+	return st, err
 }

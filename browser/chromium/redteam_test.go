@@ -13,8 +13,10 @@ import (
 	"github.com/veetbot/veetbrowser/observation"
 )
 
-// The red team: hostile pages made to look like the sites they imitate,
-// run against every release with the runtime's own timings. Each case
+// The red team's pages (docs/redteam.md): hostile pages made to look like
+// the sites they imitate, run against every release with the runtime's
+// own timings; uploads, killed processes and HTTP clients have their own
+// tables (redteam_*_test.go of the root package, mcpserver). Each case
 // drives a session on its page and asserts the documented outcome (a
 // bounded view, an error with its stable code); then the session must
 // still work: a navigation to a plain page and its observation. The cases

@@ -203,7 +203,7 @@ func runMCP(ctx context.Context, c cli, fs *flag.FlagSet, args []string) error {
 		return errcode.Wrap(errcode.InvalidArgument, err, "--http: cannot listen on %s", errcode.Quote(*addr))
 	}
 	fmt.Fprintf(c.stderr, "veetbrowser: MCP on http://%s/\n", ln.Addr())
-	srv := &http.Server{Handler: h, ReadHeaderTimeout: 10 * time.Second}
+	srv := &http.Server{Handler: h, ReadHeaderTimeout: mcpserver.ReadHeaderTimeout}
 	go func() {
 		<-ctx.Done()
 		sctx, cancel := context.WithTimeout(context.Background(), 5*time.Second)

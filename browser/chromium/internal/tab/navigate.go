@@ -225,17 +225,19 @@ func (t *Tab) beginNavigation(ctx context.Context, url string) (start navStart, 
 		return navStart{}, nil, errHung // only a new page target works again
 	}
 	octx, end, err := t.Begin(ctx)
-	gone := errors.Is(err, ErrCrashed) // no renderer to ask: the navigation starts a new one
-	if gone {
+	if err == nil {
+		if err = t.ping(octx); err != nil {
+			end()
+		}
+	}
+	// A renderer that is gone, known before the step or met by the ping
+	// (killed before the browser said so), is no renderer to ask: the
+	// navigation starts a new one.
+	if errors.Is(err, ErrCrashed) {
 		t.mu.Lock()
 		t.crashed = false
 		t.mu.Unlock()
 		octx, end, err = t.Begin(ctx)
-	}
-	if err == nil && !gone {
-		if err = t.ping(octx); err != nil {
-			end()
-		}
 	}
 	if err != nil {
 		left()
