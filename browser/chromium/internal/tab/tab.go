@@ -350,7 +350,7 @@ func (t *Tab) onEvent(ev any) {
 			clear(t.startedAt)
 		}
 		t.startedAt[ev.LoaderID] = t.navSeq
-	case *page.EventFrameRequestedNavigation, *runtime.EventBindingCalled:
+	case *page.EventFrameRequestedNavigation, *runtime.EventBindingCalled, *network.EventResponseReceived:
 		t.noteAnnouncedLocked(ev)
 	case *inspector.EventTargetCrashed:
 		t.markCrashedLocked()
