@@ -159,6 +159,9 @@ type Hooks struct {
 	// Refused (with Options.HoldPopups) tells of a popup of the tab whose
 	// first request the tab's check refused before it left (popups.go).
 	Refused func(id cdptarget.ID, refusal error)
+	// Allowed (with Options.HoldPopups) tells of a popup of the tab whose
+	// first request the tab's check allowed: it is judged.
+	Allowed func(id cdptarget.ID)
 }
 
 func start(ctx, parent context.Context, opts Options, copts ...chromedp.ContextOption) (*Tab, error) {
