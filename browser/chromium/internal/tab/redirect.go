@@ -111,10 +111,11 @@ const refreshBinding = "__veetbrowserRefresh"
 // refreshWatch runs in the collector's world of every new document. At the
 // load event (its listener comes before the page's own) it finds the meta
 // refresh the browser follows (the shortest delay, the last of equal ones;
-// parsed as headerRefresh parses the header, in whole seconds) and sends its delay in milliseconds, with
-// " self" when it reloads the page: a Runtime.bindingCalled event that
-// reaches the tab before the load event's lifecycle event, so reading it
-// costs no round trip, and a page without a refresh tag sends nothing.
+// read as headerRefresh reads the header, in whole seconds) and sends its
+// delay in milliseconds, with " self" when it reloads the page: a
+// Runtime.bindingCalled event that reaches the tab before the load event's
+// lifecycle event, so reading it costs no round trip, and a page without a
+// refresh tag sends nothing.
 // Until the load event's handlers have run, a mutation observer looks again
 // when the page adds a meta element (a load handler's refresh tag, which
 // the browser schedules for the end of the load event too); its callback
