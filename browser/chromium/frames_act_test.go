@@ -147,3 +147,52 @@ func TestFrameClickSettlesInTheFramesRenderer(t *testing.T) {
 		t.Fatalf("the click's view does not show the frame's change: %v", names(res.Observation))
 	}
 }
+
+// BenchmarkFrameActSettle times a click in an out-of-process comments
+// frame, with its settling and the view after it (median, act-ms).
+func BenchmarkFrameActSettle(b *testing.B) {
+	comments := browsertest.OtherOrigin(browsertest.ServePages(b, map[string]string{
+		"/thread": `<!doctype html><title>Comments</title><section aria-label="Comments"><h2>3 comments</h2>
+<article><p><b>Lee</b> Great write-up, thanks.</p><button onclick="this.nextElementSibling.textContent = 'Saved'">Save</button><span></span></article></section>`,
+	}))
+	top := browsertest.Serve(b, `<!doctype html><title>Field notes</title><main><article><h1>Field notes from the ridge</h1>
+<p>The trail climbs through larch and granite.</p></article><iframe title="Comments" src="`+comments+`thread" style="width:600px;height:300px;border:0"></iframe></main>`)
+	ctx := browsertest.Context(b, 10*time.Minute)
+	bs, err := shared.Get(b).NewSession(ctx, browser.SessionOptions{Reading: true, Frames: true})
+	if err != nil {
+		b.Fatal(err)
+	}
+	defer bs.Close(context.Background())
+	s := bs.(*Session)
+	if _, err := s.Navigate(ctx, top); err != nil {
+		b.Fatal(err)
+	}
+	var obs *observation.Observation
+	for range 100 {
+		if obs, err = s.Observe(ctx, observation.Request{}); err != nil {
+			b.Fatal(err)
+		}
+		if frameOf(obs, "Save") > 0 {
+			break
+		}
+		time.Sleep(50 * time.Millisecond)
+	}
+	var took []time.Duration
+	for b.Loop() {
+		var ref string
+		for _, c := range obs.Controls {
+			if c.Name == "Save" {
+				ref = c.Ref
+			}
+		}
+		start := time.Now()
+		res, err := s.Act(ctx, browser.Action{Kind: browser.ActClick, Ref: ref}, allowAll)
+		if err != nil {
+			b.Fatal(err)
+		}
+		took = append(took, time.Since(start))
+		obs = res.Observation
+	}
+	slices.Sort(took)
+	b.ReportMetric(float64(took[len(took)/2].Microseconds())/1000, "act-ms")
+}
