@@ -246,8 +246,26 @@ func headerRefresh(h network.Headers, docURL string) (refresh, bool) {
 	if err != nil {
 		return refresh{}, false
 	}
-	base.Fragment, base.RawFragment, dest.Fragment, dest.RawFragment = "", "", "", ""
-	return refresh{set: true, delay: time.Duration(secs) * time.Second, self: dest.String() == base.String()}, true
+	return refresh{set: true, delay: time.Duration(secs) * time.Second, self: sameDocument(base, dest)}, true
+}
+
+// sameDocument reports whether a and b name one document, as the browser
+// compares them: without fragments, the scheme and host in any case, a
+// default port or an empty path written or not.
+func sameDocument(a, b *url.URL) bool {
+	key := func(u *url.URL) string {
+		c := *u
+		c.Fragment, c.RawFragment = "", ""
+		c.Scheme, c.Host = strings.ToLower(c.Scheme), strings.ToLower(c.Host)
+		if port := c.Port(); (c.Scheme == "http" && port == "80") || (c.Scheme == "https" && port == "443") {
+			c.Host = c.Hostname()
+		}
+		if c.Path == "" && c.RawPath == "" && c.Opaque == "" {
+			c.Path = "/"
+		}
+		return c.String()
+	}
+	return key(a) == key(b)
 }
 
 // maxRefreshSecs is the longest delay Chromium takes a refresh with.

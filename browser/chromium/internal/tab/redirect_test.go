@@ -27,6 +27,7 @@ func TestHeaderRefreshParse(t *testing.T) {
 		{"3", true, 3 * time.Second, true},
 		{"1; url=\"/moved?x=1#bottom\"", true, time.Second, true},
 		{"1;url = moved?x=2", true, time.Second, false},
+		{"1; url=HTTP://127.0.0.1:8080/moved?x=1", true, time.Second, true},
 		{"5url=/account", false, 0, false},
 		{"url=/account", false, 0, false},
 		{"-1; url=/account", false, 0, false},
@@ -38,6 +39,9 @@ func TestHeaderRefreshParse(t *testing.T) {
 		if ok != c.ok || r.delay != c.delay || r.self != c.self {
 			t.Errorf("%q: %v %+v, want %v delay %s self %v", c.value, ok, r, c.ok, c.delay, c.self)
 		}
+	}
+	if r, ok := headerRefresh(network.Headers{"Refresh": "0; url=http://LocalHost:80"}, "http://localhost/"); !ok || !r.self {
+		t.Error("a URL with the host in capitals and its default port is not the page itself")
 	}
 	if _, ok := headerRefresh(network.Headers{"Content-Type": "text/html"}, doc); ok {
 		t.Error("a response without the header has a refresh")
