@@ -2,6 +2,7 @@ package veetbrowser_test
 
 import (
 	"context"
+	"net/http"
 	"strings"
 	"sync"
 	"testing"
@@ -57,16 +58,25 @@ const navArticle = `<!doctype html><title>Field notes</title>
 
 // BenchmarkNavigate navigates to a small page and returns its first view,
 // recorded in a SQLite store: a plain page, one that reaches it through a
-// meta refresh, and one through a script redirect in its load handler. It
+// meta refresh, one through an HTTP Refresh header, and one through a
+// script redirect in its load handler. It
 // reports the call's median and each store write on its path (the
 // navigation's intent and completion).
 func BenchmarkNavigate(b *testing.B) {
-	base := browsertest.ServePages(b, map[string]string{
+	pages := map[string]string{
 		"/plain":  navArticle,
 		"/meta":   `<!doctype html><meta http-equiv=refresh content="0;url=/plain"><title>Moved</title><p>This page has moved.</p>`,
+		"/header": `<!doctype html><title>Moved</title><p>This page has moved.</p>`,
 		"/script": `<!doctype html><title>Moved</title><p>Taking you there…</p><script>addEventListener("load", () => location.replace("/plain"))</script>`,
-	})
-	for _, page := range []string{"plain", "meta", "script"} {
+	}
+	base := browsertest.ServeHandler(b, http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		if r.URL.Path == "/header" {
+			w.Header().Set("Refresh", "0; url=/plain")
+		}
+		w.Header().Set("Content-Type", "text/html; charset=utf-8")
+		w.Write([]byte(pages[r.URL.Path]))
+	}))
+	for _, page := range []string{"plain", "meta", "header", "script"} {
 		b.Run(page, func(b *testing.B) {
 			s, timed := timedSession(b)
 			ctx := context.Background()

@@ -414,6 +414,9 @@ func (s *Session) afterDispatch(ctx context.Context, before tab.Mark) (*browser.
 
 // settled reports the postconditions of a dispatched input.
 func (s *Session) settled(ctx context.Context, before tab.Mark) (*browser.ActResult, error) {
+	if s.act != nil {
+		before = before.In(s.act.target, s.act.world) // settle in the frame's renderer too
+	}
 	sctx, stop := s.dl.settleContext(ctx)
 	st := s.tab.Settle(sctx, before)
 	stop()

@@ -110,3 +110,89 @@ func TestFrameRefGoesStale(t *testing.T) {
 		}
 	}
 }
+
+// A click inside an out-of-process frame settles in the frame's own
+// renderer: a handler whose next animation frame works a moment (an
+// animation's layout) and then changes the frame's text in the task it
+// queues (setTimeout(…, 0)) is seen by the click's own view. The top document (127.0.0.1) and its comments frame (localhost, on
+// another server) run in different renderers.
+func TestFrameClickSettlesInTheFramesRenderer(t *testing.T) {
+	t.Parallel()
+	comments := browsertest.OtherOrigin(browsertest.ServePages(t, map[string]string{
+		"/thread": `<!doctype html><title>Comments</title><section aria-label="Comments"><h2>3 comments</h2>
+<article><p><b>Lee</b> Great write-up, thanks.</p>
+<span class=like role=button tabindex=0 onclick="const me = this; requestAnimationFrame(() => { const end = Date.now() + 100; while (Date.now() < end) {} setTimeout(() => { me.textContent = 'Liked by you' }, 0) })">Like</span></article>
+<article><p><b>Ana</b> The second photo is stunning.</p></article></section>
+<script>for (const s of document.querySelectorAll(".like")) s.style.cursor = "pointer"</script>`,
+	}))
+	top := browsertest.Serve(t, `<!doctype html><title>Field notes</title><header><nav><a href="/">Home</a> <a href="/about">About</a></nav></header>
+<main><article><h1>Field notes from the ridge</h1><p>The trail climbs through larch and granite.</p></article>
+<iframe title="Comments" src="`+comments+`thread" style="width:600px;height:300px;border:0"></iframe></main><footer>© Field notes</footer>`)
+	s, obs := openFrames(t, top, nil, "Like")
+	ctx := browsertest.Context(t, time.Minute)
+	oop := false
+	for _, at := range s.places {
+		if f, ok := s.tab.Frame(at[len(at)-1].Frame); len(at) > 1 && ok && f.Target != nil {
+			oop = oop || f.Target.TargetID != s.tab.TargetID()
+		}
+	}
+	if !oop {
+		t.Fatal("the comments frame is not out of process")
+	}
+	res, err := s.Act(ctx, browser.Action{Kind: browser.ActClick, Ref: find(t, obs, "Like").Ref}, allowAll)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if frameOf(res.Observation, "Liked by you") < 1 {
+		t.Fatalf("the click's view does not show the frame's change: %v", names(res.Observation))
+	}
+}
+
+// BenchmarkFrameActSettle times a click in an out-of-process comments
+// frame, with its settling and the view after it (median, act-ms).
+func BenchmarkFrameActSettle(b *testing.B) {
+	comments := browsertest.OtherOrigin(browsertest.ServePages(b, map[string]string{
+		"/thread": `<!doctype html><title>Comments</title><section aria-label="Comments"><h2>3 comments</h2>
+<article><p><b>Lee</b> Great write-up, thanks.</p><button onclick="this.nextElementSibling.textContent = 'Saved'">Save</button><span></span></article></section>`,
+	}))
+	top := browsertest.Serve(b, `<!doctype html><title>Field notes</title><main><article><h1>Field notes from the ridge</h1>
+<p>The trail climbs through larch and granite.</p></article><iframe title="Comments" src="`+comments+`thread" style="width:600px;height:300px;border:0"></iframe></main>`)
+	ctx := browsertest.Context(b, 10*time.Minute)
+	bs, err := shared.Get(b).NewSession(ctx, browser.SessionOptions{Reading: true, Frames: true})
+	if err != nil {
+		b.Fatal(err)
+	}
+	defer bs.Close(context.Background())
+	s := bs.(*Session)
+	if _, err := s.Navigate(ctx, top); err != nil {
+		b.Fatal(err)
+	}
+	var obs *observation.Observation
+	for range 100 {
+		if obs, err = s.Observe(ctx, observation.Request{}); err != nil {
+			b.Fatal(err)
+		}
+		if frameOf(obs, "Save") > 0 {
+			break
+		}
+		time.Sleep(50 * time.Millisecond)
+	}
+	var took []time.Duration
+	for b.Loop() {
+		var ref string
+		for _, c := range obs.Controls {
+			if c.Name == "Save" {
+				ref = c.Ref
+			}
+		}
+		start := time.Now()
+		res, err := s.Act(ctx, browser.Action{Kind: browser.ActClick, Ref: ref}, allowAll)
+		if err != nil {
+			b.Fatal(err)
+		}
+		took = append(took, time.Since(start))
+		obs = res.Observation
+	}
+	slices.Sort(took)
+	b.ReportMetric(float64(took[len(took)/2].Microseconds())/1000, "act-ms")
+}

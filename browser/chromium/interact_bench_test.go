@@ -36,33 +36,42 @@ func BenchmarkScreenshot(b *testing.B) {
 }
 
 // BenchmarkPopupToTab: a click that opens a popup, until the popup is an
-// adopted tab, then its close.
+// adopted tab, then its close; before 1.9.0 (the click reports the popup
+// at once) and with 1.9.0 (the click waits for the popup's first request
+// to be judged).
 func BenchmarkPopupToTab(b *testing.B) {
 	base := browsertest.ServePages(b, map[string]string{
 		"/":  `<button onclick="window.open('/p', '_blank')">Open</button>`,
 		"/p": `<title>Popup</title><p>popup</p>`,
 	})
-	ctx := context.Background()
-	bs, err := shared.Get(b).NewSession(ctx, browser.SessionOptions{Reading: true, Frames: true, Interactions: true})
-	if err != nil {
-		b.Fatal(err)
-	}
-	defer bs.Close(ctx)
-	s := bs.(*Session)
-	obs, err := s.Navigate(ctx, base)
-	if err != nil {
-		b.Fatal(err)
-	}
-	for b.Loop() {
-		res, err := s.Act(ctx, browser.Action{Kind: browser.ActClick, Ref: obs.Controls[0].Ref}, allow)
-		if err != nil || len(res.Observation.Tabs.Opened) != 1 {
-			b.Fatalf("%v %+v", err, res)
-		}
-		if _, err := s.Tabs(ctx, browser.TabsRequest{Action: browser.TabsClose, Tab: res.Observation.Tabs.Opened[0]}); err != nil {
-			b.Fatal(err)
-		}
-		if obs, err = s.Observe(ctx, observation.Request{}); err != nil {
-			b.Fatal(err)
-		}
+	for _, v := range []struct {
+		name      string
+		realPages bool
+	}{{"1.8.0", false}, {"1.9.0", true}} {
+		b.Run(v.name, func(b *testing.B) {
+			ctx := context.Background()
+			bs, err := shared.Get(b).NewSession(ctx, browser.SessionOptions{Reading: true, Frames: true, Interactions: true, RealPages: v.realPages})
+			if err != nil {
+				b.Fatal(err)
+			}
+			defer bs.Close(ctx)
+			s := bs.(*Session)
+			obs, err := s.Navigate(ctx, base)
+			if err != nil {
+				b.Fatal(err)
+			}
+			for b.Loop() {
+				res, err := s.Act(ctx, browser.Action{Kind: browser.ActClick, Ref: obs.Controls[0].Ref}, allow)
+				if err != nil || len(res.Observation.Tabs.Opened) != 1 {
+					b.Fatalf("%v %+v", err, res)
+				}
+				if _, err := s.Tabs(ctx, browser.TabsRequest{Action: browser.TabsClose, Tab: res.Observation.Tabs.Opened[0]}); err != nil {
+					b.Fatal(err)
+				}
+				if obs, err = s.Observe(ctx, observation.Request{}); err != nil {
+					b.Fatal(err)
+				}
+			}
+		})
 	}
 }

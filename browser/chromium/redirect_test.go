@@ -24,7 +24,8 @@ func movedPage(head, body string) string {
 }
 
 // The redirect rule (docs/navigation.md): a meta refresh to another page
-// within MaxRefreshWait is followed, at the bound too; one past it is not
+// within MaxRefreshWait is followed, at the bound too (2.001 is the 2 s
+// refresh: the browser counts whole seconds); one past it (3 s) is not
 // waited for, the page is returned as it is and the next call meets the
 // page it leads to; a refresh of the page itself is not a redirect. A
 // script timer after the load event announces nothing: whether it fires
@@ -37,7 +38,8 @@ func TestNavigateRedirectRule(t *testing.T) {
 		"/account":  accountPage,
 		"/quarter":  movedPage(`<meta http-equiv="refresh" content="0.25; url=/account">`, ""),
 		"/bound":    movedPage(`<meta http-equiv=Refresh content="2;URL='/account'">`, ""),
-		"/past":     movedPage(`<meta http-equiv=refresh content="2.001;url=/account">`, ""),
+		"/fraction": movedPage(`<meta http-equiv=refresh content="2.001;url=/account">`, ""),
+		"/past":     movedPage(`<meta http-equiv=refresh content="3;url=/account">`, ""),
 		"/reload":   movedPage(`<meta http-equiv=refresh content="1.5">`, ""),
 		"/timer250": movedPage("", `<script>addEventListener("load", () => setTimeout(() => fetch("/gate").then(() => { location.href = "/account" }), 250))</script>`),
 		"/timer2s":  movedPage("", `<script>addEventListener("load", () => setTimeout(() => { location.href = "/account" }, 2000))</script>`),
@@ -92,7 +94,7 @@ func TestNavigateRedirectRule(t *testing.T) {
 	t.Run("meta refresh within the bound", func(t *testing.T) {
 		t.Parallel()
 		s := openSession(t)
-		for _, path := range []string{"quarter", "bound"} {
+		for _, path := range []string{"quarter", "bound", "fraction"} {
 			if obs := navigate(t, s, path); obs.URL != base+"account" || len(obs.Controls) == 0 {
 				t.Fatalf("%s: ended at %s, want the account page", path, obs.URL)
 			}
@@ -182,4 +184,78 @@ func TestNavigateFollowsAMoveDuringItsFirstView(t *testing.T) {
 	if n := foreign.hits.Load(); n != 0 {
 		t.Fatalf("the foreign server got %d requests", n)
 	}
+}
+
+// An HTTP Refresh header is a refresh like the tag (docs/navigation.md):
+// to another page within MaxRefreshWait it is followed, at the bound too
+// (2.001 s is the 2 s refresh); one past it (3 s) is not waited for; one to
+// an origin outside the grant is the navigation's foreign_origin, with not
+// one request sent there; a header that reloads the page is no redirect. A
+// refresh tag that the page's load handler adds is followed too.
+func TestNavigateRefreshHeader(t *testing.T) {
+	t.Parallel()
+	foreign := serveSite(t, map[string]string{"/": "<h1>foreign</h1>"})
+	type moved struct{ header, page string }
+	pages := map[string]moved{
+		"/zero":     {"0; url=/account", movedPage("", "")},
+		"/bound":    {"2;URL='/account'", movedPage("", "")},
+		"/fraction": {"2.001, url=/account", movedPage("", "")},
+		"/past":     {"3; url=/account", movedPage("", "")},
+		"/foreign":  {"1; url=" + foreign.url, movedPage("", "")},
+		"/reload":   {"1", movedPage("", "")},
+		"/added": {"", movedPage("", `<script>addEventListener("load", () => {
+			const m = document.createElement("meta"); m.httpEquiv = "refresh"; m.content = "1;url=/account"; document.head.append(m) })</script>`)},
+	}
+	var base string
+	mux := http.NewServeMux()
+	mux.HandleFunc("/", func(w http.ResponseWriter, r *http.Request) {
+		if r.URL.Path == "/account" {
+			w.Write([]byte(accountPage))
+			return
+		}
+		p, ok := pages[r.URL.Path]
+		if !ok {
+			http.NotFound(w, r)
+			return
+		}
+		if p.header != "" {
+			w.Header().Set("Refresh", p.header)
+		}
+		w.Header().Set("Content-Type", "text/html; charset=utf-8")
+		w.Write([]byte(p.page))
+	})
+	base = browsertest.ServeHandler(t, mux)
+	navigate := func(t *testing.T, s *Session, path string) (*observation.Observation, error) {
+		t.Helper()
+		obs, err := s.Navigate(browsertest.Context(t, time.Minute), base+path)
+		if err == nil && obs.Loading {
+			t.Fatalf("%s: returned loading", path)
+		}
+		return obs, err
+	}
+	cases := []struct{ path, want string }{
+		{"zero", "account"}, {"bound", "account"}, {"fraction", "account"}, {"past", "past"}, {"reload", "reload"}, {"added", "account"},
+	}
+	for _, c := range cases {
+		t.Run(c.path, func(t *testing.T) {
+			t.Parallel()
+			s := openSession(t)
+			obs, err := navigate(t, s, c.path)
+			if err != nil {
+				t.Fatal(err)
+			}
+			if obs.URL != base+c.want {
+				t.Fatalf("ended at %s, want %s", obs.URL, base+c.want)
+			}
+		})
+	}
+	t.Run("foreign", func(t *testing.T) {
+		t.Parallel()
+		s := openGuarded(t, grantOnly(strings.TrimSuffix(base, "/")))
+		_, err := navigate(t, s, "foreign")
+		wantCode(t, err, errcode.ForeignOrigin)
+		if n := foreign.hits.Load(); n != 0 {
+			t.Fatalf("the foreign server got %d requests", n)
+		}
+	})
 }

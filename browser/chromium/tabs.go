@@ -43,10 +43,11 @@ type tabSet struct {
 	byTarget map[cdptarget.ID]*tabEntry
 	closing  map[cdptarget.ID]bool // closed or refused pages: what they open is closed too
 	serial   uint64
-	opened   []*tabEntry // opened since the last observation
-	closed   int         // pages closed at the bound since the last observation
-	refused  int         // popups refused since the last observation
-	refusal  error       // the newest popup refusal (tool version 1.9.0)
+	opened   []*tabEntry           // opened since the last observation
+	closed   int                   // pages closed at the bound since the last observation
+	refused  int                   // popups refused since the last observation
+	refusal  error                 // the newest popup refusal (tool version 1.9.0)
+	allowed  map[cdptarget.ID]bool // popups whose first request was allowed before notePage heard of them
 }
 
 type tabEntry struct {
@@ -58,9 +59,11 @@ type tabEntry struct {
 	ready  chan struct{} // closed when adoption ended, with tab or not
 	gone   bool
 	passed int // navigation hops of the page the check allowed
-	// decided is closed once the page's first hop was judged, it closed,
-	// or it ran without one for SettleWindow after its adoption (what a
-	// 1.9.0 action that opened it waits for)
+	// decided is closed once the page's first hop was judged (by the
+	// popup gate as it was paused, or by its URL when it loaded before
+	// the adoption), it closed, or it ran without one for SettleWindow
+	// after its adoption, the cap (what a 1.9.0 action that opened it
+	// waits for)
 	decided   chan struct{}
 	isDecided bool
 	// guarded by the session's lock: the tab's draft receipt while
@@ -70,10 +73,11 @@ type tabEntry struct {
 
 // startTabs makes s keep the pages its tabs open, first being its tab.
 func (s *Session) startTabs(ctx context.Context, first *tab.Tab) {
-	ts := &tabSet{byTarget: map[cdptarget.ID]*tabEntry{}, closing: map[cdptarget.ID]bool{}, work: tab.NewWorkQueue(), s: s}
+	ts := &tabSet{byTarget: map[cdptarget.ID]*tabEntry{}, closing: map[cdptarget.ID]bool{}, allowed: map[cdptarget.ID]bool{},
+		work: tab.NewWorkQueue(), s: s}
 	ts.hooks = &tab.Hooks{Opened: ts.notePage, Gone: ts.noteGone}
 	if s.realPages {
-		ts.hooks.Refused = ts.noteRefused
+		ts.hooks.Refused, ts.hooks.Allowed = ts.noteRefused, ts.noteAllowed
 	}
 	e := &tabEntry{target: first.TargetID(), tab: first, ready: make(chan struct{})}
 	close(e.ready)
@@ -106,6 +110,7 @@ func (ts *tabSet) notePage(info *cdptarget.Info) {
 		return
 	}
 	opener := ts.byTarget[info.OpenerID]
+	defer delete(ts.allowed, id)
 	switch {
 	case ts.closing[info.OpenerID] || opener != nil && opener.gone:
 		ts.closeTargetLocked(id)
@@ -117,6 +122,9 @@ func (ts *tabSet) notePage(info *cdptarget.Info) {
 	default:
 		ts.serial++
 		e := &tabEntry{serial: ts.serial, target: id, opener: info.OpenerID, ready: make(chan struct{}), decided: make(chan struct{})}
+		if ts.allowed[id] {
+			e.decideLocked()
+		}
 		ts.entries = append(ts.entries, e)
 		ts.byTarget[id] = e
 		ts.opened = append(ts.opened, e)
@@ -192,33 +200,46 @@ func (ts *tabSet) adoptJob(e *tabEntry) func(ctx context.Context) {
 			go t.Close()
 			return
 		}
-		// A page that loaded before the guard was on is judged by its URL;
-		// then, or once it ran SettleWindow without a request, it is
-		// decided.
+		// A page that loaded before the guard was on is judged by its URL,
+		// and is decided then. One the gate has not judged yet (a page
+		// with no request so far) is decided when its first request is
+		// judged, or once it ran SettleWindow without one: a cap, not a
+		// wait, for a popup whose request comes late or never.
 		ts.work.Push(func(ctx context.Context) {
-			ts.judgeLoaded(ctx, e)
-			time.AfterFunc(s.timings.SettleWindow, func() {
-				ts.mu.Lock()
+			judged := ts.judgeLoaded(ctx, e)
+			ts.mu.Lock()
+			if judged {
 				e.decideLocked()
-				ts.mu.Unlock()
-			})
+			}
+			ts.mu.Unlock()
+			if !judged {
+				time.AfterFunc(s.timings.SettleWindow, func() {
+					ts.mu.Lock()
+					e.decideLocked()
+					ts.mu.Unlock()
+				})
+			}
 		})
 	}
 }
 
 // judgeLoaded refuses an adopted popup whose document already came from an
-// origin the check refuses (it loaded before the guard attached).
-func (ts *tabSet) judgeLoaded(ctx context.Context, e *tabEntry) {
+// origin the check refuses (it loaded before the guard attached); it
+// reports whether the popup's page was judged by its URL.
+func (ts *tabSet) judgeLoaded(ctx context.Context, e *tabEntry) bool {
 	s := ts.s
 	cctx, cancel := context.WithTimeout(ctx, s.timings.TabOpen)
 	defer cancel()
 	info, err := cdp.Call(cctx, s.browser(), cdptarget.GetTargetInfo, cdptarget.GetTargetInfoParams{TargetID: e.target})
 	if err != nil {
-		return
+		return false
 	}
 	u, err := url.Parse(info.TargetInfo.URL)
-	if err != nil || (u.Scheme != "http" && u.Scheme != "https") || s.checkNav == nil {
-		return
+	if err != nil || (u.Scheme != "http" && u.Scheme != "https") {
+		return false
+	}
+	if s.checkNav == nil {
+		return true
 	}
 	if err := s.checkNav(cctx, u); err != nil {
 		ts.mu.Lock()
@@ -226,7 +247,28 @@ func (ts *tabSet) judgeLoaded(ctx context.Context, e *tabEntry) {
 		ts.refuseLocked(e)
 		ts.mu.Unlock()
 	}
+	return true
 }
+
+// noteAllowed marks a popup whose first request the gate allowed as
+// judged (tool version 1.9.0): the action that opened it reports it at
+// once. It may come before notePage heard of the page.
+func (ts *tabSet) noteAllowed(id cdptarget.ID) {
+	ts.mu.Lock()
+	defer ts.mu.Unlock()
+	if e := ts.byTarget[id]; e != nil {
+		e.decideLocked()
+		return
+	}
+	if len(ts.allowed) >= maxEarlyAllowed {
+		clear(ts.allowed)
+	}
+	ts.allowed[id] = true
+}
+
+// maxEarlyAllowed bounds the popups remembered as allowed before they were
+// heard of; past it they are forgotten (and wait out the cap).
+const maxEarlyAllowed = 64
 
 // refuseLocked closes a popup as refused.
 func (ts *tabSet) refuseLocked(e *tabEntry) {

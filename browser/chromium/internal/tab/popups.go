@@ -125,14 +125,17 @@ func (g *gate) decide(ev *fetch.EventRequestPaused, owner *Tab) {
 		return
 	}
 	refusal := owner.CheckNavigation(ctx, ev.Request.URL)
-	if refusal == nil {
-		cdp.Call(ctx, g.browser, fetch.ContinueRequest, fetch.ContinueRequestParams{RequestID: ev.RequestID})
-		return
-	}
-	cdp.Call(ctx, g.browser, fetch.FailRequest, fetch.FailRequestParams{RequestID: ev.RequestID, ErrorReason: network.ErrorReasonAborted})
 	owner.mu.Lock()
 	hooks := owner.hooks
 	owner.mu.Unlock()
+	if refusal == nil {
+		cdp.Call(ctx, g.browser, fetch.ContinueRequest, fetch.ContinueRequestParams{RequestID: ev.RequestID})
+		if hooks != nil && hooks.Allowed != nil {
+			hooks.Allowed(cdptarget.ID(ev.FrameID)) // the action that opened it need not wait
+		}
+		return
+	}
+	cdp.Call(ctx, g.browser, fetch.FailRequest, fetch.FailRequestParams{RequestID: ev.RequestID, ErrorReason: network.ErrorReasonAborted})
 	if hooks != nil && hooks.Refused != nil {
 		hooks.Refused(cdptarget.ID(ev.FrameID), refusal)
 	}

@@ -6,6 +6,7 @@ import (
 	"github.com/chromedp/cdproto/cdp"
 	"github.com/chromedp/cdproto/page"
 	"github.com/chromedp/cdproto/runtime"
+	"github.com/chromedp/chromedp"
 )
 
 // Mark is what Settle compares against: taken before a dispatch.
@@ -15,6 +16,17 @@ type Mark struct {
 	refusals uint64
 	opened   uint64
 	asked    asked
+	// in is the session and collector world of the frame the input acted
+	// in, when it is another renderer's (an out-of-process frame).
+	in      *chromedp.Target
+	inWorld string
+}
+
+// In marks the input as acted in a frame of session target, in its
+// collector world: Settle makes its round trip in that renderer too.
+func (m Mark) In(target *chromedp.Target, world string) Mark {
+	m.in, m.inWorld = target, world
+	return m
 }
 
 // Mark takes the tab's state before a dispatch; a beforeunload dismissed
@@ -23,7 +35,7 @@ func (t *Tab) Mark() Mark {
 	t.mu.Lock()
 	defer t.mu.Unlock()
 	t.dismissed = false
-	return Mark{t.navSeq, t.loader, t.refusals, t.opened, t.announces.asked}
+	return Mark{seq: t.navSeq, loader: t.loader, refusals: t.refusals, opened: t.opened, asked: t.announces.asked}
 }
 
 // Settled is what an input event led to.
@@ -53,7 +65,7 @@ func (t *Tab) blockingDialogLocked() bool {
 // bounds the round trip on a busy page.
 func (t *Tab) Settle(ctx context.Context, before Mark) Settled {
 	wctx, cancel := context.WithTimeout(ctx, t.timings.SettleWindow)
-	answered := t.quiet(wctx)
+	answered := t.quiet(wctx, before)
 	moved := func() bool {
 		return t.navSeq != before.seq || t.blockingDialogLocked() || t.dismissed || t.refusals != before.refusals ||
 			t.opened != before.opened || t.gone
@@ -114,9 +126,13 @@ func (t *Tab) Settle(ctx context.Context, before Mark) Settled {
 const quietTurn = "new Promise((r) => requestAnimationFrame(() => setTimeout(r, 0)))"
 
 // quiet makes one round trip to the renderer's main thread, in the
-// collector's world; the channel closes when it answered. Without a world
-// (between documents) it never closes: Settle then waits out SettleWindow.
-func (t *Tab) quiet(ctx context.Context) <-chan struct{} {
+// collector's world, and, when the input acted in an out-of-process frame,
+// one to that frame's renderer at the same time, whose handlers ran there
+// (its next frame and tasks are not the page's); the channel closes when
+// both answered. Without a world (between documents) the page's never
+// does: Settle then waits out SettleWindow. A frame whose world is gone
+// (it navigated) has nothing left to wait for.
+func (t *Tab) quiet(ctx context.Context, before Mark) <-chan struct{} {
 	done := make(chan struct{})
 	t.mu.Lock()
 	world := t.world
@@ -124,10 +140,27 @@ func (t *Tab) quiet(ctx context.Context) <-chan struct{} {
 	if world == "" {
 		return done
 	}
-	go func() {
-		_, err := cdp.Call(ctx, t.target, runtime.Evaluate, runtime.EvaluateParams{
+	turn := func(s cdp.Session, world string) error {
+		_, err := cdp.Call(ctx, s, runtime.Evaluate, runtime.EvaluateParams{
 			Expression: quietTurn, UniqueContextID: world, Silent: ptr(true), AwaitPromise: ptr(true)})
-		if err != nil {
+		return err
+	}
+	frame := make(chan struct{})
+	if before.in != nil && before.in != t.target && before.inWorld != "" {
+		go func() {
+			turn(before.in, before.inWorld)
+			close(frame)
+		}()
+	} else {
+		close(frame)
+	}
+	go func() {
+		if turn(t.target, world) != nil {
+			return
+		}
+		select {
+		case <-frame:
+		case <-ctx.Done():
 			return
 		}
 		t.mu.Lock()

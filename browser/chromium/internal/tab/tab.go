@@ -170,6 +170,9 @@ type Hooks struct {
 	// Refused (with Options.HoldPopups) tells of a popup of the tab whose
 	// first request the tab's check refused before it left (popups.go).
 	Refused func(id cdptarget.ID, refusal error)
+	// Allowed (with Options.HoldPopups) tells of a popup of the tab whose
+	// first request the tab's check allowed: it is judged.
+	Allowed func(id cdptarget.ID)
 }
 
 func start(ctx, parent context.Context, opts Options, copts ...chromedp.ContextOption) (*Tab, error) {
@@ -361,7 +364,7 @@ func (t *Tab) onEvent(ev any) {
 			clear(t.startedAt)
 		}
 		t.startedAt[ev.LoaderID] = t.navSeq
-	case *page.EventFrameRequestedNavigation, *runtime.EventBindingCalled:
+	case *page.EventFrameRequestedNavigation, *runtime.EventBindingCalled, *network.EventResponseReceived:
 		t.noteAnnouncedLocked(ev)
 	case *inspector.EventTargetCrashed:
 		t.markCrashedLocked()
