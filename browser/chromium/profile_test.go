@@ -6,6 +6,7 @@ import (
 	"errors"
 	"fmt"
 	"net/http"
+	"net/url"
 	"os"
 	"os/exec"
 	"path/filepath"
@@ -352,4 +353,31 @@ func TestProfileAttachRefusesUserDataDir(t *testing.T) {
 		p.Close(context.Background())
 	}
 	wantCode(t, err, errcode.InvalidArgument)
+}
+
+// TestProfileContainedSessionKeepsTheProfile: a contained session of a
+// browser on a persistent profile stays in the profile's own browser
+// context, with the user's cookies and storage: it keeps the request
+// guards, not a browser context of its own behind the egress proxy, which
+// would see neither (docs/navigation.md, "The egress proxy").
+func TestProfileContainedSessionKeepsTheProfile(t *testing.T) {
+	site := serveProfileSite(t)
+	p, s := launchOn(t, filepath.Join(t.TempDir(), "profile"))
+	site.setState(t, s)
+	if err := s.Close(context.Background()); err != nil {
+		t.Fatal(err)
+	}
+	allow := func(context.Context, *url.URL) error { return nil }
+	cs, err := p.NewSession(browsertest.Context(t, time.Minute), browser.SessionOptions{
+		CheckRequest: allow, Contain: []string{strings.TrimSuffix(site.url, "/")}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	contained := cs.(*Session)
+	if contained.requests.Contain == nil || contained.requests.Contain.Proxied {
+		t.Fatalf("the contained session on a profile: containment %+v, want contained by the guards alone", contained.requests.Contain)
+	}
+	if cookie, stored := site.state(t, contained); cookie != "kept=yes" || stored != "yes" {
+		t.Errorf("a contained session on the profile: cookie %q, localStorage %q; want the profile's", cookie, stored)
+	}
 }

@@ -95,6 +95,9 @@ type instance struct {
 	ctx  context.Context // the browser's chromedp context; ends when the browser is gone
 	lost <-chan struct{} // closed as soon as the connection to the browser drops
 	pid  int             // the browser's process (and process group) id; 0 when attached
+	// persistent: the browser runs on a persistent profile, whose default
+	// browser context holds the user's cookies and storage.
+	persistent bool
 	// stop ends the browser (or the connection) and removes its files;
 	// died says it is already gone. Only the first call does anything.
 	stop func(died bool) error
@@ -226,7 +229,7 @@ func launchBrowser(ctx context.Context, exe string, output io.Writer, profile st
 		return nil, errcode.Wrap(errcode.BrowserUnavailable, err, "Chromium at %s did not start: %s", exe, browser.InstallHint)
 	}
 	b := chromedp.FromContext(browserCtx).Browser
-	inst := &instance{ctx: browserCtx, lost: b.LostConnection, pid: b.Process().Pid}
+	inst := &instance{ctx: browserCtx, lost: b.LostConnection, pid: b.Process().Pid, persistent: deathSignal == 0}
 	var once sync.Once
 	inst.stop = func(died bool) error {
 		var err error

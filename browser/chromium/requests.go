@@ -18,11 +18,13 @@ import (
 // check and counts what it refuses in the session's tally. That covers what
 // CDP Fetch does not see (a popup's or an out-of-process frame's first
 // moments, workers' WebSockets, preconnect hints). An attached browser may
-// not reach this process's loopback, so its sessions keep the guards
-// alone (docs/navigation.md). The proxy returned (nil when none) is the
-// caller's to close.
+// not reach this process's loopback, and a browser on a persistent profile
+// keeps the user's cookies in its default context, which a context of the
+// session's own would not see: their sessions keep the guards alone
+// (docs/navigation.md). The proxy returned (nil when none) is the caller's
+// to close.
 func (s *Session) startEgress(inst *instance, first *tab.Options) (*egress.Proxy, error) {
-	if s.requests.Contain == nil || inst.pid == 0 {
+	if s.requests.Contain == nil || inst.pid == 0 || inst.persistent {
 		return nil, nil
 	}
 	p, err := egress.Start(s.requests.CheckRequest, s.requests.Blocked.Add)
