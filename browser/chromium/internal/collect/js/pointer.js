@@ -37,16 +37,44 @@ function markListened(add, ...els) {
   return els.length;
 }
 
+// A listing of a large document's listeners (more than B.ListenerNodes
+// elements) costs the browser time in proportion to the page, so Go keeps
+// its marks (tool version 1.10.0) until an element is added: growth watches
+// for one, and stops at the first, until the next listing.
+let listedLarge = false; // the last listing's document was large
+let grown = false; // an element was added since the last listing
+const addedElement = (records) => records.some((r) => [...r.addedNodes].some((n) => n.nodeType === 1));
+const growth = new MutationObserver((records) => {
+  if (addedElement(records)) {
+    grown = true;
+    growth.disconnect();
+  }
+});
+
 // listenerRoots are the document's first B.ListenerRoots open shadow
 // roots, in the traversal's order, within a scan's node bound: Go reads
 // each one's listeners (the document's own query does not enter them).
-// None is null, which spares Go reading an empty list.
-function listenerRoots() {
+// None is null, which spares Go reading an empty list. With keep (Go holds
+// a complete marking of this document) it answers 'unchanged' when the
+// document is large and no element was added since that marking: Go lists
+// nothing.
+function listenerRoots(keep) {
+  if (addedElement(growth.takeRecords())) grown = true;
+  if (keep && listedLarge && !grown) return 'unchanged';
+  growth.disconnect();
   const roots = [];
+  let elements = 0;
   walk(document.documentElement, {max: B.ScanNodes, shadow: true}, (n) => {
     if (n.nodeType !== 1) return SKIP;
-    if (n.shadowRoot && roots.push(n.shadowRoot) >= B.ListenerRoots) return STOP;
+    elements++;
+    if (n.shadowRoot && roots.length < B.ListenerRoots) roots.push(n.shadowRoot);
+    if (roots.length >= B.ListenerRoots && elements > B.ListenerNodes) return STOP;
   });
+  grown = false;
+  listedLarge = elements > B.ListenerNodes;
+  if (listedLarge) {
+    for (const r of [document, ...roots]) growth.observe(r, {childList: true, subtree: true});
+  }
   return roots.length > 0 ? roots : null;
 }
 
