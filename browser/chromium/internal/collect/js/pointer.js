@@ -78,24 +78,49 @@ function listenerRoots(keep) {
   return roots.length > 0 ? roots : null;
 }
 
-function sortableItem(el) {
-  if (el.classList.contains('ui-sortable-handle')) return true;
+// sortableItem reads class attributes as strings: a token holds
+// "sortable" exactly when the attribute does (a token holds no
+// whitespace), and a string costs less than a DOMTokenList per element.
+function sortableItem(el, own) {
+  if (own !== null && HANDLE.test(own)) return true;
   const p = el.parentElement;
-  if (!p) return false;
-  for (const c of p.classList) if (c.toLowerCase().includes('sortable')) return true;
-  return false;
+  const cls = p ? p.getAttribute('class') : null;
+  return cls !== null && cls.toLowerCase().includes('sortable');
+}
+const HANDLE = /(?:^|[ \t\n\f\r])ui-sortable-handle(?:[ \t\n\f\r]|$)/;
+
+// cursorOf is el's computed cursor, read once per element in a
+// collection: a parent's is asked about by each of its children.
+let cursors = null;
+let cursorsFor = null; // the collection's style memo cursors belong to
+function cursorOf(el) {
+  if (styles === null) return styleOf(el).cursor;
+  if (cursorsFor !== styles) {
+    cursorsFor = styles;
+    cursors = new Map();
+  }
+  let c = cursors.get(el);
+  if (c === undefined) {
+    c = styleOf(el).cursor;
+    cursors.set(el, c);
+  }
+  return c;
 }
 
 // pointerSignal reports whether el bears one of the signals above. The
-// style test comes last: it is the only one that needs computed style.
+// style test comes last: it is the only one that needs computed style. An
+// element without attributes (most of a page) skips their tests.
 function pointerSignal(el) {
   if (el === document.documentElement || el === document.body) return false;
-  if (listened.has(el) || el.hasAttribute('onclick') || el.getAttribute('draggable') === 'true' || sortableItem(el)) return true;
-  const ti = el.getAttribute('tabindex');
+  if (listened.has(el)) return true;
+  const attrs = el.hasAttributes();
+  if (attrs && (el.hasAttribute('onclick') || el.getAttribute('draggable') === 'true')) return true;
+  if (sortableItem(el, attrs ? el.getAttribute('class') : null)) return true;
+  const ti = attrs ? el.getAttribute('tabindex') : null;
   if (ti !== null && /^\s*\d+\s*$/.test(ti)) return true;
-  if (styleOf(el).cursor !== 'pointer') return false;
+  if (cursorOf(el) !== 'pointer') return false;
   const p = flatParent(el);
-  return !p || p.nodeType !== 1 || styleOf(p).cursor !== 'pointer';
+  return !p || p.nodeType !== 1 || cursorOf(p) !== 'pointer';
 }
 
 // pointerRole is a pointer target's role: its ARIA role's first token (no
