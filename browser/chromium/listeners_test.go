@@ -60,7 +60,7 @@ document.getElementById('previews').addEventListener('click', () => document.get
 
 // openKept opens url in a session of tool version 1.10.0's pointer
 // targets (RealPages and KeptListeners), or 1.9.0's without kept.
-func openKept(t *testing.T, url string, kept bool) (*Session, *observation.Observation) {
+func openKept(t testing.TB, url string, kept bool) (*Session, *observation.Observation) {
 	t.Helper()
 	ctx := browsertest.Context(t, time.Minute)
 	bs, err := shared.Get(t).NewSession(ctx, browser.SessionOptions{Reading: true, Frames: true, Interactions: true, RealPages: true, KeptListeners: kept})
