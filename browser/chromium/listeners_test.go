@@ -165,3 +165,37 @@ func TestKeptListenersOnLargePages(t *testing.T) {
 		})
 	}
 }
+
+// TestKeptListenersSeeShadowRoots fails when only the document is watched:
+// past the bound, a span with a listener added inside an open shadow root
+// (a contact list's, as a web component draws it) is a target on the next
+// observation.
+func TestKeptListenersSeeShadowRoots(t *testing.T) {
+	t.Parallel()
+	page := `<!doctype html><title>Contacts</title><header><h1>Contacts</h1><button id="add">Add contact</button></header>
+<main><contact-list id="list"></contact-list></main><footer>` +
+		browsertest.Repeat(observation.ListenerNodes, `<a href="/archive/%d">archive</a>`) + `</footer>
+<script>
+const root = document.getElementById('list').attachShadow({mode: 'open'});
+root.innerHTML = '<p>Your contacts:</p>';
+document.getElementById('add').addEventListener('click', () => {
+  const s = document.createElement('span');
+  s.textContent = 'Ada Lovelace';
+  s.addEventListener('click', () => {});
+  root.append(s);
+});
+</script>`
+	s, obs := openKept(t, browsertest.Serve(t, page), true)
+	ctx := browsertest.Context(t, time.Minute)
+	before := s.tab.Listings()
+	res, err := s.Act(ctx, browser.Action{Kind: browser.ActClick, Ref: find(t, obs, "Add contact").Ref}, allowAll)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if !lists(res.Observation, "generic Ada Lovelace") {
+		t.Fatalf("after the contact was added: %q", roleNames(res.Observation)[:4])
+	}
+	if s.tab.Listings() == before {
+		t.Fatal("the grown page was not listed")
+	}
+}
