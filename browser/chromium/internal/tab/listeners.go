@@ -156,7 +156,6 @@ func (t *Tab) nodeListeners(octx context.Context, target *chromedp.Target, node 
 // markIn marks, in the collector world of one document, its elements with
 // click-type listeners (MarkListeners); mk keeps what is marked there.
 func (t *Tab) markIn(octx context.Context, target *chromedp.Target, world string, worldID runtime.ExecutionContextID, max int, keep bool, mk *marks) (int, error) {
-	defer t.Release(octx, target, listenerGroup)
 	t.marksMu.Lock()
 	doc := mk.doc
 	if mk.docWorld != world {
@@ -171,14 +170,16 @@ func (t *Tab) markIn(octx context.Context, target *chromedp.Target, world string
 	r, err := cdp.Call(octx, target, runtime.Evaluate, runtime.EvaluateParams{
 		Expression: fmt.Sprintf("globalThis.__veetbrowser.listenerRoots(%v)", keep), UniqueContextID: world,
 		ObjectGroup: listenerGroup, Silent: ptr(true)})
-	if err != nil || r.Result == nil || r.ExceptionDetails != nil {
-		return 0, fmt.Errorf("listing the shadow roots: %v", err)
-	}
-	if keep && string(r.Result.Value) == `"unchanged"` {
+	if err == nil && r.Result != nil && r.ExceptionDetails == nil && keep && string(r.Result.Value) == `"unchanged"` {
+		// A string holds no remote object: there is no group to release.
 		t.marksMu.Lock()
 		mk.listed = world
 		t.marksMu.Unlock()
 		return found, nil
+	}
+	defer t.Release(octx, target, listenerGroup)
+	if err != nil || r.Result == nil || r.ExceptionDetails != nil {
+		return 0, fmt.Errorf("listing the shadow roots: %v", err)
 	}
 	var roots []runtime.RemoteObjectID
 	if r.Result.ObjectID != "" {
