@@ -101,11 +101,7 @@ function cursorOf(el) {
   }
   let c = cursors.get(el);
   if (c === undefined) {
-    // A style the collection holds is used, but none is kept for this
-    // read alone: most elements are asked about only here, and a style
-    // object per element kept to the collection's end costs the garbage
-    // collector more than the one read.
-    c = (styles.get(el) || getComputedStyle(el)).cursor;
+    c = styleOf(el).cursor;
     cursors.set(el, c);
   }
   return c;
