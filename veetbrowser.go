@@ -217,7 +217,7 @@ func (r *Runtime) NewSession(ctx context.Context, opts SessionOptions) (*Session
 	bopts := browser.SessionOptions{CheckNavigation: navigationCheck(opts.Grant, opts.Destinations),
 		Reading: v.Reading, ReadingBytes: observation.ReadingWindow(budget),
 		Frames: v.Frames, FrameAllowed: opts.Grant.AllowsOrigin, Interactions: v.Interactions, RealPages: v.RealPages,
-		ReadValues: opts.Grant.ReadValues, Debugging: v.Debugging}
+		ReadValues: opts.Grant.ReadValues, Debugging: v.Debugging, KeptListeners: v.KeptListeners}
 	if v.RealPages {
 		bopts.CheckRequest = requestCheck(opts.Grant, opts.Destinations)
 		bopts.Contain = opts.Grant.Contained()

@@ -55,6 +55,10 @@ type SessionOptions struct {
 	// pointer targets, scroll containers, inputs that take the typed
 	// value, multiple choice, field values on request.
 	RealPages bool
+	// KeptListeners (with RealPages, tool version 1.10.0) keeps a large
+	// page's listener marks between observations until an element is
+	// added to it (docs/realpages.md).
+	KeptListeners bool
 	// ReadValues (with RealPages, under the read_values grant): each
 	// editable control of a field that is not a credential or payment
 	// field carries its current value.

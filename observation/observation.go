@@ -167,6 +167,13 @@ const MaxSelectTextUnits = 4096
 // document's own light tree, each one more listener query.
 const ListenerRoots = 64
 
+// ListenerNodes bounds the elements (shadow roots' included) of a document
+// whose listeners are listed afresh for every observation (1.10.0). Past
+// it, a listing costs the browser time in proportion to the page's size,
+// so its marks are kept between observations and the listeners listed again
+// only once an element was added to the document (docs/realpages.md).
+const ListenerNodes = 4096
+
 // Dialog is a pending alert, confirm, prompt or beforeunload dialog.
 type Dialog struct {
 	Type             string `json:"type"`

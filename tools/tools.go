@@ -46,6 +46,10 @@ type Version struct {
 	// Handoff (1.10.0+): browser_handoff, a person takes the page over
 	// from the control room and hands it back (docs/controlroom.md).
 	Handoff bool
+	// KeptListeners (1.10.0+): a large page's listener marks are kept
+	// between observations until an element is added to it
+	// (docs/realpages.md "pointer targets").
+	KeptListeners bool
 }
 
 // Versions in release order. 1.4.0 belongs to a record this product does not
@@ -60,7 +64,7 @@ var Versions = []Version{
 	{Name: "1.7.0", Continuation: true, Regions: true, TextCoverage: true, Reading: true, Frames: true},
 	{Name: "1.8.0", Continuation: true, Regions: true, TextCoverage: true, Reading: true, Frames: true, Interactions: true},
 	{Name: "1.9.0", Continuation: true, Regions: true, TextCoverage: true, Reading: true, Frames: true, Interactions: true, RealPages: true},
-	{Name: "1.10.0", Continuation: true, Regions: true, TextCoverage: true, Reading: true, Frames: true, Interactions: true, RealPages: true, Debugging: true, Downloads: true, Handoff: true},
+	{Name: "1.10.0", Continuation: true, Regions: true, TextCoverage: true, Reading: true, Frames: true, Interactions: true, RealPages: true, Debugging: true, Downloads: true, Handoff: true, KeptListeners: true},
 }
 
 // Newest is the version new sessions get.

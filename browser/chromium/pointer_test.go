@@ -278,7 +278,7 @@ func TestListenerMarksAreBounded(t *testing.T) {
 	for _, bound := range []int{3, 2} {
 		// From 3 to 2, the element marked last is no longer: all are
 		// marked again.
-		found, err := s.tab.MarkListeners(ctx, bound)
+		found, err := s.tab.MarkListeners(ctx, bound, false)
 		if err != nil || found != 3 {
 			t.Fatalf("bound %d: found %d, %v", bound, found, err)
 		}

@@ -46,6 +46,9 @@ type Session struct {
 	// realPages: tool version 1.9.0's everyday web (docs/realpages.md;
 	// browser.SessionOptions.RealPages).
 	realPages bool
+	// keptListeners: tool version 1.10.0 keeps a large page's listener
+	// marks (browser.SessionOptions.KeptListeners).
+	keptListeners bool
 	// readValues: the read_values grant of a 1.9.0 session
 	// (browser.SessionOptions.ReadValues).
 	readValues bool
@@ -109,7 +112,7 @@ func newSession(ctx context.Context, p *Provider, inst *instance, opts browser.S
 	browserCtx := inst.ctx
 	s := &Session{provider: p, timings: p.timings, refKeys: observation.NewKeys(), lock: semaphore.NewWeighted(1), validate: observation.Validate,
 		reading: opts.Reading, window: opts.ReadingBytes, frames: opts.Frames && opts.Reading, frameAllowed: opts.FrameAllowed,
-		interactions: opts.Interactions, realPages: opts.RealPages,
+		interactions: opts.Interactions, realPages: opts.RealPages, keptListeners: opts.KeptListeners,
 		readValues: opts.RealPages && opts.ReadValues, debugging: opts.Debugging}
 	if opts.CheckRequest != nil {
 		s.requests = tab.Options{CheckRequest: opts.CheckRequest, Blocked: &observation.BlockedTally{}, NoServiceWorkers: opts.NoServiceWorkers}
@@ -541,6 +544,6 @@ func (s *Session) markPointers(ctx context.Context) error {
 	if !s.realPages {
 		return nil
 	}
-	_, err := s.tab.MarkListeners(ctx, observation.WindowSize)
+	_, err := s.tab.MarkListeners(ctx, observation.WindowSize, s.keptListeners)
 	return err
 }

@@ -79,6 +79,7 @@ var bounds = []named{
 	{"MaxChosenUnits", observation.MaxChosenUnits},
 	{"MaxSelectTextUnits", observation.MaxSelectTextUnits},
 	{"ListenerRoots", observation.ListenerRoots},
+	{"ListenerNodes", observation.ListenerNodes},
 	{"RegionCoverageV1", observation.RegionCoverageV1},
 	{"RegionScope", observation.RegionScope},
 	{"TextCoverageV1", observation.TextCoverageV1},

@@ -40,6 +40,11 @@ type marks struct {
 	// without finding it again, two round trips fewer.
 	docWorld string
 	doc      cdp.BackendNodeID
+	// listed is the world of the last complete marking, found what it
+	// found: with keep, a large document that gained no element since is
+	// not listed again (MarkListeners).
+	listed string
+	found  int
 }
 
 // resolvers is how many node resolutions are in flight at once.
@@ -56,7 +61,12 @@ const resolvers = 8
 // shadow root when there are any, plus one resolution per element not
 // marked by an earlier call, eight in flight, and one more round trip when
 // any was.
-func (t *Tab) MarkListeners(ctx context.Context, max int) (int, error) {
+//
+// With keep (tool version 1.10.0), a document of more than
+// observation.ListenerNodes elements to which no element was added since
+// its last marking is not listed again: its marks stay, at one round trip
+// (docs/realpages.md). Without keep, or below the bound, every call lists.
+func (t *Tab) MarkListeners(ctx context.Context, max int, keep bool) (int, error) {
 	octx, end, err := t.Begin(ctx)
 	if err != nil {
 		return 0, err
@@ -70,7 +80,7 @@ func (t *Tab) MarkListeners(ctx context.Context, max int) (int, error) {
 	if err := t.waitFor(octx, func() bool { world, worldID = t.world, t.worldID; return world != "" }); err != nil {
 		return 0, Classify(octx, err, errcode.CaptureFailed, "the page has no document to observe")
 	}
-	n, err := t.markIn(octx, t.target, world, worldID, max, &t.marks)
+	n, err := t.markIn(octx, t.target, world, worldID, max, keep, &t.marks)
 	if err != nil {
 		return 0, t.stepError(octx, world, err, "the page's listeners could not be read")
 	}
@@ -94,25 +104,29 @@ func (t *Tab) MarkFrameListeners(ctx context.Context, v FrameView, max int) (int
 		return 0, errcode.New(errcode.CaptureFailed, "the frame has no document")
 	}
 	var m marks
-	return t.markIn(octx, v.Target, v.World, v.WorldID, max, &m)
+	return t.markIn(octx, v.Target, v.World, v.WorldID, max, false, &m)
 }
 
 // clickListeners are the elements under the collector-world object obj
 // (a document or a shadow root) that have a click-type listener of the
 // page's, in the order Chromium reports them; a listener on obj itself is
 // a delegation root and left out.
-func clickListeners(octx context.Context, target *chromedp.Target, obj runtime.RemoteObjectID) ([]cdp.BackendNodeID, cdp.BackendNodeID, error) {
+func (t *Tab) clickListeners(octx context.Context, target *chromedp.Target, obj runtime.RemoteObjectID) ([]cdp.BackendNodeID, cdp.BackendNodeID, error) {
 	desc, err := cdp.Call(octx, target, dom.DescribeNode, dom.DescribeNodeParams{ObjectID: obj})
 	if err != nil || desc.Node == nil {
 		return nil, 0, fmt.Errorf("describing the listeners' root: %v", err)
 	}
-	ids, err := nodeListeners(octx, target, desc.Node.BackendNodeID)
+	ids, err := t.nodeListeners(octx, target, desc.Node.BackendNodeID)
 	return ids, desc.Node.BackendNodeID, err
 }
 
+// Listings is how many listener queries (DOMDebugger.getEventListeners)
+// the tab has made: what a kept marking saves.
+func (t *Tab) Listings() int64 { return t.listings.Load() }
+
 // nodeListeners are clickListeners' answer for the root of backend id
 // node.
-func nodeListeners(octx context.Context, target *chromedp.Target, node cdp.BackendNodeID) ([]cdp.BackendNodeID, error) {
+func (t *Tab) nodeListeners(octx context.Context, target *chromedp.Target, node cdp.BackendNodeID) ([]cdp.BackendNodeID, error) {
 	// Listeners are reported for the world of the object asked about: the
 	// page's own are those of the node in the main world, which
 	// DOM.resolveNode wraps without running code there. Shadow roots are
@@ -124,6 +138,7 @@ func nodeListeners(octx context.Context, target *chromedp.Target, node cdp.Backe
 	if err != nil || main.Object == nil {
 		return nil, fmt.Errorf("resolving the listeners' root: %v", err)
 	}
+	t.listings.Add(1)
 	ls, err := cdp.Call(octx, target, domdebugger.GetEventListeners, domdebugger.GetEventListenersParams{
 		ObjectID: main.Object.ObjectID, Depth: ptr(int64(-1))})
 	if err != nil {
@@ -140,60 +155,73 @@ func nodeListeners(octx context.Context, target *chromedp.Target, node cdp.Backe
 
 // markIn marks, in the collector world of one document, its elements with
 // click-type listeners (MarkListeners); mk keeps what is marked there.
-func (t *Tab) markIn(octx context.Context, target *chromedp.Target, world string, worldID runtime.ExecutionContextID, max int, mk *marks) (int, error) {
-	defer t.Release(octx, target, listenerGroup)
-	var all []cdp.BackendNodeID
-	exprs := []string{"document", "globalThis.__veetbrowser.listenerRoots()"}
+func (t *Tab) markIn(octx context.Context, target *chromedp.Target, world string, worldID runtime.ExecutionContextID, max int, keep bool, mk *marks) (int, error) {
 	t.marksMu.Lock()
 	doc := mk.doc
 	if mk.docWorld != world {
 		doc = 0
 	}
+	keep = keep && mk.listed == world
+	found := mk.found
+	mk.listed = "" // until this marking is complete
 	t.marksMu.Unlock()
-	if doc != 0 {
-		ids, err := nodeListeners(octx, target, doc)
+	// The shadow roots come first: the collector answers there whether the
+	// document needs listing at all.
+	r, err := cdp.Call(octx, target, runtime.Evaluate, runtime.EvaluateParams{
+		Expression: fmt.Sprintf("globalThis.__veetbrowser.listenerRoots(%v)", keep), UniqueContextID: world,
+		ObjectGroup: listenerGroup, Silent: ptr(true)})
+	if err == nil && r.Result != nil && r.ExceptionDetails == nil && keep && string(r.Result.Value) == `"unchanged"` {
+		// A string holds no remote object: there is no group to release.
+		t.marksMu.Lock()
+		mk.listed = world
+		t.marksMu.Unlock()
+		return found, nil
+	}
+	defer t.Release(octx, target, listenerGroup)
+	if err != nil || r.Result == nil || r.ExceptionDetails != nil {
+		return 0, fmt.Errorf("listing the shadow roots: %v", err)
+	}
+	var roots []runtime.RemoteObjectID
+	if r.Result.ObjectID != "" {
+		props, err := cdp.Call(octx, target, runtime.GetProperties, runtime.GetPropertiesParams{ObjectID: r.Result.ObjectID, OwnProperties: ptr(true)})
 		if err != nil {
 			return 0, err
 		}
-		all, exprs = ids, exprs[1:]
+		for _, p := range props.Result {
+			if p.Value != nil && p.Value.ObjectID != "" && p.Value.Subtype == "node" && len(roots) < observation.ListenerRoots {
+				roots = append(roots, p.Value.ObjectID)
+			}
+		}
 	}
-	for _, expr := range exprs {
-		r, err := cdp.Call(octx, target, runtime.Evaluate, runtime.EvaluateParams{
-			Expression: expr, UniqueContextID: world, ObjectGroup: listenerGroup, Silent: ptr(true)})
-		if err != nil || r.Result == nil || r.ExceptionDetails != nil {
-			return 0, fmt.Errorf("evaluating %s: %v", expr, err)
+	var all []cdp.BackendNodeID
+	if doc != 0 {
+		if all, err = t.nodeListeners(octx, target, doc); err != nil {
+			return 0, err
 		}
-		if r.Result.ObjectID == "" {
-			if expr == "document" {
-				return 0, errors.New("the document did not resolve")
-			}
-			break // no shadow root
+	} else {
+		d, err := cdp.Call(octx, target, runtime.Evaluate, runtime.EvaluateParams{
+			Expression: "document", UniqueContextID: world, ObjectGroup: listenerGroup, Silent: ptr(true)})
+		if err != nil || d.Result == nil || d.ExceptionDetails != nil {
+			return 0, fmt.Errorf("evaluating the document: %v", err)
 		}
-		roots := []runtime.RemoteObjectID{r.Result.ObjectID}
-		if expr != "document" {
-			props, err := cdp.Call(octx, target, runtime.GetProperties, runtime.GetPropertiesParams{ObjectID: r.Result.ObjectID, OwnProperties: ptr(true)})
-			if err != nil {
-				return 0, err
-			}
-			roots = roots[:0]
-			for _, p := range props.Result {
-				if p.Value != nil && p.Value.ObjectID != "" && p.Value.Subtype == "node" && len(roots) < observation.ListenerRoots {
-					roots = append(roots, p.Value.ObjectID)
-				}
-			}
+		if d.Result.ObjectID == "" {
+			return 0, errors.New("the document did not resolve")
 		}
-		for _, root := range roots {
-			ids, node, err := clickListeners(octx, target, root)
-			if err != nil {
-				return 0, err
-			}
-			all = append(all, ids...)
-			if expr == "document" {
-				t.marksMu.Lock()
-				mk.docWorld, mk.doc = world, node
-				t.marksMu.Unlock()
-			}
+		ids, node, err := t.clickListeners(octx, target, d.Result.ObjectID)
+		if err != nil {
+			return 0, err
 		}
+		all = ids
+		t.marksMu.Lock()
+		mk.docWorld, mk.doc = world, node
+		t.marksMu.Unlock()
+	}
+	for _, root := range roots {
+		ids, _, err := t.clickListeners(octx, target, root)
+		if err != nil {
+			return 0, err
+		}
+		all = append(all, ids...)
 	}
 	seen := map[cdp.BackendNodeID]bool{}
 	var ids []cdp.BackendNodeID
@@ -203,7 +231,7 @@ func (t *Tab) markIn(octx context.Context, target *chromedp.Target, world string
 			ids = append(ids, id)
 		}
 	}
-	found := len(ids)
+	found = len(ids)
 	ids = ids[:min(len(ids), max)]
 	// Only the elements not marked yet are resolved, unless one that was
 	// marked lost its listeners or left the document: then all are.
@@ -254,6 +282,7 @@ func (t *Tab) markIn(octx context.Context, target *chromedp.Target, world string
 		}
 	}
 	if add && len(kept) == 0 {
+		mk.listed, mk.found = world, found
 		return found, nil
 	}
 	res, err := cdp.Call(octx, target, runtime.CallFunctionOn, runtime.CallFunctionOnParams{
@@ -277,5 +306,6 @@ func (t *Tab) markIn(octx context.Context, target *chromedp.Target, world string
 			mk.ids[ids[i]] = true
 		}
 	}
+	mk.listed, mk.found = world, found
 	return found, nil
 }

@@ -17,6 +17,7 @@ import (
 	"errors"
 	"net/url"
 	"sync"
+	"sync/atomic"
 	"time"
 
 	"github.com/chromedp/cdproto/cdp"
@@ -57,6 +58,7 @@ type Tab struct {
 	// marks: the listener marks of the collector's world (MarkListeners).
 	marksMu   sync.Mutex
 	marks     marks
+	listings  atomic.Int64            // listener queries made (Listings)
 	lifecycle map[cdp.LoaderID]string // newest lifecycle milestone per main-frame loader
 	crashed   bool
 	hung      bool                               // the renderer was found hung and sent a crash

@@ -37,37 +37,90 @@ function markListened(add, ...els) {
   return els.length;
 }
 
+// A listing of a large document's listeners (more than B.ListenerNodes
+// elements) costs the browser time in proportion to the page, so Go keeps
+// its marks (tool version 1.10.0) until an element is added: growth watches
+// for one, and stops at the first, until the next listing.
+let listedLarge = false; // the last listing's document was large
+let grown = false; // an element was added since the last listing
+const addedElement = (records) => records.some((r) => [...r.addedNodes].some((n) => n.nodeType === 1));
+const growth = new MutationObserver((records) => {
+  if (addedElement(records)) {
+    grown = true;
+    growth.disconnect();
+  }
+});
+
 // listenerRoots are the document's first B.ListenerRoots open shadow
 // roots, in the traversal's order, within a scan's node bound: Go reads
 // each one's listeners (the document's own query does not enter them).
-// None is null, which spares Go reading an empty list.
-function listenerRoots() {
+// None is null, which spares Go reading an empty list. With keep (Go holds
+// a complete marking of this document) it answers 'unchanged' when the
+// document is large and no element was added since that marking: Go lists
+// nothing.
+function listenerRoots(keep) {
+  if (addedElement(growth.takeRecords())) grown = true;
+  if (keep && listedLarge && !grown) return 'unchanged';
+  growth.disconnect();
   const roots = [];
+  let elements = 0;
   walk(document.documentElement, {max: B.ScanNodes, shadow: true}, (n) => {
     if (n.nodeType !== 1) return SKIP;
-    if (n.shadowRoot && roots.push(n.shadowRoot) >= B.ListenerRoots) return STOP;
+    elements++;
+    if (n.shadowRoot && roots.length < B.ListenerRoots) roots.push(n.shadowRoot);
+    if (roots.length >= B.ListenerRoots && elements > B.ListenerNodes) return STOP;
   });
+  grown = false;
+  listedLarge = elements > B.ListenerNodes;
+  if (listedLarge) {
+    for (const r of [document, ...roots]) growth.observe(r, {childList: true, subtree: true});
+  }
   return roots.length > 0 ? roots : null;
 }
 
-function sortableItem(el) {
-  if (el.classList.contains('ui-sortable-handle')) return true;
+// sortableItem reads class attributes as strings: a token holds
+// "sortable" exactly when the attribute does (a token holds no
+// whitespace), and a string costs less than a DOMTokenList per element.
+function sortableItem(el, own) {
+  if (own !== null && HANDLE.test(own)) return true;
   const p = el.parentElement;
-  if (!p) return false;
-  for (const c of p.classList) if (c.toLowerCase().includes('sortable')) return true;
-  return false;
+  const cls = p ? p.getAttribute('class') : null;
+  return cls !== null && cls.toLowerCase().includes('sortable');
+}
+const HANDLE = /(?:^|[ \t\n\f\r])ui-sortable-handle(?:[ \t\n\f\r]|$)/;
+
+// cursorOf is el's computed cursor, read once per element in a
+// collection: a parent's is asked about by each of its children.
+let cursors = null;
+let cursorsFor = null; // the collection's style memo cursors belong to
+function cursorOf(el) {
+  if (styles === null) return styleOf(el).cursor;
+  if (cursorsFor !== styles) {
+    cursorsFor = styles;
+    cursors = new Map();
+  }
+  let c = cursors.get(el);
+  if (c === undefined) {
+    c = styleOf(el).cursor;
+    cursors.set(el, c);
+  }
+  return c;
 }
 
 // pointerSignal reports whether el bears one of the signals above. The
-// style test comes last: it is the only one that needs computed style.
+// style test comes last: it is the only one that needs computed style. An
+// element without attributes (most of a page) skips their tests.
 function pointerSignal(el) {
   if (el === document.documentElement || el === document.body) return false;
-  if (listened.has(el) || el.hasAttribute('onclick') || el.getAttribute('draggable') === 'true' || sortableItem(el)) return true;
-  const ti = el.getAttribute('tabindex');
+  if (listened.has(el)) return true;
+  const attrs = el.hasAttributes();
+  if (attrs && (el.hasAttribute('onclick') || el.getAttribute('draggable') === 'true')) return true;
+  if (sortableItem(el, attrs ? el.getAttribute('class') : null)) return true;
+  const ti = attrs ? el.getAttribute('tabindex') : null;
   if (ti !== null && /^\s*\d+\s*$/.test(ti)) return true;
-  if (styleOf(el).cursor !== 'pointer') return false;
+  if (cursorOf(el) !== 'pointer') return false;
   const p = flatParent(el);
-  return !p || p.nodeType !== 1 || styleOf(p).cursor !== 'pointer';
+  return !p || p.nodeType !== 1 || cursorOf(p) !== 'pointer';
 }
 
 // pointerRole is a pointer target's role: its ARIA role's first token (no
