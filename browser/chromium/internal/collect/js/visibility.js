@@ -1,17 +1,49 @@
 // visibility.js: what a visible box and visibly rendered text are (docs/observation.md).
 
 // styles memoizes each element's computed style for one observation
-// (observe sets it, then clears it): nothing changes the layout while the
-// collectors run, and each getComputedStyle call builds a new declaration.
+// (observe sets it, then clears it), and rects each element's box: nothing
+// changes the layout while the collectors run, each getComputedStyle call
+// builds a new declaration, and each read of a declaration's property or
+// of a box computes it again.
 let styles = null;
+let rects = null;
 function styleOf(el) {
   if (styles === null) return getComputedStyle(el);
   let st = styles.get(el);
   if (st === undefined) {
-    st = getComputedStyle(el);
+    st = new Style(getComputedStyle(el));
     styles.set(el, st);
   }
   return st;
+}
+
+function rectOf(el) {
+  if (rects === null) return el.getBoundingClientRect();
+  let r = rects.get(el);
+  if (r === undefined) {
+    r = el.getBoundingClientRect();
+    rects.set(el, r);
+  }
+  return r;
+}
+
+// Style is a computed style whose properties are each read from the
+// declaration once: the collectors read the same few of them (these) many
+// times per element, and each read of the declaration serializes the
+// value anew.
+class Style {
+  constructor(d) {
+    this.d = d;
+    this.v = Object.create(null);
+  }
+}
+for (const name of ['display', 'visibility', 'contentVisibility', 'whiteSpace', 'fontSize', 'position', 'overflowX',
+  'overflowY', 'clip', 'clipPath', 'transform', 'scale', 'backgroundImage', 'direction', 'cursor']) {
+  Object.defineProperty(Style.prototype, name, {get() {
+    let v = this.v[name];
+    if (v === undefined) v = this.v[name] = this.d[name];
+    return v;
+  }});
 }
 
 // visibilityChecker is the one definition of hidden for every collector.
@@ -35,6 +67,7 @@ function visibilityChecker(opts) {
   const clipMemo = new Map();
   const textMemo = new Map();
   const renderedMemo = new Map();
+  let range = null; // laidOutText's, one for the checker
   const sx = window.scrollX;
   const sy = window.scrollY;
   const modal = blockingModal();
@@ -98,7 +131,7 @@ function visibilityChecker(opts) {
         } else if (scrollers && !viewportScroller(e) && (scrollsOn(e, st.overflowX, 'x') || scrollsOn(e, st.overflowY, 'y'))) {
           acc = scrollClip(e, st, acc);
         } else if (st.overflowX === 'hidden' || st.overflowX === 'clip' || st.overflowY === 'hidden' || st.overflowY === 'clip') {
-          const r = e.getBoundingClientRect();
+          const r = rectOf(e);
           const box = {l: r.left, t: r.top, r: r.right, b: r.bottom};
           acc = acc ? intersect(acc, box) : box;
           if (acc.r <= acc.l || acc.b <= acc.t) acc = 'none';
@@ -125,7 +158,7 @@ function visibilityChecker(opts) {
   function visible(el) {
     if (!el.checkVisibility({opacityProperty: true, visibilityProperty: true, contentVisibilityAuto: true})) return false;
     if (hiddenSubtree(el)) return false;
-    const r = el.getBoundingClientRect();
+    const r = rectOf(el);
     if (!(r.width > 0 && r.height > 0)) return false;
     const style = styleOf(el);
     if (collapsed(style, el) || outside(el, r)) return false;
@@ -170,7 +203,7 @@ function visibilityChecker(opts) {
     v = st.display !== '' && st.fontSize !== '0px' && rendered(el, st) && !hiddenSubtree(el) &&
       !(el.localName === 'details' && !el.open) && clipOf(el) !== 'none';
     if (v && st.display !== 'contents') {
-      const r = el.getBoundingClientRect();
+      const r = rectOf(el);
       const positioned = st.position === 'absolute' || st.position === 'fixed';
       // A box outside its clip hides its text; a static box of zero size
       // still shows text overflowing it, so only positioned boxes count
@@ -190,7 +223,7 @@ function visibilityChecker(opts) {
     let c = el.firstChild;
     for (let i = 0; c && i < B.NameNodes; i++, c = c.nextSibling) {
       if (c.nodeType === 3 && /\S/.test(c.data)) {
-        const range = document.createRange();
+        if (range === null) range = document.createRange();
         range.selectNodeContents(c);
         return range.getClientRects().length > 0;
       }
