@@ -2,6 +2,8 @@ package chromium
 
 import (
 	"encoding/json"
+	"slices"
+	"strings"
 	"testing"
 	"time"
 
@@ -127,5 +129,58 @@ func TestObserveReadsEachStylePropertyOnce(t *testing.T) {
 	}
 	if got.Reads < 100 || got.Boxes < 10 || len(got.Twice) > 0 {
 		t.Fatalf("%d property reads, %d boxes; read more than once: %v", got.Reads, got.Boxes, got.Twice)
+	}
+}
+
+// TestTextLayoutAskedOnlyOfPossibleHosts: whether an element's text is
+// laid out is asked of a range only where it may not be (an element that
+// can host a shadow root or shows fallback content): the text of the
+// handbook's links, list items, cells, labels and bold phrases is
+// visible by its element's box alone, that of its paragraphs and
+// headings is still asked, and all of it is read.
+func TestTextLayoutAskedOnlyOfPossibleHosts(t *testing.T) {
+	t.Parallel()
+	ctx := browsertest.Context(t, time.Minute)
+	s, _ := openReal(t, browsertest.Serve(t, strings.Replace(handbookPage, "</main>",
+		`<table><tr><th>Days</th><td>25 a year</td></tr></table><ul><li>Ask early</li></ul></main>`, 1)), true)
+	if _, err := s.tab.Evaluate(ctx, `(() => {
+  const rects = Range.prototype.getClientRects, asked = new Set();
+  globalThis.__asked = asked;
+  Range.prototype.getClientRects = function() {
+    asked.add(this.startContainer.parentNode.localName);
+    return rects.call(this);
+  };
+  return true;
+})()`); err != nil {
+		t.Fatal(err)
+	}
+	obs, err := s.Observe(ctx, observation.Request{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	raw, err := s.tab.Evaluate(ctx, `[...globalThis.__asked].sort()`)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var asked []string
+	if err := json.Unmarshal(raw, &asked); err != nil {
+		t.Fatal(err)
+	}
+	for _, tag := range []string{"a", "li", "td", "th", "label", "b"} {
+		if slices.Contains(asked, tag) {
+			t.Errorf("the layout of a %s's text was asked: %v", tag, asked)
+		}
+	}
+	if !slices.Contains(asked, "p") || !slices.Contains(asked, "h2") {
+		t.Errorf("the layout of paragraphs' and headings' text was not asked: %v", asked)
+	}
+	var text strings.Builder
+	for _, p := range obs.Text {
+		text.WriteString(p.Text + "\n")
+	}
+	for _, want := range []string{"Read more", "Ask early", "25 a year", "leave", "Book trains."} {
+		if !strings.Contains(text.String(), want) {
+			t.Errorf("%q is not in the text: %q", want, text.String())
+		}
 	}
 }

@@ -128,7 +128,7 @@ function visibilityChecker(opts) {
           acc = 'none';
         } else if (st.position === 'fixed') {
           acc = null;
-        } else if (scrollers && !viewportScroller(e) && (scrollsOn(e, st.overflowX, 'x') || scrollsOn(e, st.overflowY, 'y'))) {
+        } else if (scrollers && (scrollsOn(e, st.overflowX, 'x') || scrollsOn(e, st.overflowY, 'y')) && !viewportScroller(e)) {
           acc = scrollClip(e, st, acc);
         } else if (st.overflowX === 'hidden' || st.overflowX === 'clip' || st.overflowY === 'hidden' || st.overflowY === 'clip') {
           const r = rectOf(e);
@@ -210,7 +210,7 @@ function visibilityChecker(opts) {
       // as off the document.
       if (positioned || r.width > 0 || r.height > 0) v = !outside(el, r);
     }
-    if (v) v = laidOutText(el);
+    if (v) v = laidOutText(el, st);
     textMemo.set(el, v);
     return v;
   }
@@ -218,8 +218,12 @@ function visibilityChecker(opts) {
   // laidOutText: the first non-blank text child of el has a layout box.
   // A host's text children are all slotted or none (only the default slot
   // takes text), so one child answers for all; other elements' text is
-  // laid out whenever they are.
-  function laidOutText(el) {
+  // laid out whenever they are. An element of TEXT_BOXES with a box of its
+  // own (rendered said so) hosts no shadow root and renders its children:
+  // no range needs to be laid out to say that its text is.
+  function laidOutText(el, st) {
+    if (st.display !== 'contents' && st.contentVisibility !== 'hidden' && el.namespaceURI === HTML_NS &&
+      TEXT_BOXES.has(el.localName)) return true;
     let c = el.firstChild;
     for (let i = 0; c && i < B.NameNodes; i++, c = c.nextSibling) {
       if (c.nodeType === 3 && /\S/.test(c.data)) {
@@ -244,6 +248,12 @@ function visibilityChecker(opts) {
   visible.scrolled = scrollers ? scrolled : null;
   return visible;
 }
+
+// TEXT_BOXES are the HTML elements that can host no shadow root (neither
+// a page's nor the browser's own) and render their children, not fallback
+// content: links, list items, cells, labels and inline phrasing.
+const TEXT_BOXES = new Set(['a', 'abbr', 'b', 'caption', 'cite', 'code', 'dd', 'dfn', 'dt', 'em', 'figcaption', 'i',
+  'kbd', 'label', 'legend', 'li', 'mark', 'q', 's', 'samp', 'small', 'strong', 'sub', 'sup', 'td', 'th', 'time', 'u', 'var']);
 
 // blankText: a control drawn with a zero font size shows no label, unless
 // it draws something besides its own text: a native check box, radio,
