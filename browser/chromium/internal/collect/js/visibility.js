@@ -1,51 +1,5 @@
 // visibility.js: what a visible box and visibly rendered text are (docs/observation.md).
 
-// styles memoizes each element's computed style for one observation
-// (observe sets it, then clears it), and rects each element's box: nothing
-// changes the layout while the collectors run, each getComputedStyle call
-// builds a new declaration, and each read of a declaration's property or
-// of a box computes it again.
-let styles = null;
-let rects = null;
-function styleOf(el) {
-  if (styles === null) return getComputedStyle(el);
-  let st = styles.get(el);
-  if (st === undefined) {
-    st = new Style(getComputedStyle(el));
-    styles.set(el, st);
-  }
-  return st;
-}
-
-function rectOf(el) {
-  if (rects === null) return el.getBoundingClientRect();
-  let r = rects.get(el);
-  if (r === undefined) {
-    r = el.getBoundingClientRect();
-    rects.set(el, r);
-  }
-  return r;
-}
-
-// Style is a computed style whose properties are each read from the
-// declaration once: the collectors read the same few of them (these) many
-// times per element, and each read of the declaration serializes the
-// value anew.
-class Style {
-  constructor(d) {
-    this.d = d;
-    this.v = Object.create(null);
-  }
-}
-for (const name of ['display', 'visibility', 'contentVisibility', 'whiteSpace', 'fontSize', 'position', 'overflowX',
-  'overflowY', 'clip', 'clipPath', 'transform', 'scale', 'backgroundImage', 'direction', 'cursor']) {
-  Object.defineProperty(Style.prototype, name, {get() {
-    let v = this.v[name];
-    if (v === undefined) v = this.v[name] = this.d[name];
-    return v;
-  }});
-}
-
 // visibilityChecker is the one definition of hidden for every collector.
 // Its facts are memoized per element for one collection, and every
 // ancestor fact is computed top-down along the flat tree once, so shared
