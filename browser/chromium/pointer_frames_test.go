@@ -127,3 +127,48 @@ func TestListenerMarksAtTheRealBound(t *testing.T) {
 		})
 	}
 }
+
+// TestListenerMarksFollowTheFrame: a frame's listener marks, kept between
+// observations of its document, follow the page as the top document's do:
+// in a same-origin frame (a kanban board embedded in a project page), a
+// listener the frame's script adds later makes a target, one it removes
+// unmakes it.
+func TestListenerMarksFollowTheFrame(t *testing.T) {
+	t.Parallel()
+	base := sameOrigin(t, map[string]string{
+		"/": `<title>Project Atlas</title><header><a href="/">Projects</a></header>
+<main><h1>Atlas</h1><p>Sprint 14, ends Friday.</p>
+<iframe src="/board" title="Board" style="width:420px;height:160px;border:0"></iframe></main>`,
+		"/board": `<title>Board</title>
+<p>Cards: <span id="a">Card A</span>, <span id="b">Card B</span></p>
+<button id="swap">Swap handlers</button>
+<script>
+const f = () => {};
+document.getElementById('a').addEventListener('click', f);
+document.getElementById('swap').addEventListener('click', () => {
+  document.getElementById('a').removeEventListener('click', f);
+  document.getElementById('b').addEventListener('mousedown', f);
+});
+</script>`,
+	})
+	s, obs := openReal(t, base, true)
+	obs = observeUntil(t, s, obs, func(o *observation.Observation) bool { return hasControl(o, "Swap handlers") })
+	if !hasControl(obs, "Card A") || hasControl(obs, "Card B") || frameOf(obs, "Card A") <= 0 {
+		t.Fatalf("before: %q", roleNames(obs))
+	}
+	ctx := browsertest.Context(t, time.Minute)
+	if _, err := s.Observe(ctx, observation.Request{}); err != nil { // marks kept from the first
+		t.Fatal(err)
+	}
+	obs, err := s.Observe(ctx, observation.Request{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	res, err := s.Act(ctx, browser.Action{Kind: browser.ActClick, Ref: find(t, obs, "Swap handlers").Ref}, allowAll)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if got := res.Observation; hasControl(got, "Card A") || !hasControl(got, "Card B") {
+		t.Fatalf("after: %q", roleNames(got))
+	}
+}

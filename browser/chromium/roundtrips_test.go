@@ -52,6 +52,11 @@ func (c *commandCounter) count(f func()) map[string]int {
 // 1.9.0 one four more, for the listener marks: the document's listeners
 // (resolve, list), its shadow roots (none here) and the release. The
 // document's node is looked up once per document, not per observation.
+// A frame's document (a checkout's card fields, same origin) keeps its
+// marks between observations as the top document does: its listener
+// marks cost three more round trips (resolve, list, release) and its
+// shadow roots' query, its collector one; its document's node is not
+// looked up again, nor its empty marks set again.
 // Not parallel: the hook is read when the browser launches.
 func TestObserveRoundTrips(t *testing.T) {
 	c := &commandCounter{}
@@ -65,19 +70,28 @@ func TestObserveRoundTrips(t *testing.T) {
 	ctx := browsertest.Context(t, time.Minute)
 	url := browsertest.Serve(t, `<!doctype html><title>Inbox</title><nav><a href="/a">All mail</a></nav>
 <main><h1>Inbox</h1><div class="row" onclick="open(1)">Your order shipped</div><button>Compose</button></main>`)
+	checkout := browsertest.ServePages(t, map[string]string{
+		"/": `<!doctype html><title>Checkout</title><main><h1>Payment</h1><form aria-label="Billing" onsubmit="event.preventDefault()">
+<label>Name on card <input name="name"></label><iframe src="/card" title="Card details" style="width:420px;height:160px;border:0"></iframe>
+<button>Pay €42.00</button></form></main>`,
+		"/card": `<!doctype html><title>Card</title><form><label>Card number <input name="number" inputmode="numeric"></label>
+<label>Expiry <input name="exp" placeholder="MM/YY"></label><label>CVC <input name="cvc"></label></form>`,
+	})
 	for _, tc := range []struct {
 		real bool
+		url  string
 		want map[string]int
 	}{
-		{false, map[string]int{"Runtime.evaluate": 1}},
-		{true, map[string]int{"Runtime.evaluate": 2, "DOM.resolveNode": 1, "DOMDebugger.getEventListeners": 1, "Runtime.releaseObjectGroup": 1}},
+		{false, url, map[string]int{"Runtime.evaluate": 1}},
+		{true, url, map[string]int{"Runtime.evaluate": 2, "DOM.resolveNode": 1, "DOMDebugger.getEventListeners": 1, "Runtime.releaseObjectGroup": 1}},
+		{true, checkout, map[string]int{"Runtime.evaluate": 4, "DOM.resolveNode": 2, "DOMDebugger.getEventListeners": 2, "Runtime.releaseObjectGroup": 2}},
 	} {
 		bs, err := p.NewSession(ctx, browser.SessionOptions{Reading: true, Frames: true, Interactions: true, RealPages: tc.real})
 		if err != nil {
 			t.Fatal(err)
 		}
 		s := bs.(*Session)
-		if _, err := s.Navigate(ctx, url); err != nil {
+		if _, err := s.Navigate(ctx, tc.url); err != nil {
 			t.Fatal(err)
 		}
 		got := c.count(func() {
@@ -86,7 +100,7 @@ func TestObserveRoundTrips(t *testing.T) {
 			}
 		})
 		if fmt.Sprint(got) != fmt.Sprint(tc.want) {
-			t.Errorf("real pages %v: an observation sent %v, want %v", tc.real, got, tc.want)
+			t.Errorf("real pages %v, %s: an observation sent %v, want %v", tc.real, tc.url, got, tc.want)
 		}
 		s.Close(ctx)
 	}

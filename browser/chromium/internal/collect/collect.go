@@ -34,7 +34,7 @@ var sources embed.FS
 // may call any file's functions; code that runs while the script loads
 // uses only what an earlier file or its own defines.
 var files = []string{
-	"dom.js", "strings.js", "visibility.js", "clip.js", "names.js", "frames.js", "controls.js", "pointer.js", "regions.js",
+	"dom.js", "strings.js", "styles.js", "visibility.js", "clip.js", "names.js", "frames.js", "controls.js", "pointer.js", "regions.js",
 	"focus.js", "text.js", "draft.js", "values.js", "typed.js", "actions.js", "choices.js", "find.js", "screenshot.js", "observe.js",
 }
 

@@ -47,6 +47,9 @@ type frame struct {
 	// named: the parent world its element was named in (nameFrame), so
 	// that it is named once per parent document.
 	named string
+	// marks: the listener marks of its collector world, guarded by
+	// Tab.marksMu (MarkFrameListeners).
+	marks marks
 }
 
 // onFrameEventLocked records what an event of session s says about child
@@ -276,6 +279,7 @@ type FrameView struct {
 	Origin  string
 	Crashed bool
 	named   string
+	marks   *marks
 }
 
 // childFrames returns the known child frames of parent.
@@ -294,7 +298,7 @@ func (t *Tab) childFrames(parent cdp.FrameID) []FrameView {
 
 func (t *Tab) viewLocked(f *frame) FrameView {
 	return FrameView{ID: f.id, Parent: f.parent, Target: f.session.target, World: f.world, WorldID: f.worldID,
-		URL: f.url, Origin: f.origin, Crashed: f.session.crashed, named: f.named}
+		URL: f.url, Origin: f.origin, Crashed: f.session.crashed, named: f.named, marks: &f.marks}
 }
 
 // Frame returns the frame of id as it is now.

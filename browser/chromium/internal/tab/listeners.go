@@ -89,8 +89,10 @@ func (t *Tab) MarkListeners(ctx context.Context, max int, keep bool) (int, error
 
 // MarkFrameListeners marks the elements with click-type listeners of
 // frame v's document in its collector world, as MarkListeners does for the
-// top document, at most max of them. A frame keeps no marks between calls:
-// each resolves all of its elements.
+// top document, at most max of them. A frame keeps its marks between
+// calls as the top document does (its document's node, the elements
+// marked), so that observing it again costs the same round trips, but it
+// is listed on every call: kept listings are the top document's alone.
 func (t *Tab) MarkFrameListeners(ctx context.Context, v FrameView, max int) (int, error) {
 	octx, end, err := t.Begin(ctx)
 	if err != nil {
@@ -103,8 +105,11 @@ func (t *Tab) MarkFrameListeners(ctx context.Context, v FrameView, max int) (int
 	if v.Target == nil || v.World == "" {
 		return 0, errcode.New(errcode.CaptureFailed, "the frame has no document")
 	}
-	var m marks
-	return t.markIn(octx, v.Target, v.World, v.WorldID, max, false, &m)
+	mk := v.marks
+	if mk == nil {
+		mk = &marks{} // a view not taken from the registry
+	}
+	return t.markIn(octx, v.Target, v.World, v.WorldID, max, false, mk)
 }
 
 // clickListeners are the elements under the collector-world object obj

@@ -9,7 +9,7 @@
 // axis, its box clips, as overflow hidden does. The result is marked
 // scroll; on the axes it scrolls, the off-document test gives way to it.
 function scrollClip(e, st, acc) {
-  const r = e.getBoundingClientRect();
+  const r = rectOf(e);
   const box = {l: r.left, t: r.top, r: r.right, b: r.bottom};
   const within = acc ? intersect(acc, box) : box;
   if (within.r <= within.l || within.b <= within.t) return 'none';
@@ -87,7 +87,7 @@ function degenerateClipPath(cp, el) {
   let w = 0;
   let h = 0;
   if (m[1] === 'inset' || m[2].includes('%')) {
-    const r = el.getBoundingClientRect();
+    const r = rectOf(el);
     w = r.width;
     h = r.height;
   }

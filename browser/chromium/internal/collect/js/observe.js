@@ -8,10 +8,12 @@
 // layout between them, and its caches are shared.
 function observe(p) {
   styles = new Map();
+  rects = new Map();
   try {
     return collectAll(p);
   } finally {
     styles = null;
+    rects = null;
   }
 }
 

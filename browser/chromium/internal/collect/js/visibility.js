@@ -1,19 +1,5 @@
 // visibility.js: what a visible box and visibly rendered text are (docs/observation.md).
 
-// styles memoizes each element's computed style for one observation
-// (observe sets it, then clears it): nothing changes the layout while the
-// collectors run, and each getComputedStyle call builds a new declaration.
-let styles = null;
-function styleOf(el) {
-  if (styles === null) return getComputedStyle(el);
-  let st = styles.get(el);
-  if (st === undefined) {
-    st = getComputedStyle(el);
-    styles.set(el, st);
-  }
-  return st;
-}
-
 // visibilityChecker is the one definition of hidden for every collector.
 // Its facts are memoized per element for one collection, and every
 // ancestor fact is computed top-down along the flat tree once, so shared
@@ -35,6 +21,7 @@ function visibilityChecker(opts) {
   const clipMemo = new Map();
   const textMemo = new Map();
   const renderedMemo = new Map();
+  let range = null; // laidOutText's, one for the checker
   const sx = window.scrollX;
   const sy = window.scrollY;
   const modal = blockingModal();
@@ -95,10 +82,10 @@ function visibilityChecker(opts) {
           acc = 'none';
         } else if (st.position === 'fixed') {
           acc = null;
-        } else if (scrollers && !viewportScroller(e) && (scrollsOn(e, st.overflowX, 'x') || scrollsOn(e, st.overflowY, 'y'))) {
+        } else if (scrollers && (scrollsOn(e, st.overflowX, 'x') || scrollsOn(e, st.overflowY, 'y')) && !viewportScroller(e)) {
           acc = scrollClip(e, st, acc);
         } else if (st.overflowX === 'hidden' || st.overflowX === 'clip' || st.overflowY === 'hidden' || st.overflowY === 'clip') {
-          const r = e.getBoundingClientRect();
+          const r = rectOf(e);
           const box = {l: r.left, t: r.top, r: r.right, b: r.bottom};
           acc = acc ? intersect(acc, box) : box;
           if (acc.r <= acc.l || acc.b <= acc.t) acc = 'none';
@@ -125,7 +112,7 @@ function visibilityChecker(opts) {
   function visible(el) {
     if (!el.checkVisibility({opacityProperty: true, visibilityProperty: true, contentVisibilityAuto: true})) return false;
     if (hiddenSubtree(el)) return false;
-    const r = el.getBoundingClientRect();
+    const r = rectOf(el);
     if (!(r.width > 0 && r.height > 0)) return false;
     const style = styleOf(el);
     if (collapsed(style, el) || outside(el, r)) return false;
@@ -170,14 +157,14 @@ function visibilityChecker(opts) {
     v = st.display !== '' && st.fontSize !== '0px' && rendered(el, st) && !hiddenSubtree(el) &&
       !(el.localName === 'details' && !el.open) && clipOf(el) !== 'none';
     if (v && st.display !== 'contents') {
-      const r = el.getBoundingClientRect();
+      const r = rectOf(el);
       const positioned = st.position === 'absolute' || st.position === 'fixed';
       // A box outside its clip hides its text; a static box of zero size
       // still shows text overflowing it, so only positioned boxes count
       // as off the document.
       if (positioned || r.width > 0 || r.height > 0) v = !outside(el, r);
     }
-    if (v) v = laidOutText(el);
+    if (v) v = laidOutText(el, st);
     textMemo.set(el, v);
     return v;
   }
@@ -185,12 +172,16 @@ function visibilityChecker(opts) {
   // laidOutText: the first non-blank text child of el has a layout box.
   // A host's text children are all slotted or none (only the default slot
   // takes text), so one child answers for all; other elements' text is
-  // laid out whenever they are.
-  function laidOutText(el) {
+  // laid out whenever they are. An element of TEXT_BOXES with a box of its
+  // own (rendered said so) hosts no shadow root and renders its children:
+  // no range needs to be laid out to say that its text is.
+  function laidOutText(el, st) {
+    if (st.display !== 'contents' && st.contentVisibility !== 'hidden' && el.namespaceURI === HTML_NS &&
+      TEXT_BOXES.has(el.localName)) return true;
     let c = el.firstChild;
     for (let i = 0; c && i < B.NameNodes; i++, c = c.nextSibling) {
       if (c.nodeType === 3 && /\S/.test(c.data)) {
-        const range = document.createRange();
+        if (range === null) range = document.createRange();
         range.selectNodeContents(c);
         return range.getClientRects().length > 0;
       }
@@ -211,6 +202,12 @@ function visibilityChecker(opts) {
   visible.scrolled = scrollers ? scrolled : null;
   return visible;
 }
+
+// TEXT_BOXES are the HTML elements that can host no shadow root (neither
+// a page's nor the browser's own) and render their children, not fallback
+// content: links, list items, cells, labels and inline phrasing.
+const TEXT_BOXES = new Set(['a', 'abbr', 'b', 'caption', 'cite', 'code', 'dd', 'dfn', 'dt', 'em', 'figcaption', 'i',
+  'kbd', 'label', 'legend', 'li', 'mark', 'q', 's', 'samp', 'small', 'strong', 'sub', 'sup', 'td', 'th', 'time', 'u', 'var']);
 
 // blankText: a control drawn with a zero font size shows no label, unless
 // it draws something besides its own text: a native check box, radio,
