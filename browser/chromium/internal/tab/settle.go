@@ -101,7 +101,12 @@ func (t *Tab) Settle(ctx context.Context, before Mark) Settled {
 	out.Dialog, out.Cancelled, out.Refused = t.blockingDialogLocked(), t.dismissed, t.refusalSinceLocked(before.refusals)
 	committed := loader != before.loader && t.lifecycle[loader] != ""
 	t.mu.Unlock()
-	if out.Dialog || out.Cancelled || out.Refused != nil || !committed {
+	if out.Dialog || out.Cancelled || out.Refused != nil {
+		return out
+	}
+	if !committed {
+		// No document by SettleLoad: the server holds its answer.
+		t.stopWaiting(ctx, before.loader)
 		return out
 	}
 	out.Done = t.waitLoaded(lctx, loader) == nil
@@ -136,4 +141,39 @@ func (t *Tab) quiet(ctx context.Context) <-chan struct{} {
 		t.mu.Unlock()
 	}()
 	return done
+}
+
+// UntilNavigating derives from ctx a context that ends once a main-frame
+// navigation of the tab is on its way. DevTools holds every command of the
+// page behind such a navigation until its document commits, which a
+// server that holds its answer never lets happen: a check that runs right
+// after input (the input guard's) must not wait behind it. The input
+// started the navigation, so it was delivered.
+func (t *Tab) UntilNavigating(ctx context.Context) (context.Context, context.CancelFunc) {
+	nctx, cancel := context.WithCancel(ctx)
+	go func() {
+		if t.waitFor(nctx, func() bool { return t.pending != "" }) == nil {
+			cancel()
+		}
+	}()
+	return nctx, cancel
+}
+
+// stopWaiting stops the navigation an action started that is still on its
+// way (its server holds its answer) when Settle stops waiting for its
+// document: DevTools would hold every later command of the page behind it,
+// the observation after the action included. The page stays as it was, as
+// it does for navigate at its bound. It waits, within Cleanup, for the
+// navigation to end.
+func (t *Tab) stopWaiting(ctx context.Context, loader cdp.LoaderID) {
+	t.mu.Lock()
+	held := t.pending != "" && t.loader == loader
+	t.mu.Unlock()
+	if !held {
+		return
+	}
+	cctx, cancel := t.timings.CleanupContext(ctx)
+	defer cancel()
+	cdp.Call(cctx, t.target, page.StopLoading, cdp.Empty{})
+	t.waitFor(cctx, func() bool { return t.pending == "" })
 }

@@ -52,7 +52,8 @@ type Timings struct {
 	// or page the page did not announce by the end of one round trip to
 	// the renderer after its input; SettleWindow bounds that round trip on
 	// a busy page (the page is then taken as settled). SettleLoad bounds
-	// the wait for the document a navigation the action started.
+	// the wait for the document a navigation the action started; one
+	// still waiting on its server then is stopped, and the page stays.
 	SettleWindow, SettleLoad time.Duration
 	// DialogAnswer bounds the runtime's own answer to a dialog (a
 	// dismissed beforeunload); PopupClose the closing of a popup.
