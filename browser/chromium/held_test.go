@@ -34,7 +34,8 @@ const bankPage = `<title>Statements · Northbank</title>
 <tr><td>April</td><td><a href="/headers">Open April statement</a></td></tr>
 <tr><td>Notes</td><td><a href="/notes">Export notes</a></td></tr></table>
 <form method=post action="/transfer"><h2>Transfer</h2><label>Amount <input name=amount value=10></label>
-<button>Send transfer</button></form></main>
+<button>Send transfer</button></form>
+<p id=limit>Card limit hidden</p><button onclick="document.getElementById('limit').textContent = 'Card limit €2,000'">Show card limit</button></main>
 <footer>© Northbank · <a href="/fine">Privacy</a></footer>`
 
 // heldSite serves bankPage at /, a fine page at /fine, and holds /held
@@ -137,8 +138,16 @@ func TestActionOnAHeldServerReturns(t *testing.T) {
 			}
 			// The session's next calls work at once.
 			nctx := browsertest.Context(t, 10*time.Second)
-			if now, err := s.Observe(nctx, observation.Request{}); err != nil || slices.Contains(names(now), "Send transfer") != c.stays {
+			now, err := s.Observe(nctx, observation.Request{})
+			if err != nil || slices.Contains(names(now), "Show card limit") != c.stays {
 				t.Fatalf("observe after the held action: %v", err)
+			}
+			if c.stays {
+				// The page that stayed takes the next action.
+				if res, err := s.Act(nctx, browser.Action{Kind: browser.ActClick, Ref: find(t, now, "Show card limit").Ref}, allowAll); err != nil ||
+					res.NavigationStarted || evalMain(t, s, "document.getElementById('limit').textContent") != "Card limit €2,000" {
+					t.Fatalf("click on the page that stayed: %v %+v", err, res)
+				}
 			}
 			fine, err := s.Navigate(nctx, base+"fine")
 			if err != nil || !slices.Contains(names(fine), "Show balance") {
