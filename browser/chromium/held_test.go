@@ -159,3 +159,38 @@ func TestActionOnAHeldServerReturns(t *testing.T) {
 		})
 	}
 }
+
+// TestObserveBehindTheHeldNavigationOfThePage: the page's own navigation
+// (a timer's) meets a server that holds its answer; the agent's
+// observation, which DevTools holds behind it, returns within
+// NavigateBound with the page as it was, and the session's next
+// navigation works. Before, it reported page_crashed after about 46 s.
+func TestObserveBehindTheHeldNavigationOfThePage(t *testing.T) {
+	t.Parallel()
+	base, arrived := heldSite(t)
+	s := openSession(t)
+	ctx := browsertest.Context(t, time.Minute)
+	if _, err := s.Navigate(ctx, base); err != nil {
+		t.Fatal(err)
+	}
+	evalMain(t, s, "setTimeout(() => { location.href = '/held' }, 100), ''")
+	select {
+	case <-arrived:
+	case <-ctx.Done():
+		t.Fatal("the held request never reached the server")
+	}
+	octx := browsertest.Context(t, DefaultTimings().NavigateBound+10*time.Second) // a liveness bound
+	start := time.Now()
+	obs, err := s.Observe(octx, observation.Request{})
+	t.Logf("observe behind the held navigation: %v after %v", err, time.Since(start).Round(100*time.Millisecond))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if !slices.Contains(names(obs), "Show card limit") {
+		t.Fatalf("the page did not stay: %q", names(obs))
+	}
+	fine, err := s.Navigate(browsertest.Context(t, 10*time.Second), base+"fine")
+	if err != nil || !slices.Contains(names(fine), "Show balance") {
+		t.Fatalf("navigate after: %v", err)
+	}
+}

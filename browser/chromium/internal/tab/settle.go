@@ -2,6 +2,7 @@ package tab
 
 import (
 	"context"
+	"time"
 
 	"github.com/chromedp/cdproto/cdp"
 	"github.com/chromedp/cdproto/page"
@@ -176,4 +177,38 @@ func (t *Tab) stopWaiting(ctx context.Context, loader cdp.LoaderID) {
 	defer cancel()
 	cdp.Call(cctx, t.target, page.StopLoading, cdp.Empty{})
 	t.waitFor(cctx, func() bool { return t.pending == "" })
+}
+
+// unhold stops, until ctx ends, the main frame's pending navigation once
+// its request has been with the network for NavigateBound: a call on the
+// page (an observation) is held by DevTools behind it, and a server that
+// holds its answer would keep it there until the renderer guard took the
+// page as hung. The page stays as it was, as it does when navigate meets
+// such a server at its bound, and the held call then runs on it.
+func (t *Tab) unhold(ctx context.Context) {
+	for {
+		t.mu.Lock()
+		held := t.pending != "" && t.turn.server
+		left := t.timings.NavigateBound - time.Since(t.pendingAt)
+		loader, ch := t.loader, t.changed
+		t.mu.Unlock()
+		if held && left <= 0 {
+			t.stopWaiting(ctx, loader)
+			return
+		}
+		var bound <-chan time.Time
+		timer := time.NewTimer(left)
+		if held {
+			bound = timer.C
+		}
+		select {
+		case <-ctx.Done():
+		case <-ch:
+		case <-bound:
+		}
+		timer.Stop()
+		if ctx.Err() != nil {
+			return
+		}
+	}
 }
