@@ -378,7 +378,9 @@ func (s *Session) arm(ctx context.Context, req collect.ArmRequest) error {
 // never reached the page; input it did not see confirmed on the control
 // (a frame took it, say) may have gone elsewhere, when confirm asks for it.
 func (s *Session) disarm(ctx context.Context, confirm bool) error {
-	raw, err := s.eval(ctx, collect.Disarm())
+	dctx, stop := s.tab.UntilNavigating(ctx)
+	defer stop()
+	raw, err := s.eval(dctx, collect.Disarm())
 	if err != nil {
 		// The input navigated away or opened a dialog: it was delivered.
 		return nil

@@ -48,6 +48,9 @@ import (
 // commit, which a same-site navigation asks of the same renderer process)
 // the renderer must act, and it is excused for one probe's wait only. So a
 // navigation away from a spinning page meets the guard within HangBound.
+// A server that holds its answer never reaches the guard: an action stops
+// its navigation at SettleLoad, and a call on the page stops the page's
+// own at NavigateBound (settle.go), both within NavigationExcuse.
 // The durations are the tab's Timings (HangAfter, HangProbe, LoadFactor,
 // MaxLoadFactor, NavigationExcuse, CrashWait).
 

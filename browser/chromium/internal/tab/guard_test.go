@@ -81,3 +81,14 @@ func TestNavigationTurnExcusesTheNetworkOnly(t *testing.T) {
 	tab.turn.since = time.Now().Add(-2 * wait)
 	excused("no commit for longer than a probe after the response", wait, false)
 }
+
+// TestHeldNavigationsEndWithinTheExcuse: an action's navigation is stopped
+// at SettleLoad and the page's own, behind a call, at NavigateBound, both
+// before the guard's excuse for a navigation on the network's turn ends
+// (settle.go): a server that holds its answer never costs the page.
+func TestHeldNavigationsEndWithinTheExcuse(t *testing.T) {
+	tm := DefaultTimings()
+	if tm.SettleLoad >= tm.NavigationExcuse || tm.NavigateBound+tm.Cleanup >= tm.NavigationExcuse {
+		t.Fatalf("SettleLoad %v, NavigateBound %v (+ Cleanup %v) past NavigationExcuse %v", tm.SettleLoad, tm.NavigateBound, tm.Cleanup, tm.NavigationExcuse)
+	}
+}

@@ -2,6 +2,7 @@ package tab
 
 import (
 	"context"
+	"time"
 
 	"github.com/chromedp/cdproto/cdp"
 	"github.com/chromedp/cdproto/page"
@@ -113,7 +114,12 @@ func (t *Tab) Settle(ctx context.Context, before Mark) Settled {
 	out.Dialog, out.Cancelled, out.Refused = t.blockingDialogLocked(), t.dismissed, t.refusalSinceLocked(before.refusals)
 	committed := loader != before.loader && t.lifecycle[loader] != ""
 	t.mu.Unlock()
-	if out.Dialog || out.Cancelled || out.Refused != nil || !committed {
+	if out.Dialog || out.Cancelled || out.Refused != nil {
+		return out
+	}
+	if !committed {
+		// No document by SettleLoad: the server holds its answer.
+		t.stopWaiting(ctx, before.loader)
 		return out
 	}
 	out.Done = t.waitLoaded(lctx, loader) == nil
@@ -169,4 +175,73 @@ func (t *Tab) quiet(ctx context.Context, before Mark) <-chan struct{} {
 		t.mu.Unlock()
 	}()
 	return done
+}
+
+// UntilNavigating derives from ctx a context that ends once a main-frame
+// navigation of the tab is on its way. DevTools holds every command of the
+// page behind such a navigation until its document commits, which a
+// server that holds its answer never lets happen: a check that runs right
+// after input (the input guard's) must not wait behind it. The input
+// started the navigation, so it was delivered.
+func (t *Tab) UntilNavigating(ctx context.Context) (context.Context, context.CancelFunc) {
+	nctx, cancel := context.WithCancel(ctx)
+	go func() {
+		if t.waitFor(nctx, func() bool { return t.pending != "" }) == nil {
+			cancel()
+		}
+	}()
+	return nctx, cancel
+}
+
+// stopWaiting stops the navigation an action started that is still on its
+// way (its server holds its answer) when Settle stops waiting for its
+// document: DevTools would hold every later command of the page behind it,
+// the observation after the action included. The page stays as it was, as
+// it does for navigate at its bound. It waits, within Cleanup, for the
+// navigation to end.
+func (t *Tab) stopWaiting(ctx context.Context, loader cdp.LoaderID) {
+	t.mu.Lock()
+	held := t.pending != "" && t.loader == loader
+	t.mu.Unlock()
+	if !held {
+		return
+	}
+	cctx, cancel := t.timings.CleanupContext(ctx)
+	defer cancel()
+	cdp.Call(cctx, t.target, page.StopLoading, cdp.Empty{})
+	t.waitFor(cctx, func() bool { return t.pending == "" })
+}
+
+// unhold stops, until ctx ends, the main frame's pending navigation once
+// its request has been with the network for NavigateBound: a call on the
+// page (an observation) is held by DevTools behind it, and a server that
+// holds its answer would keep it there until the renderer guard took the
+// page as hung. The page stays as it was, as it does when navigate meets
+// such a server at its bound, and the held call then runs on it.
+func (t *Tab) unhold(ctx context.Context) {
+	for {
+		t.mu.Lock()
+		held := t.pending != "" && t.turn.server
+		left := t.timings.NavigateBound - time.Since(t.pendingAt)
+		loader, ch := t.loader, t.changed
+		t.mu.Unlock()
+		if held && left <= 0 {
+			t.stopWaiting(ctx, loader)
+			return
+		}
+		var bound <-chan time.Time
+		timer := time.NewTimer(left)
+		if held {
+			bound = timer.C
+		}
+		select {
+		case <-ctx.Done():
+		case <-ch:
+		case <-bound:
+		}
+		timer.Stop()
+		if ctx.Err() != nil {
+			return
+		}
+	}
 }

@@ -92,6 +92,7 @@ func (t *Tab) Evaluate(ctx context.Context, expr string) ([]byte, error) {
 	if err := t.waitFor(octx, func() bool { world = t.world; return world != "" }); err != nil {
 		return nil, Classify(octx, err, errcode.CaptureFailed, "the page has no document to observe")
 	}
+	go t.unhold(octx)
 	res, err := cdp.Call(octx, t.target, runtime.Evaluate, runtime.EvaluateParams{
 		Expression:      expr,
 		UniqueContextID: world,

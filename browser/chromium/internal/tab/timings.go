@@ -18,8 +18,9 @@ import (
 type Timings struct {
 	// Navigation (navigate.go). A navigation returns within about
 	// NavigateBound even when the page never finishes loading, the page
-	// then marked as still loading; once the document is parsed it waits
-	// LoadGrace for the load event. It waits for no redirect that its
+	// then marked as still loading (a call on the page stops one whose
+	// request has been with the network that long: settle.go's unhold);
+	// once the document is parsed it waits LoadGrace for the load event. It waits for no redirect that its
 	// loaded document did not announce (redirect.go): RedirectStart bounds
 	// the start of one it did (a navigation the renderer asked for, or a
 	// meta refresh, after its delay). A navigation answered ERR_ABORTED
@@ -52,7 +53,8 @@ type Timings struct {
 	// or page the page did not announce by the end of one round trip to
 	// the renderer after its input; SettleWindow bounds that round trip on
 	// a busy page (the page is then taken as settled). SettleLoad bounds
-	// the wait for the document a navigation the action started.
+	// the wait for the document a navigation the action started; one
+	// still waiting on its server then is stopped, and the page stays.
 	SettleWindow, SettleLoad time.Duration
 	// DialogAnswer bounds the runtime's own answer to a dialog (a
 	// dismissed beforeunload); PopupClose the closing of a popup.
