@@ -28,7 +28,7 @@ func serveCounting(t *testing.T, addr string, pages map[string]string) *otherHos
 	h := &otherHost{}
 	l, err := net.Listen("tcp", addr)
 	if err != nil {
-		t.Skipf("cannot listen on %s: %v", addr, err)
+		t.Skipf("cannot listen on %s (a second loopback address?): %v", addr, err)
 	}
 	srv := httptest.NewUnstartedServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
 		h.requests.Add(1)

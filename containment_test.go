@@ -2,9 +2,7 @@ package veetbrowser
 
 import (
 	"fmt"
-	"net"
 	"net/http"
-	"net/http/httptest"
 	"net/url"
 	"strings"
 	"sync"
@@ -32,30 +30,7 @@ type otherHost struct {
 
 func serveOtherHost(t *testing.T) *otherHost {
 	t.Helper()
-	h := &otherHost{}
-	l, err := net.Listen("tcp", "127.0.0.2:0")
-	if err != nil {
-		t.Skipf("no second loopback address: %v", err)
-	}
-	srv := httptest.NewUnstartedServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
-		h.requests.Add(1)
-		h.mu.Lock()
-		h.paths = append(h.paths, r.URL.Path)
-		h.mu.Unlock()
-		w.Header().Set("Access-Control-Allow-Origin", "*")
-		fmt.Fprint(w, "other")
-	}))
-	srv.Listener.Close()
-	srv.Listener = l
-	srv.Config.ConnState = func(_ net.Conn, s http.ConnState) {
-		if s == http.StateNew {
-			h.conns.Add(1)
-		}
-	}
-	srv.Start()
-	t.Cleanup(srv.Close)
-	h.URL = srv.URL
-	return h
+	return serveCounting(t, "127.0.0.2:0", nil)
 }
 
 func (h *otherHost) seen() []string {
