@@ -9,11 +9,13 @@
 function observe(p) {
   styles = new Map();
   rects = new Map();
+  attrs = new Map();
   try {
     return collectAll(p);
   } finally {
     styles = null;
     rects = null;
+    attrs = null;
   }
 }
 
