@@ -113,3 +113,21 @@ class Attrs {
   // cls: the class attribute, or null.
   get cls() { return this.cls_ === undefined ? (this.cls_ = this.el.getAttribute('class')) : this.cls_; }
 }
+
+// shown holds, for one observation like styles, the elements whose
+// checkVisibility with opacity, visibility and content-visibility:auto
+// said true (a visible box): every check with fewer of those options then
+// says true too, so that no pass asks again. Names ask this check first for
+// the same reason: a region's name is read before its heading is checked.
+let shown = null;
+function checkedVisible(el) {
+  if (shown !== null && shown.has(el)) return true;
+  const v = el.checkVisibility({opacityProperty: true, visibilityProperty: true, contentVisibilityAuto: true});
+  if (v && shown !== null) shown.add(el);
+  return v;
+}
+
+// shownBox: el passed checkedVisible in this observation.
+function shownBox(el) {
+  return shown !== null && shown.has(el);
+}

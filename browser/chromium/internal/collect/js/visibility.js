@@ -110,7 +110,7 @@ function visibilityChecker(opts) {
   }
 
   function visible(el) {
-    if (!el.checkVisibility({opacityProperty: true, visibilityProperty: true, contentVisibilityAuto: true})) return false;
+    if (!checkedVisible(el)) return false;
     if (hiddenSubtree(el)) return false;
     const r = rectOf(el);
     if (!(r.width > 0 && r.height > 0)) return false;
@@ -131,7 +131,7 @@ function visibilityChecker(opts) {
       const m = renderedMemo.get(n);
       if (m !== undefined) { v = m; break; }
       if (s.display !== 'contents') {
-        v = n.checkVisibility({opacityProperty: true, visibilityProperty: true});
+        v = shownBox(n) || n.checkVisibility({opacityProperty: true, visibilityProperty: true});
         renderedMemo.set(n, v);
         break;
       }
