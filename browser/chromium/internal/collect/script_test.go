@@ -181,6 +181,7 @@ var codesAllowed = map[string][]string{
 	"controls.js":   {"hidden"}, // the hidden input type
 	"dom.js":        {"hidden"}, // content-visibility: hidden
 	"screenshot.js": {"hidden"}, // the hidden input type
+	"styles.js":     {"hidden"}, // the hidden attribute
 	"text.js":       {"hidden"}, // content-visibility: hidden
 	"values.js":     {"hidden"}, // the hidden input type
 	"visibility.js": {"hidden"}, // the hidden attribute; overflow: hidden

@@ -56,9 +56,9 @@ function retainedNode(p) {
 }
 
 function controlRole(el) {
-  const explicit = el.getAttribute('role');
+  const explicit = attrsOf(el).role;
   if (explicit) {
-    for (const r of explicit.trim().toLowerCase().split(/\s+/)) {
+    for (const r of explicit.split(/\s+/)) {
       if (ROLES.has(r)) return r;
     }
   }
@@ -94,7 +94,7 @@ function controlRole(el) {
   }
   // An editing host (not every editable descendant) is a textbox. The
   // attribute test comes first: isContentEditable needs style.
-  const ce = el.getAttribute('contenteditable');
+  const ce = attrsOf(el).editable;
   if (ce !== null && ce !== 'false' && el.isContentEditable) {
     const p = el.parentElement;
     if (!p || !p.isContentEditable) return 'textbox';

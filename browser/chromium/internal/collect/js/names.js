@@ -82,7 +82,7 @@ function textAlternative(root, how, skip, budget = nameBudget()) {
     const contents = st.display === 'contents';
     // checkVisibility says false for display:contents (no box of its own,
     // slots included), yet its children are rendered.
-    const rendered = st.display !== 'none' && (contents || n.checkVisibility());
+    const rendered = st.display !== 'none' && (contents || checkedVisible(n) || n.checkVisibility());
     if (!(f & WITH_HIDDEN) && !whole && (!rendered || n.getAttribute('aria-hidden') === 'true')) continue;
     // A visibility:hidden element adds nothing of its own, but a
     // descendant may be visible again.
@@ -154,7 +154,7 @@ function hiddenTarget(el) {
   if (el.nodeType !== 1) return false;
   if (el.closest('[aria-hidden="true"]')) return true;
   if (styleOf(el).display === 'contents') return false;
-  return !el.checkVisibility({visibilityProperty: true});
+  return !checkedVisible(el) && !el.checkVisibility({visibilityProperty: true});
 }
 
 // nativeAlternative is the text alternative an element's markup defines

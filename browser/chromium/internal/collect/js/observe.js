@@ -9,11 +9,15 @@
 function observe(p) {
   styles = new Map();
   rects = new Map();
+  attrs = new Map();
+  shown = new Set();
   try {
     return collectAll(p);
   } finally {
     styles = null;
     rects = null;
+    attrs = null;
+    shown = null;
   }
 }
 

@@ -84,7 +84,7 @@ function listenerRoots(keep) {
 function sortableItem(el, own) {
   if (own !== null && HANDLE.test(own)) return true;
   const p = el.parentElement;
-  const cls = p ? p.getAttribute('class') : null;
+  const cls = p ? attrsOf(p).cls : null;
   return cls !== null && cls.toLowerCase().includes('sortable');
 }
 const HANDLE = /(?:^|[ \t\n\f\r])ui-sortable-handle(?:[ \t\n\f\r]|$)/;
@@ -113,10 +113,10 @@ function cursorOf(el) {
 function pointerSignal(el) {
   if (el === document.documentElement || el === document.body) return false;
   if (listened.has(el)) return true;
-  const attrs = el.hasAttributes();
-  if (attrs && (el.hasAttribute('onclick') || el.getAttribute('draggable') === 'true')) return true;
-  if (sortableItem(el, attrs ? el.getAttribute('class') : null)) return true;
-  const ti = attrs ? el.getAttribute('tabindex') : null;
+  const a = attrsOf(el);
+  if (a.any && (el.hasAttribute('onclick') || el.getAttribute('draggable') === 'true')) return true;
+  if (sortableItem(el, a.cls)) return true;
+  const ti = a.any ? el.getAttribute('tabindex') : null;
   if (ti !== null && /^\s*\d+\s*$/.test(ti)) return true;
   if (cursorOf(el) !== 'pointer') return false;
   const p = flatParent(el);
@@ -126,7 +126,7 @@ function pointerSignal(el) {
 // pointerRole is a pointer target's role: its ARIA role's first token (no
 // control role, or it would be a control) if any, else generic.
 function pointerRole(el) {
-  const explicit = (el.getAttribute('role') || '').trim().toLowerCase().split(/\s+/)[0];
+  const explicit = firstRole(el);
   return explicit && explicit !== 'none' && explicit !== 'presentation' ? explicit : 'generic';
 }
 

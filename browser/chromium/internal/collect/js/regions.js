@@ -16,7 +16,7 @@ const SECTIONING_TAGS = new Set(['article', 'aside', 'main', 'nav', 'section']);
 const SECTIONING_ROLES = new Set(['article', 'complementary', 'main', 'navigation', 'region']);
 
 function firstRole(el) {
-  return (el.getAttribute('role') || '').trim().toLowerCase().split(/\s+/)[0];
+  return attrsOf(el).firstRole;
 }
 
 function regionKind(el) {

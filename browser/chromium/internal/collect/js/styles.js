@@ -1,5 +1,5 @@
-// styles.js: what an observation reads of the layout once: computed styles
-// and boxes (docs/observation.md).
+// styles.js: what an observation reads once: computed styles, boxes and
+// the attributes several passes ask about (docs/observation.md).
 
 // styles memoizes each element's computed style for one observation
 // (observe sets it, then clears it), and rects each element's box: nothing
@@ -67,4 +67,67 @@ class Style {
   get backgroundImage() { return this.backgroundImage_ === null ? (this.backgroundImage_ = this.d.backgroundImage) : this.backgroundImage_; }
   get direction() { return this.direction_ === null ? (this.direction_ = this.d.direction) : this.direction_; }
   get cursor() { return this.cursor_ === null ? (this.cursor_ = this.d.cursor) : this.cursor_; }
+}
+
+// attrs memoizes, for one observation like styles, the attributes that the
+// control, region and text passes each ask about of the same elements
+// (role, the hidden family, contenteditable, class): each getAttribute is
+// a call into the DOM, and on a page of regions most were repeats.
+let attrs = null;
+function attrsOf(el) {
+  if (attrs === null) return new Attrs(el);
+  let a = attrs.get(el);
+  if (a === undefined) {
+    a = new Attrs(el);
+    attrs.set(el, a);
+  }
+  return a;
+}
+
+// Attrs reads each attribute once, when first asked; an element without
+// attributes (most of a page) answers every one without reading any.
+class Attrs {
+  constructor(el) {
+    this.el = el;
+    this.any = el.hasAttributes();
+    this.role_ = this.any ? null : '';
+    this.firstRole_ = this.any ? null : '';
+    this.hidden_ = this.any ? null : false;
+    this.editable_ = this.any ? undefined : null;
+    this.cls_ = this.any ? undefined : null;
+  }
+  // role: the role attribute trimmed and lowercased, '' without one.
+  get role() { return this.role_ === null ? (this.role_ = (this.el.getAttribute('role') || '').trim().toLowerCase()) : this.role_; }
+  // firstRole: the role attribute's first token.
+  get firstRole() { return this.firstRole_ === null ? (this.firstRole_ = this.role.split(/\s+/)[0]) : this.firstRole_; }
+  // hidden: the element is hidden, inert or aria-hidden by its attributes.
+  get hidden() {
+    if (this.hidden_ === null) {
+      const el = this.el;
+      this.hidden_ = el.hasAttribute('hidden') || el.hasAttribute('inert') || el.getAttribute('aria-hidden') === 'true';
+    }
+    return this.hidden_;
+  }
+  // editable: the contenteditable attribute, or null.
+  get editable() { return this.editable_ === undefined ? (this.editable_ = this.el.getAttribute('contenteditable')) : this.editable_; }
+  // cls: the class attribute, or null.
+  get cls() { return this.cls_ === undefined ? (this.cls_ = this.el.getAttribute('class')) : this.cls_; }
+}
+
+// shown holds, for one observation like styles, the elements whose
+// checkVisibility with opacity, visibility and content-visibility:auto
+// said true (a visible box): every check with fewer of those options then
+// says true too, so that no pass asks again. Names ask this check first for
+// the same reason: a region's name is read before its heading is checked.
+let shown = null;
+function checkedVisible(el) {
+  if (shown !== null && shown.has(el)) return true;
+  const v = el.checkVisibility({opacityProperty: true, visibilityProperty: true, contentVisibilityAuto: true});
+  if (v && shown !== null) shown.add(el);
+  return v;
+}
+
+// shownBox: el passed checkedVisible in this observation.
+function shownBox(el) {
+  return shown !== null && shown.has(el);
 }

@@ -53,7 +53,7 @@ function visibilityChecker(opts) {
     }
     for (let i = chain.length - 1; i >= 0; i--) {
       const e = chain[i];
-      if (e.hasAttribute('hidden') || e.hasAttribute('inert') || e.getAttribute('aria-hidden') === 'true') bits |= 1;
+      if (attrsOf(e).hidden) bits |= 1;
       if (e === modal) bits |= 2;
       hiddenMemo.set(e, bits);
     }
@@ -110,7 +110,7 @@ function visibilityChecker(opts) {
   }
 
   function visible(el) {
-    if (!el.checkVisibility({opacityProperty: true, visibilityProperty: true, contentVisibilityAuto: true})) return false;
+    if (!checkedVisible(el)) return false;
     if (hiddenSubtree(el)) return false;
     const r = rectOf(el);
     if (!(r.width > 0 && r.height > 0)) return false;
@@ -131,7 +131,7 @@ function visibilityChecker(opts) {
       const m = renderedMemo.get(n);
       if (m !== undefined) { v = m; break; }
       if (s.display !== 'contents') {
-        v = n.checkVisibility({opacityProperty: true, visibilityProperty: true});
+        v = shownBox(n) || n.checkVisibility({opacityProperty: true, visibilityProperty: true});
         renderedMemo.set(n, v);
         break;
       }
@@ -236,8 +236,7 @@ const VALUE_ROLES = new Set(['textbox', 'searchbox', 'combobox', 'spinbutton']);
 // excludedSubtree: content that never becomes prose or summary text.
 function excludedSubtree(el) {
   if (NO_TEXT.has(el.localName)) return true;
-  if (el.hasAttribute('hidden') || el.hasAttribute('inert') || el.getAttribute('aria-hidden') === 'true') return true;
-  return valueBearing(el);
+  return attrsOf(el).hidden || valueBearing(el);
 }
 
 // valueBearing: an element whose content is a value (form controls,
@@ -245,8 +244,8 @@ function excludedSubtree(el) {
 function valueBearing(el) {
   const tag = el.localName;
   if (tag === 'input' || tag === 'textarea' || tag === 'select') return true;
-  const ce = el.getAttribute('contenteditable');
+  const a = attrsOf(el);
+  const ce = a.editable;
   if (ce !== null && ce !== 'false') return true;
-  const role = (el.getAttribute('role') || '').trim().toLowerCase();
-  return VALUE_ROLES.has(role);
+  return VALUE_ROLES.has(a.role);
 }
