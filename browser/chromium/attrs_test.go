@@ -1,13 +1,11 @@
 package chromium
 
 import (
-	"encoding/json"
 	"slices"
 	"testing"
 	"time"
 
 	"github.com/veetbot/veetbrowser/internal/browsertest"
-	"github.com/veetbot/veetbrowser/observation"
 )
 
 // TestObserveReadsEachAttributeOnce: the control, region and text passes
@@ -19,7 +17,11 @@ func TestObserveReadsEachAttributeOnce(t *testing.T) {
 	t.Parallel()
 	ctx := browsertest.Context(t, time.Minute)
 	s, _ := openReal(t, browsertest.Serve(t, handbookPage), true)
-	if _, err := s.tab.Evaluate(ctx, `(() => {
+	var got struct {
+		Reads, Names int
+		Twice        []string
+	}
+	observeInstrumented(t, ctx, s, `(() => {
   const counts = new Map(), watched = new Set(['role', 'hidden', 'inert', 'contenteditable', 'class']);
   globalThis.__attrReads = counts;
   for (const m of ['getAttribute', 'hasAttribute']) {
@@ -34,13 +36,7 @@ func TestObserveReadsEachAttributeOnce(t *testing.T) {
     };
   }
   return true;
-})()`); err != nil {
-		t.Fatal(err)
-	}
-	if _, err := s.Observe(ctx, observation.Request{}); err != nil {
-		t.Fatal(err)
-	}
-	raw, err := s.tab.Evaluate(ctx, `(() => {
+})()`, `(() => {
   const names = new Set(), twice = [];
   let reads = 0;
   for (const [el, c] of globalThis.__attrReads) for (const [k, n] of c) {
@@ -49,17 +45,7 @@ func TestObserveReadsEachAttributeOnce(t *testing.T) {
     if (n > 1) twice.push(el.localName + '[' + k + ']×' + n);
   }
   return {reads, names: names.size, twice: twice.slice(0, 12)};
-})()`)
-	if err != nil {
-		t.Fatal(err)
-	}
-	var got struct {
-		Reads, Names int
-		Twice        []string
-	}
-	if err := json.Unmarshal(raw, &got); err != nil {
-		t.Fatal(err)
-	}
+})()`, &got)
 	if got.Names < 5 || got.Reads < 20 || len(got.Twice) > 0 {
 		t.Fatalf("%d reads of %d attributes; read more than once: %v", got.Reads, got.Names, got.Twice)
 	}
@@ -75,7 +61,11 @@ func TestObserveAsksNoMoreOfAVisibleBox(t *testing.T) {
 	t.Parallel()
 	ctx := browsertest.Context(t, time.Minute)
 	s, _ := openReal(t, browsertest.Serve(t, handbookPage), true)
-	if _, err := s.tab.Evaluate(ctx, `(() => {
+	var got struct {
+		Boxes []string
+		Again []string
+	}
+	observeInstrumented(t, ctx, s, `(() => {
   const check = Element.prototype.checkVisibility, asked = new Map(), boxes = new Set();
   globalThis.__vis = {asked, boxes};
   Element.prototype.checkVisibility = function(o) {
@@ -85,27 +75,11 @@ func TestObserveAsksNoMoreOfAVisibleBox(t *testing.T) {
     return v;
   };
   return true;
-})()`); err != nil {
-		t.Fatal(err)
-	}
-	if _, err := s.Observe(ctx, observation.Request{}); err != nil {
-		t.Fatal(err)
-	}
-	raw, err := s.tab.Evaluate(ctx, `(() => {
+})()`, `(() => {
   const {asked, boxes} = globalThis.__vis, again = [];
   for (const el of boxes) if (asked.get(el) > 1) again.push(el.localName + '×' + asked.get(el));
   return {boxes: [...boxes].map((el) => el.localName), again};
-})()`)
-	if err != nil {
-		t.Fatal(err)
-	}
-	var got struct {
-		Boxes []string
-		Again []string
-	}
-	if err := json.Unmarshal(raw, &got); err != nil {
-		t.Fatal(err)
-	}
+})()`, &got)
 	if !slices.Contains(got.Boxes, "a") || !slices.Contains(got.Boxes, "h2") || len(got.Again) > 0 {
 		t.Fatalf("visible boxes %v; asked again: %v", got.Boxes, got.Again)
 	}

@@ -1,7 +1,6 @@
 package chromium
 
 import (
-	"context"
 	"fmt"
 	"slices"
 	"strings"
@@ -62,18 +61,7 @@ document.getElementById('previews').addEventListener('click', () => document.get
 // targets (RealPages and KeptListeners), or 1.9.0's without kept.
 func openKept(t testing.TB, url string, kept bool) (*Session, *observation.Observation) {
 	t.Helper()
-	ctx := browsertest.Context(t, time.Minute)
-	bs, err := shared.Get(t).NewSession(ctx, browser.SessionOptions{Reading: true, Frames: true, Interactions: true, RealPages: true, KeptListeners: kept})
-	if err != nil {
-		t.Fatal(err)
-	}
-	t.Cleanup(func() { bs.Close(context.Background()) })
-	s := bs.(*Session)
-	obs, err := s.Navigate(ctx, url)
-	if err != nil {
-		t.Fatal(err)
-	}
-	return s, obs
+	return openWith(t, url, browser.SessionOptions{RealPages: true, KeptListeners: kept})
 }
 
 // lists reports whether obs lists control "role name".

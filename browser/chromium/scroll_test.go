@@ -21,8 +21,16 @@ import (
 // openReal opens a 1.9.0 session (realPages true) or a 1.8.0 one on url.
 func openReal(t testing.TB, url string, realPages bool) (*Session, *observation.Observation) {
 	t.Helper()
+	return openWith(t, url, browser.SessionOptions{RealPages: realPages})
+}
+
+// openWith opens a session of the shared browser with opts and 1.8.0's
+// reading, frames and interactions on url.
+func openWith(t testing.TB, url string, opts browser.SessionOptions) (*Session, *observation.Observation) {
+	t.Helper()
 	ctx := browsertest.Context(t, time.Minute)
-	bs, err := shared.Get(t).NewSession(ctx, browser.SessionOptions{Reading: true, Frames: true, Interactions: true, RealPages: realPages})
+	opts.Reading, opts.Frames, opts.Interactions = true, true, true
+	bs, err := shared.Get(t).NewSession(ctx, opts)
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -1,6 +1,7 @@
 package chromium
 
 import (
+	"context"
 	"encoding/json"
 	"slices"
 	"strings"
@@ -32,7 +33,11 @@ func TestObserveReadsEachStyleOnce(t *testing.T) {
 	t.Parallel()
 	ctx := browsertest.Context(t, time.Minute)
 	s, _ := openReal(t, browsertest.Serve(t, handbookPage), true)
-	if _, err := s.tab.Evaluate(ctx, `(() => {
+	var got struct {
+		Elements int
+		Twice    []string
+	}
+	observeInstrumented(t, ctx, s, `(() => {
   const read = globalThis.getComputedStyle, counts = new Map();
   globalThis.__styleReads = counts;
   globalThis.getComputedStyle = function(el, pseudo) {
@@ -40,30 +45,14 @@ func TestObserveReadsEachStyleOnce(t *testing.T) {
     return read.call(this, el, pseudo);
   };
   return true;
-})()`); err != nil {
-		t.Fatal(err)
-	}
-	if _, err := s.Observe(ctx, observation.Request{}); err != nil {
-		t.Fatal(err)
-	}
-	raw, err := s.tab.Evaluate(ctx, `(() => {
+})()`, `(() => {
   let most = 0, twice = [];
   for (const [el, n] of globalThis.__styleReads) {
     most = Math.max(most, n);
     if (n > 1) twice.push(el.localName + '×' + n);
   }
   return {elements: globalThis.__styleReads.size, twice};
-})()`)
-	if err != nil {
-		t.Fatal(err)
-	}
-	var got struct {
-		Elements int
-		Twice    []string
-	}
-	if err := json.Unmarshal(raw, &got); err != nil {
-		t.Fatal(err)
-	}
+})()`, &got)
 	if got.Elements < 10 || len(got.Twice) > 0 {
 		t.Fatalf("styles of %d elements read; read more than once: %v", got.Elements, got.Twice)
 	}
@@ -78,7 +67,11 @@ func TestObserveReadsEachStylePropertyOnce(t *testing.T) {
 	t.Parallel()
 	ctx := browsertest.Context(t, time.Minute)
 	s, _ := openReal(t, browsertest.Serve(t, handbookPage), true)
-	if _, err := s.tab.Evaluate(ctx, `(() => {
+	var got struct {
+		Reads, Boxes int
+		Twice        []string
+	}
+	observeInstrumented(t, ctx, s, `(() => {
   const read = globalThis.getComputedStyle, box = Element.prototype.getBoundingClientRect;
   const props = new Map(), boxes = new Map();
   globalThis.__reads = {props, boxes};
@@ -101,13 +94,7 @@ func TestObserveReadsEachStylePropertyOnce(t *testing.T) {
     return box.call(this);
   };
   return true;
-})()`); err != nil {
-		t.Fatal(err)
-	}
-	if _, err := s.Observe(ctx, observation.Request{}); err != nil {
-		t.Fatal(err)
-	}
-	raw, err := s.tab.Evaluate(ctx, `(() => {
+})()`, `(() => {
   const {props, boxes} = globalThis.__reads;
   let reads = 0, twice = [];
   for (const [el, m] of props) for (const [k, n] of m) {
@@ -116,17 +103,7 @@ func TestObserveReadsEachStylePropertyOnce(t *testing.T) {
   }
   for (const [el, n] of boxes) if (n > 1) twice.push(el.localName + ' box×' + n);
   return {reads, boxes: boxes.size, twice: twice.slice(0, 12)};
-})()`)
-	if err != nil {
-		t.Fatal(err)
-	}
-	var got struct {
-		Reads, Boxes int
-		Twice        []string
-	}
-	if err := json.Unmarshal(raw, &got); err != nil {
-		t.Fatal(err)
-	}
+})()`, &got)
 	if got.Reads < 100 || got.Boxes < 10 || len(got.Twice) > 0 {
 		t.Fatalf("%d property reads, %d boxes; read more than once: %v", got.Reads, got.Boxes, got.Twice)
 	}
@@ -182,5 +159,25 @@ func TestTextLayoutAskedOnlyOfPossibleHosts(t *testing.T) {
 		if !strings.Contains(text.String(), want) {
 			t.Errorf("%q is not in the text: %q", want, text.String())
 		}
+	}
+}
+
+// observeInstrumented runs instrument in the collector's world (it wraps
+// the DOM calls a test counts), observes once, and decodes what report
+// then evaluates to into got.
+func observeInstrumented(t *testing.T, ctx context.Context, s *Session, instrument, report string, got any) {
+	t.Helper()
+	if _, err := s.tab.Evaluate(ctx, instrument); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := s.Observe(ctx, observation.Request{}); err != nil {
+		t.Fatal(err)
+	}
+	raw, err := s.tab.Evaluate(ctx, report)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := json.Unmarshal(raw, got); err != nil {
+		t.Fatal(err)
 	}
 }
