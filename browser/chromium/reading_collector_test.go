@@ -132,8 +132,11 @@ func readingParagraphs(n int) (string, []string) {
 	return b.String(), texts
 }
 
+// Not parallel: loading and first observing its 100,000 nodes keeps the
+// renderer busy for several seconds alone, and beside the package's
+// parallel tests on a small machine that passed the renderer guard's bound
+// (page_crashed, in 2 of 4 full runs).
 func TestReadingTextFollowsALongPage(t *testing.T) {
-	t.Parallel()
 	page, texts := readingParagraphs(10000) // ≈ 100,000 nodes: a dozen windows
 	s, _ := openPage(t, page)
 	chain := readTextChain(t, s, nil, 200)
