@@ -2,9 +2,7 @@ package veetbrowser
 
 import (
 	"fmt"
-	"net"
 	"net/http"
-	"net/http/httptest"
 	"strings"
 	"testing"
 	"time"
@@ -22,43 +20,9 @@ import (
 // connection.
 
 // serveCounting serves pages on addr (host:0), counting requests and TCP
-// connections like otherHost; a path not in pages answers "tracked".
+// connections (browsertest.ServeCounted).
 func serveCounting(t *testing.T, addr string, pages map[string]string) *otherHost {
-	t.Helper()
-	h := &otherHost{}
-	l, err := net.Listen("tcp", addr)
-	if err != nil {
-		t.Skipf("cannot listen on %s (a second loopback address?): %v", addr, err)
-	}
-	srv := httptest.NewUnstartedServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
-		h.requests.Add(1)
-		h.mu.Lock()
-		h.paths = append(h.paths, r.URL.Path)
-		h.mu.Unlock()
-		body, ok := pages[r.URL.Path]
-		switch {
-		case !ok:
-			w.Header().Set("Access-Control-Allow-Origin", "*")
-			fmt.Fprint(w, "tracked")
-			return
-		case strings.HasSuffix(r.URL.Path, ".js"):
-			w.Header().Set("Content-Type", "text/javascript")
-		default:
-			w.Header().Set("Content-Type", "text/html; charset=utf-8")
-		}
-		fmt.Fprint(w, body)
-	}))
-	srv.Listener.Close()
-	srv.Listener = l
-	srv.Config.ConnState = func(_ net.Conn, s http.ConnState) {
-		if s == http.StateNew {
-			h.conns.Add(1)
-		}
-	}
-	srv.Start()
-	t.Cleanup(srv.Close)
-	h.URL = srv.URL
-	return h
+	return browsertest.ServeCounted(t, addr, pages)
 }
 
 // tracker is the third server, named localhost so that its origin is
@@ -92,8 +56,8 @@ func blockedAfter(t *testing.T, s *Session, res *Result) map[string]int {
 
 func wantUntracked(t *testing.T, h *otherHost) {
 	t.Helper()
-	if n, c := h.requests.Load(), h.conns.Load(); n != 0 || c != 0 {
-		t.Fatalf("the tracker got %d requests over %d connections: %v", n, c, h.seen())
+	if n, c := h.Requests.Load(), h.Conns.Load(); n != 0 || c != 0 {
+		t.Fatalf("the tracker got %d requests over %d connections: %v", n, c, h.Seen())
 	}
 }
 
@@ -206,8 +170,8 @@ func TestContainFrameFirstMoments(t *testing.T) {
 	}
 	counts := blockedAfter(t, s, res)
 	wantUntracked(t, tr)
-	if widget.requests.Load() == 0 || counts[tr.URL] < 1 {
-		t.Errorf("the widget got %d requests; blocked %v", widget.requests.Load(), counts)
+	if widget.Requests.Load() == 0 || counts[tr.URL] < 1 {
+		t.Errorf("the widget got %d requests; blocked %v", widget.Requests.Load(), counts)
 	}
 }
 

@@ -5,8 +5,6 @@ import (
 	"net/http"
 	"net/url"
 	"strings"
-	"sync"
-	"sync/atomic"
 	"testing"
 	"time"
 
@@ -20,23 +18,11 @@ import (
 // otherHost serves on 127.0.0.2, another loopback host the test controls,
 // and counts what reaches it: HTTP requests (a WebSocket handshake is one)
 // and TCP connections.
-type otherHost struct {
-	URL      string
-	requests atomic.Int32
-	conns    atomic.Int32
-	mu       sync.Mutex
-	paths    []string
-}
+type otherHost = browsertest.Counted
 
 func serveOtherHost(t *testing.T) *otherHost {
 	t.Helper()
 	return serveCounting(t, "127.0.0.2:0", nil)
-}
-
-func (h *otherHost) seen() []string {
-	h.mu.Lock()
-	defer h.mu.Unlock()
-	return append([]string(nil), h.paths...)
 }
 
 // everyRequestKind is an order page that, as it loads, asks another host
@@ -132,8 +118,8 @@ func TestContainBlocksEveryRequestKind(t *testing.T) {
 			}
 		}
 	}
-	if n, c := other.requests.Load(), other.conns.Load(); n != 0 || c != 0 {
-		t.Fatalf("the other host got %d requests over %d connections (the preconnect hint's): %v", n, c, other.seen())
+	if n, c := other.Requests.Load(), other.Conns.Load(); n != 0 || c != 0 {
+		t.Fatalf("the other host got %d requests over %d connections (the preconnect hint's): %v", n, c, other.Seen())
 	}
 	if sockets != 1 {
 		t.Errorf("%d WebSockets to %s counted, want 1: %+v %+v", sockets, ws, blocked, obs.Observation.Blocked)
@@ -239,7 +225,7 @@ func TestRequestCheckDestinations(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if res.Observation.Blocked != nil || host.requests.Load() != 1 {
-		t.Errorf("the local default: blocked %+v, %d requests", res.Observation.Blocked, host.requests.Load())
+	if res.Observation.Blocked != nil || host.Requests.Load() != 1 {
+		t.Errorf("the local default: blocked %+v, %d requests", res.Observation.Blocked, host.Requests.Load())
 	}
 }

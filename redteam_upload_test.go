@@ -273,8 +273,8 @@ func TestRedTeamUploadExfiltration(t *testing.T) {
 	if !strings.Contains(pageText(res.Observation), "read 32 bytes") {
 		t.Errorf("the page did not read the file: %q", pageText(res.Observation))
 	}
-	if n := other.requests.Load() + other.conns.Load(); n != 0 {
-		t.Fatalf("the other host was reached %d times: %v", n, other.seen())
+	if n := other.Requests.Load() + other.Conns.Load(); n != 0 {
+		t.Fatalf("the other host was reached %d times: %v", n, other.Seen())
 	}
 	// fetch, beacon and image are counted; the WebSocket handshake is
 	// stopped by its own means (the host saw no connection).

@@ -220,6 +220,7 @@ func (r *Runtime) NewSession(ctx context.Context, opts SessionOptions) (*Session
 		ReadValues: opts.Grant.ReadValues, Debugging: v.Debugging, KeptListeners: v.KeptListeners}
 	if v.RealPages {
 		bopts.CheckRequest = requestCheck(opts.Grant, opts.Destinations)
+		bopts.CheckAddress = opts.Destinations.CheckAddr
 		bopts.Contain = opts.Grant.Contained()
 		bopts.NoServiceWorkers = bopts.Contain != nil || opts.Destinations.DenyPrivate
 	}

@@ -5,6 +5,7 @@ package browser
 
 import (
 	"context"
+	"net/netip"
 	"net/url"
 	"os"
 	"os/exec"
@@ -69,6 +70,11 @@ type SessionOptions struct {
 	// prefetch) before it leaves the browser; a refused one is blocked and
 	// counted in the next observation's Blocked record. nil asks nothing.
 	CheckRequest func(ctx context.Context, u *url.URL) error
+	// CheckAddress (with CheckRequest) is asked about each address a
+	// launched browser's egress proxy is about to connect to for the
+	// session, after its own lookup of the name CheckRequest allowed: what
+	// is dialled is what the destination rules allow. nil allows any.
+	CheckAddress func(netip.Addr) error
 	// Contain (with CheckRequest) lists the only origins requests may go
 	// to: what Fetch never pauses is held to them too (WebSocket), and
 	// WebRTC is off. nil: not contained.

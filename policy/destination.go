@@ -61,10 +61,10 @@ func (d Destinations) Check(ctx context.Context, u *url.URL) error {
 		return refusedDestination("a cloud-metadata host")
 	}
 	if addr, err := netip.ParseAddr(host); err == nil {
-		return d.checkAddr(addr)
+		return d.CheckAddr(addr)
 	}
 	if host == "localhost" || strings.HasSuffix(host, ".localhost") {
-		return d.checkAddr(netip.IPv6Loopback())
+		return d.CheckAddr(netip.IPv6Loopback())
 	}
 	var resolver interface {
 		LookupNetIP(ctx context.Context, network, host string) ([]netip.Addr, error)
@@ -82,14 +82,17 @@ func (d Destinations) Check(ctx context.Context, u *url.URL) error {
 		return nil
 	}
 	for _, a := range addrs {
-		if err := d.checkAddr(a); err != nil {
+		if err := d.CheckAddr(a); err != nil {
 			return err
 		}
 	}
 	return nil
 }
 
-func (d Destinations) checkAddr(a netip.Addr) error {
+// CheckAddr refuses an address the policy refuses: what Check asks of each
+// address a host resolves to, and what a proxy asks of the address it is
+// about to connect to.
+func (d Destinations) CheckAddr(a netip.Addr) error {
 	a = a.Unmap()
 	if !d.AllowLinkLocal {
 		if a.IsLinkLocalUnicast() || a.IsLinkLocalMulticast() {

@@ -357,9 +357,10 @@ func TestProfileAttachRefusesUserDataDir(t *testing.T) {
 
 // TestProfileContainedSessionKeepsTheProfile: a contained session of a
 // browser on a persistent profile stays in the profile's own browser
-// context, with the user's cookies and storage: it keeps the request
-// guards, not a browser context of its own behind the egress proxy, which
-// would see neither (docs/navigation.md, "The egress proxy").
+// context, with the user's cookies and storage, and is covered by the egress
+// proxy the browser was launched with (docs/navigation.md, "The egress
+// proxy"): a context of its own behind a proxy of its own would see neither
+// cookies nor storage.
 func TestProfileContainedSessionKeepsTheProfile(t *testing.T) {
 	site := serveProfileSite(t)
 	p, s := launchOn(t, filepath.Join(t.TempDir(), "profile"))
@@ -374,8 +375,8 @@ func TestProfileContainedSessionKeepsTheProfile(t *testing.T) {
 		t.Fatal(err)
 	}
 	contained := cs.(*Session)
-	if contained.requests.Contain == nil || contained.requests.Contain.Proxied {
-		t.Fatalf("the contained session on a profile: containment %+v, want contained by the guards alone", contained.requests.Contain)
+	if contained.requests.Contain == nil || !contained.requests.Contain.Proxied {
+		t.Fatalf("the contained session on a profile: containment %+v, want it behind the browser's proxy", contained.requests.Contain)
 	}
 	if cookie, stored := site.state(t, contained); cookie != "kept=yes" || stored != "yes" {
 		t.Errorf("a contained session on the profile: cookie %q, localStorage %q; want the profile's", cookie, stored)

@@ -30,6 +30,7 @@ import (
 	"github.com/chromedp/chromedp/remote"
 
 	"github.com/veetbot/veetbrowser/browser"
+	"github.com/veetbot/veetbrowser/browser/chromium/internal/egress"
 	"github.com/veetbot/veetbrowser/browser/chromium/internal/tab"
 	"github.com/veetbot/veetbrowser/errcode"
 	"github.com/veetbot/veetbrowser/internal/chromeflags"
@@ -95,9 +96,11 @@ type instance struct {
 	ctx  context.Context // the browser's chromedp context; ends when the browser is gone
 	lost <-chan struct{} // closed as soon as the connection to the browser drops
 	pid  int             // the browser's process (and process group) id; 0 when attached
-	// persistent: the browser runs on a persistent profile, whose default
-	// browser context holds the user's cookies and storage.
-	persistent bool
+	// egress: the browser runs on a persistent profile, whose default
+	// browser context holds the user's cookies and storage, and was
+	// launched behind an egress proxy of its own that asks the rules the
+	// sessions on that context attach (requests.go); nil otherwise.
+	egress *egress.Shared
 	// stop ends the browser (or the connection) and removes its files;
 	// died says it is already gone. Only the first call does anything.
 	stop func(died bool) error
@@ -194,6 +197,18 @@ func launchBrowser(ctx context.Context, exe string, output io.Writer, profile st
 			return nil, errcode.Wrap(errcode.BrowserUnavailable, err, "could not create the browser's directory")
 		}
 	}
+	var proxy *egress.Proxy
+	var shared *egress.Shared
+	if deathSignal == 0 {
+		// Its default context holds the profile, so no context of a
+		// session's own can carry the session's proxy: the whole browser
+		// goes through one, which asks the sessions on that context.
+		shared = &egress.Shared{}
+		if proxy, err = egress.Start(shared.Rules()); err != nil {
+			os.RemoveAll(tmp)
+			return nil, errcode.Wrap(errcode.BrowserUnavailable, err, "could not start the browser's request guard")
+		}
+	}
 	flags := append(chromeflags.Private(),
 		chromedp.ExecPath(exe),
 		chromedp.UserDataDir(profile),
@@ -204,6 +219,9 @@ func launchBrowser(ctx context.Context, exe string, output io.Writer, profile st
 			cmd.SysProcAttr = &syscall.SysProcAttr{Setpgid: true, Pdeathsig: deathSignal}
 		}),
 	)
+	if proxy != nil {
+		flags = append(flags, chromeflags.Proxy(proxy.Addr())...)
+	}
 	if os.Geteuid() == 0 {
 		flags = append(flags, chromedp.NoSandbox)
 	}
@@ -225,11 +243,12 @@ func launchBrowser(ctx context.Context, exe string, output io.Writer, profile st
 	if err := chromedp.Do(browserCtx); err != nil {
 		browserCancel()
 		allocCancel()
+		proxy.Close()
 		os.RemoveAll(tmp)
 		return nil, errcode.Wrap(errcode.BrowserUnavailable, err, "Chromium at %s did not start: %s", exe, browser.InstallHint)
 	}
 	b := chromedp.FromContext(browserCtx).Browser
-	inst := &instance{ctx: browserCtx, lost: b.LostConnection, pid: b.Process().Pid, persistent: deathSignal == 0}
+	inst := &instance{ctx: browserCtx, lost: b.LostConnection, pid: b.Process().Pid, egress: shared}
 	var once sync.Once
 	inst.stop = func(died bool) error {
 		var err error
@@ -241,6 +260,7 @@ func launchBrowser(ctx context.Context, exe string, output io.Writer, profile st
 			// are gone, nothing writes to the profile any more.
 			syscall.Kill(-inst.pid, syscall.SIGKILL)
 			waitGroupGone(inst.pid, groupGoneTimeout)
+			proxy.Close()
 			browserCancel()
 			allocCancel()
 			if rerr := removeAll(tmp); rerr != nil && err == nil {

@@ -12,28 +12,50 @@ import (
 // asks the session's request check; the requests refused, on any tab, go
 // into one tally that the next observation reports as its Blocked record.
 
-// startEgress puts a contained session of a launched browser behind an
-// egress proxy of its own: its first tab opens a browser context whose
-// every connection goes through the proxy, which asks the session's request
-// check and counts what it refuses in the session's tally. That covers what
-// CDP Fetch does not see (a popup's or an out-of-process frame's first
-// moments, workers' WebSockets, preconnect hints). An attached browser may
-// not reach this process's loopback, and a browser on a persistent profile
-// keeps the user's cookies in its default context, which a context of the
-// session's own would not see: their sessions keep the guards alone
-// (docs/navigation.md). The proxy returned (nil when none) is the caller's
-// to close.
-func (s *Session) startEgress(inst *instance, first *tab.Options) (*egress.Proxy, error) {
-	if s.requests.Contain == nil || inst.pid == 0 || inst.persistent {
-		return nil, nil
+// startEgress puts every session of a launched browser that checks its
+// requests behind an egress proxy, which asks the session's request check
+// (the destination rules, and the containment when contained) about every
+// connection the session's pages make and counts what it refuses in the
+// session's tally. That covers what CDP Fetch does not see: a popup's or an
+// out-of-process frame's first moments, workers' and shared workers'
+// requests and WebSockets, preconnect and DNS-prefetch hints.
+//
+// On a fresh profile the session's first tab opens a browser context of its
+// own with a proxy of the session's. A browser on a persistent profile keeps
+// the user's cookies in its default context, which a context of the
+// session's own would not see: it was launched behind a proxy of its own
+// (launchBrowser), and the session attaches its check and tally to it for
+// its life, a session with no check too (allowing everything: the proxy
+// must let an older tool version's pages through). An attached browser may
+// not reach this process's loopback: its sessions keep the guards alone
+// (docs/navigation.md). The stop returned ends what startEgress started.
+func (s *Session) startEgress(inst *instance, first *tab.Options) (stop func(), err error) {
+	rules := egress.Rules{Check: s.requests.CheckRequest, Address: s.checkAddress}
+	if s.requests.Blocked != nil {
+		rules.Refused = s.requests.Blocked.Add
 	}
-	p, err := egress.Start(s.requests.CheckRequest, s.requests.Blocked.Add)
+	switch {
+	case inst.egress != nil:
+		s.proxied()
+		return inst.egress.Attach(rules), nil
+	case s.requests.CheckRequest == nil || inst.pid == 0:
+		return func() {}, nil
+	}
+	p, err := egress.Start(rules)
 	if err != nil {
 		return nil, errcode.Wrap(errcode.BrowserUnavailable, err, "could not start the session's request guard")
 	}
 	first.Proxy = p.Addr()
-	s.requests.Contain.Proxied = true
-	return p, nil
+	s.proxied()
+	return func() { p.Close() }, nil
+}
+
+// proxied tells a contained session's tabs that the egress proxy refuses
+// (and counts) WebSockets, so the constructor the page sees is left alone.
+func (s *Session) proxied() {
+	if s.requests.Contain != nil {
+		s.requests.Contain.Proxied = true
+	}
 }
 
 // tabOptions completes the options of a tab the session opens or adopts.

@@ -3,6 +3,7 @@ package chromium
 import (
 	"context"
 	"fmt"
+	"net/netip"
 	"net/url"
 	"slices"
 	"sync/atomic"
@@ -65,7 +66,10 @@ type Session struct {
 	// opens with (tool version 1.9.0; requests.go); its Blocked tally is
 	// the session's.
 	requests tab.Options
-	stopTabs context.CancelFunc
+	// checkAddress: the destination rules on each address the egress
+	// proxy connects to for the session (browser.SessionOptions.CheckAddress).
+	checkAddress func(netip.Addr) error
+	stopTabs     context.CancelFunc
 	// dl: the session's downloads (tool version 1.10.0, downloads.go);
 	// nil when it keeps none.
 	dl *sessionDownloads
@@ -119,18 +123,21 @@ func newSession(ctx context.Context, p *Provider, inst *instance, opts browser.S
 		if opts.Contain != nil {
 			s.requests.Contain = &tab.Containment{Origins: opts.Contain}
 		}
+		s.checkAddress = opts.CheckAddress
 	}
 	first := tab.Options{Check: opts.CheckNavigation, Isolated: p.isolated, HoldPopups: s.realPages && s.interactions}
-	proxy, err := s.startEgress(inst, &first)
+	stopEgress, err := s.startEgress(inst, &first)
 	if err != nil {
 		return nil, err
 	}
 	t, err := tab.Open(ctx, browserCtx, s.tabOptions(first))
 	if err != nil {
-		proxy.Close()
+		stopEgress()
 		return nil, err
 	}
-	context.AfterFunc(t.Context(), func() { proxy.Close() })
+	// The first tab's context lasts as long as the session (renew.go
+	// keeps it when it replaces a wedged first page).
+	context.AfterFunc(t.Context(), stopEgress)
 	s.tab, s.first, s.browserCtx, s.checkNav = t, t, browserCtx, opts.CheckNavigation
 	s.stopTabs = func() {}
 	if s.interactions {

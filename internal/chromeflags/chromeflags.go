@@ -47,3 +47,18 @@ var on = []string{
 	"use-mock-keychain",
 	"mute-audio",
 }
+
+// Proxy sends every connection of the browser, in every browser context
+// that sets no proxy of its own, through the HTTP proxy at addr (host:port
+// on loopback), loopback destinations included (NoBypass).
+func Proxy(addr string) []chromedp.ExecAllocatorOption {
+	return []chromedp.ExecAllocatorOption{
+		chromedp.ProxyServer("http://" + addr),
+		chromedp.Flag("proxy-bypass-list", NoBypass),
+	}
+}
+
+// NoBypass is the proxy bypass list that takes away Chromium's implicit
+// bypass of localhost and 127.0.0.0/8: with it, a proxy sees loopback
+// connections too.
+const NoBypass = "<-loopback>"

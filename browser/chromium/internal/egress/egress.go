@@ -9,7 +9,10 @@
 // wss, and ws through a proxy) is checked before anything is dialled; a
 // refused request is answered 403, a refused tunnel closed, each reported,
 // and nothing leaves for its host. With a proxy, the browser resolves no destination name itself: the
-// hint's DNS lookup happens here, only for what is allowed.
+// hint's DNS lookup happens here, only for what is allowed. And each address
+// the proxy is about to connect to, after its own lookup, passes the
+// destination rules (Rules.Address): what is dialled is what was checked,
+// whatever a DNS server answered the check's lookup.
 package egress
 
 import (
@@ -20,20 +23,39 @@ import (
 	"net"
 	"net/http"
 	"net/http/httputil"
+	"net/netip"
 	"net/url"
 	"strings"
 	"sync"
 	"sync/atomic"
+	"syscall"
 	"time"
 )
 
-// Check says whether a request to u may leave; Refused is told the origin
-// of each refused one (for a tunnel, whose scheme the proxy cannot see, the
-// https origin of its host and port).
+// Check says whether a request to u may leave; Address whether the proxy
+// may connect to an address; Refused is told the origin of each refused one
+// (for a tunnel, whose scheme the proxy cannot see, the https origin of its
+// host and port).
 type (
 	Check   func(ctx context.Context, u *url.URL) error
+	Address func(netip.Addr) error
 	Refused func(origin string)
 )
+
+// Rules are what a proxy asks and tells. Check is asked before anything is
+// dialled, Address (nil: any address) as each connection is about to be
+// made, to the address the name resolved to; a connection it refuses is a
+// refusal like Check's. Refused may be nil.
+type Rules struct {
+	Check   Check
+	Address Address
+	Refused Refused
+}
+
+// refusedAddress is a dial the Address rule stopped.
+type refusedAddress struct{ err error }
+
+func (e *refusedAddress) Error() string { return "refused address: " + e.err.Error() }
 
 // Bounds of the proxy's own waits: the check (a name lookup), a dial, and
 // the idle connections it keeps to allowed hosts.
@@ -46,16 +68,15 @@ const (
 
 // Proxy is one session's proxy.
 type Proxy struct {
-	ln      net.Listener
-	srv     *http.Server
-	check   Check
-	refused Refused
-	fwd     *httputil.ReverseProxy
-	tr      *http.Transport
-	dialer  net.Dialer
-	ctx     context.Context
-	stop    context.CancelFunc
-	wg      sync.WaitGroup // the tunnels
+	ln     net.Listener
+	srv    *http.Server
+	rules  Rules
+	fwd    *httputil.ReverseProxy
+	tr     *http.Transport
+	dialer net.Dialer
+	ctx    context.Context
+	stop   context.CancelFunc
+	wg     sync.WaitGroup // the tunnels
 	// paged: a request was let through. Until then no page of the
 	// context has asked for anything (a fresh page is about:blank), so
 	// what is refused is the browser's own (a search engine preconnect
@@ -64,13 +85,28 @@ type Proxy struct {
 }
 
 // Start listens on a free port of 127.0.0.1 and serves until Close.
-func Start(check Check, refused Refused) (*Proxy, error) {
+func Start(rules Rules) (*Proxy, error) {
 	ln, err := net.Listen("tcp", "127.0.0.1:0")
 	if err != nil {
 		return nil, err
 	}
 	ctx, stop := context.WithCancel(context.Background())
-	p := &Proxy{ln: ln, check: check, refused: refused, ctx: ctx, stop: stop, dialer: net.Dialer{Timeout: dialTimeout}}
+	p := &Proxy{ln: ln, rules: rules, ctx: ctx, stop: stop, dialer: net.Dialer{Timeout: dialTimeout}}
+	if rules.Address != nil {
+		// Called for each address the dial tries, after the lookup and
+		// before the connection: the address connected to is one the
+		// rules allow.
+		p.dialer.Control = func(_, address string, _ syscall.RawConn) error {
+			ap, err := netip.ParseAddrPort(address)
+			if err != nil {
+				return &refusedAddress{err}
+			}
+			if err := rules.Address(ap.Addr()); err != nil {
+				return &refusedAddress{err}
+			}
+			return nil
+		}
+	}
 	// No proxy of the environment: what is allowed goes straight out.
 	p.tr = &http.Transport{Proxy: nil, DialContext: p.dialer.DialContext, MaxIdleConns: maxIdleConns, MaxIdleConnsPerHost: maxIdleConns,
 		IdleConnTimeout: 30 * time.Second, DisableCompression: true}
@@ -78,7 +114,11 @@ func Start(check Check, refused Refused) (*Proxy, error) {
 		Rewrite:       func(*httputil.ProxyRequest) {}, // the absolute URL as asked; no X-Forwarded headers
 		Transport:     p.tr,
 		FlushInterval: -1, // event streams as they come
-		ErrorHandler: func(w http.ResponseWriter, _ *http.Request, _ error) {
+		ErrorHandler: func(w http.ResponseWriter, r *http.Request, err error) {
+			if refused := new(refusedAddress); errors.As(err, &refused) {
+				p.refuse(w, "http://"+r.URL.Host)
+				return
+			}
 			w.WriteHeader(http.StatusBadGateway)
 		},
 	}
@@ -138,6 +178,10 @@ func (p *Proxy) tunnel(w http.ResponseWriter, r *http.Request) {
 	}
 	p.paged.Store(true)
 	up, err := p.dialer.DialContext(r.Context(), "tcp", net.JoinHostPort(host, port))
+	if refused := new(refusedAddress); errors.As(err, &refused) {
+		p.refuseTunnel(w, host, port)
+		return
+	}
 	if err != nil {
 		http.Error(w, "could not connect", http.StatusBadGateway)
 		return
@@ -209,7 +253,7 @@ const tlsHandshake = 0x16
 func (p *Proxy) allowed(ctx context.Context, u *url.URL) bool {
 	ctx, cancel := context.WithTimeout(ctx, checkTimeout)
 	defer cancel()
-	return p.check(ctx, u) == nil
+	return p.rules.Check(ctx, u) == nil
 }
 
 func (p *Proxy) refuse(w http.ResponseWriter, origin string) {
@@ -218,8 +262,8 @@ func (p *Proxy) refuse(w http.ResponseWriter, origin string) {
 }
 
 func (p *Proxy) report(origin string) {
-	if p.refused != nil && p.paged.Load() {
-		p.refused(origin)
+	if p.rules.Refused != nil && p.paged.Load() {
+		p.rules.Refused(origin)
 	}
 }
 

@@ -9,6 +9,7 @@ import (
 	"net"
 	"net/http"
 	"net/http/httptest"
+	"net/netip"
 	"net/url"
 	"strings"
 	"sync"
@@ -35,16 +36,16 @@ func server(t *testing.T) (*httptest.Server, *atomic.Int32) {
 func start(t *testing.T, allowed string) (*Proxy, func() []string) {
 	var mu sync.Mutex
 	var refused []string
-	p, err := Start(func(_ context.Context, u *url.URL) error {
+	p, err := Start(Rules{Check: func(_ context.Context, u *url.URL) error {
 		if u.Host == allowed {
 			return nil
 		}
 		return errors.New("refused")
-	}, func(origin string) {
+	}, Refused: func(origin string) {
 		mu.Lock()
 		refused = append(refused, origin)
 		mu.Unlock()
-	})
+	}})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -121,5 +122,56 @@ func TestProxyRefusesBeforeDialling(t *testing.T) {
 	}
 	if _, line := connect(t, p, okHost, "GET / HTTP/1.1\r\nHost: x\r\n\r\n"); !strings.Contains(line, "200") {
 		t.Errorf("allowed tunnel answered %q", line)
+	}
+}
+
+// The address rule is asked about each address the proxy connects to,
+// after its lookup, whatever the check said of the URL: with a check that
+// lets everything through (as one would whose lookup a DNS server answered
+// with another address), 127.0.0.2, which the rule refuses, is never
+// dialled: the request is refused (403, not the 502 of a failed dial) and
+// the tunnel closed, each reported; 127.0.0.1, which it allows, goes
+// through.
+func TestProxyDialsOnlyAllowedAddresses(t *testing.T) {
+	srv, conns := server(t)
+	_, port, _ := net.SplitHostPort(strings.TrimPrefix(srv.URL, "http://"))
+	var mu sync.Mutex
+	var refused []string
+	var asked []netip.Addr
+	p, err := Start(Rules{
+		Check: func(context.Context, *url.URL) error { return nil },
+		Address: func(a netip.Addr) error {
+			mu.Lock()
+			asked = append(asked, a)
+			mu.Unlock()
+			if a.IsLoopback() && a != netip.MustParseAddr("127.0.0.1") {
+				return errors.New("refused address")
+			}
+			return nil
+		},
+		Refused: func(origin string) { mu.Lock(); refused = append(refused, origin); mu.Unlock() },
+	})
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { p.Close() })
+	if code := get(t, p, srv.URL+"/"); code != http.StatusOK || conns.Load() != 1 {
+		t.Fatalf("an allowed address: %d, %d connections", code, conns.Load())
+	}
+	other := "127.0.0.2:" + port // nothing listens there: a dial would fail, not be refused
+	if code := get(t, p, "http://"+other+"/"); code != http.StatusForbidden {
+		t.Fatalf("a refused address answered %d", code)
+	}
+	if status, _ := connect(t, p, other, "\x16\x03\x01"); !strings.Contains(status, "200") {
+		t.Fatalf("refused tunnel: %q", status)
+	}
+	mu.Lock()
+	defer mu.Unlock()
+	want := []string{"http://" + other, "https://" + other}
+	if fmt.Sprint(refused) != fmt.Sprint(want) || conns.Load() != 1 {
+		t.Errorf("reported %v, want %v; %d connections", refused, want, conns.Load())
+	}
+	if len(asked) < 3 {
+		t.Errorf("the rule was asked about %v", asked)
 	}
 }

@@ -31,6 +31,7 @@ import (
 
 	"github.com/veetbot/veetbrowser/browser/chromium/internal/collect"
 	"github.com/veetbot/veetbrowser/errcode"
+	"github.com/veetbot/veetbrowser/internal/chromeflags"
 	"github.com/veetbot/veetbrowser/observation"
 )
 
@@ -146,9 +147,7 @@ func Open(ctx, parent context.Context, opts Options) (*Tab, error) {
 	switch {
 	case opts.Proxy != "":
 		copts = append(copts, chromedp.WithNewBrowserContext(func(p *cdptarget.CreateBrowserContextParams) {
-			// "<-loopback>" takes away Chromium's implicit bypass of
-			// localhost and 127.0.0.0/8.
-			p.ProxyServer, p.ProxyBypassList = "http://"+opts.Proxy, "<-loopback>"
+			p.ProxyServer, p.ProxyBypassList = "http://"+opts.Proxy, chromeflags.NoBypass
 		}))
 	case opts.Isolated:
 		copts = append(copts, chromedp.WithNewBrowserContext())

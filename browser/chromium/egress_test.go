@@ -1,0 +1,176 @@
+package chromium
+
+import (
+	"context"
+	"fmt"
+	"net/url"
+	"path/filepath"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/veetbot/veetbrowser/browser"
+	"github.com/veetbot/veetbrowser/internal/browsertest"
+	"github.com/veetbot/veetbrowser/observation"
+	"github.com/veetbot/veetbrowser/policy"
+)
+
+// What CDP Fetch does not pause passes the destination rules too, without
+// containment: every session of a launched browser that checks its
+// requests is behind the egress proxy (on a fresh profile in a browser
+// context of its own, on a persistent profile through the proxy the browser
+// was launched with). Each test runs on both.
+
+// reachingPage is a live-scores page that reaches other (a base URL) in
+// every way Fetch does not pause: its own WebSocket, a dedicated worker's
+// and a shared worker's WebSocket and fetch, a preconnect hint in the
+// markup and a DNS-prefetch hint. Each of the three shows what its socket
+// and its fetch came to.
+func reachingPage(other string) map[string]string {
+	ws := strings.Replace(other, "http://", "ws://", 1)
+	reach := fmt.Sprintf(`const out = {};
+const done = (k, v) => { out[k] = v; if (out.socket && out.fetch) report(out); };
+try { const s = new WebSocket(%q + "/" + who); s.onopen = () => done("socket", "open"); s.onerror = () => done("socket", "failed"); } catch (e) { done("socket", "refused"); }
+fetch(%q + "/" + who).then(r => r.text()).then(t => done("fetch", t), () => done("fetch", "failed"));`, ws, other)
+	return map[string]string{
+		"/": fmt.Sprintf(`<!doctype html><title>Live scores</title><link rel="preconnect" href="%[1]s"><link rel="dns-prefetch" href="%[1]s">
+<header><nav><a href="/">Scores</a></nav></header>
+<main><h1>Live scores</h1><p id="page">page: waiting</p><p id="worker">worker: waiting</p><p id="shared">shared: waiting</p></main>
+<script>
+const show = (id, o) => { document.getElementById(id).textContent = id + ": socket " + o.socket + ", fetch " + o.fetch; };
+new Worker("/worker.js").onmessage = e => show("worker", e.data);
+new SharedWorker("/shared.js").port.onmessage = e => show("shared", e.data);
+{ const who = "page", report = o => show("page", o);
+%[2]s }
+</script>`, other, reach),
+		"/worker.js": `const who = "worker", report = o => postMessage(o);
+` + reach,
+		"/shared.js": `onconnect = e => { const port = e.ports[0], who = "shared", report = o => port.postMessage(o);
+` + reach + ` };`,
+	}
+}
+
+// launchProfile launches a browser on a persistent profile of its own.
+func launchProfile(t *testing.T) *Provider {
+	t.Helper()
+	p, err := Launch(context.Background(), Options{UserDataDir: filepath.Join(t.TempDir(), "profile")})
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { p.Close(context.Background()) })
+	return p
+}
+
+// egressSession opens a 1.9.0 session that checks its requests with check,
+// on the shared browser (a fresh profile) or, with profile, on a browser of
+// its own on a persistent profile.
+func egressSession(t *testing.T, profile bool, check func(context.Context, *url.URL) error) *Session {
+	t.Helper()
+	p := shared.Get(t)
+	if profile {
+		p = launchProfile(t)
+	}
+	bs, err := p.NewSession(browsertest.Context(t, time.Minute), browser.SessionOptions{Reading: true, Frames: true, Interactions: true, RealPages: true,
+		CheckRequest: check, NoServiceWorkers: true})
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { bs.Close(context.Background()) })
+	return bs.(*Session)
+}
+
+// settled observes s (observeUntil) until the page's text holds every one
+// of want, and returns the text and the blocked counts by origin of every
+// observation.
+func settled(t *testing.T, s *Session, first *observation.Observation, want ...string) (string, map[string]int) {
+	t.Helper()
+	counts := map[string]int{}
+	obs := observeUntil(t, s, first, func(o *observation.Observation) bool {
+		if o.Blocked != nil {
+			for _, b := range o.Blocked.Origins {
+				counts[b.Origin] += b.Count
+			}
+		}
+		return allIn(textOf(o), want)
+	})
+	return textOf(obs), counts
+}
+
+func allIn(text string, want []string) bool {
+	for _, w := range want {
+		if !strings.Contains(text, w) {
+			return false
+		}
+	}
+	return true
+}
+
+// TestEgressDestinationsWithoutContainment: with private destinations
+// denied (the sidecar without --allow-private) and no containment, a
+// page's, a dedicated worker's and a shared worker's WebSocket and fetch
+// and a preconnect and DNS-prefetch hint towards a private address
+// (127.0.0.2) are refused before anything leaves: the private server
+// accepts 0 connections, the three WebSockets are counted under its ws
+// origin and the fetches under its http one, and the page learns of each
+// refusal as of a failed connection. The page itself stands for a public
+// one: the test's request check lets its own origin in.
+func TestEgressDestinationsWithoutContainment(t *testing.T) {
+	for _, profile := range []bool{false, true} {
+		t.Run(map[bool]string{false: "fresh", true: "profile"}[profile], func(t *testing.T) {
+			t.Parallel()
+			private := browsertest.ServeCounted(t, "127.0.0.2:0", nil)
+			site := browsertest.ServeCounted(t, "127.0.0.1:0", reachingPage(private.URL))
+			dest := policy.Destinations{DenyPrivate: true}
+			check := func(ctx context.Context, u *url.URL) error {
+				if u.Scheme+"://"+u.Host == site.URL {
+					return nil
+				}
+				return dest.Check(ctx, u)
+			}
+			s := egressSession(t, profile, check)
+			obs, err := s.Navigate(browsertest.Context(t, time.Minute), site.URL+"/")
+			if err != nil {
+				t.Fatal(err)
+			}
+			text, counts := settled(t, s, obs, "page: socket failed, fetch failed", "worker: socket failed, fetch failed", "shared: socket failed, fetch failed")
+			time.Sleep(time.Second) // what the hints would open
+			if n, c := private.Requests.Load(), private.Conns.Load(); n != 0 || c != 0 {
+				t.Fatalf("the private server got %d requests over %d connections: %v", n, c, private.Seen())
+			}
+			ws := strings.Replace(private.URL, "http://", "ws://", 1)
+			if counts[ws] != 3 || counts[private.URL] != 3 {
+				t.Errorf("blocked %v, want 3 WebSockets under %s and 3 fetches under %s", counts, ws, private.URL)
+			}
+			if !allIn(text, []string{"page: socket failed, fetch failed", "worker: socket failed, fetch failed", "shared: socket failed, fetch failed"}) {
+				t.Errorf("the page saw: %q", text)
+			}
+		})
+	}
+}
+
+// TestEgressAllowsAllowedDestinations: the same page towards a destination
+// the rules allow (another loopback host, in the local default) works
+// through the proxy: every WebSocket opens, every fetch is answered, and
+// nothing is blocked.
+func TestEgressAllowsAllowedDestinations(t *testing.T) {
+	for _, profile := range []bool{false, true} {
+		t.Run(map[bool]string{false: "fresh", true: "profile"}[profile], func(t *testing.T) {
+			t.Parallel()
+			other := browsertest.ServeCounted(t, "127.0.0.2:0", nil)
+			site := browsertest.ServeCounted(t, "127.0.0.1:0", reachingPage(other.URL))
+			s := egressSession(t, profile, policy.Destinations{}.Check)
+			obs, err := s.Navigate(browsertest.Context(t, time.Minute), site.URL+"/")
+			if err != nil {
+				t.Fatal(err)
+			}
+			want := []string{"page: socket open, fetch tracked", "worker: socket open, fetch tracked", "shared: socket open, fetch tracked"}
+			text, counts := settled(t, s, obs, want...)
+			if !allIn(text, want) || len(counts) != 0 {
+				t.Errorf("the page saw %q; blocked %v", text, counts)
+			}
+			if n := other.Requests.Load(); n < 6 {
+				t.Errorf("the allowed server got %d requests (%v), want the 3 WebSocket handshakes and 3 fetches", n, other.Seen())
+			}
+		})
+	}
+}
