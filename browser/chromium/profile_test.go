@@ -10,6 +10,7 @@ import (
 	"os"
 	"os/exec"
 	"path/filepath"
+	"slices"
 	"strconv"
 	"strings"
 	"sync"
@@ -360,17 +361,27 @@ func TestProfileAttachRefusesUserDataDir(t *testing.T) {
 // context, with the user's cookies and storage, and is covered by the egress
 // proxy the browser was launched with (docs/navigation.md, "The egress
 // proxy"): a context of its own behind a proxy of its own would see neither
-// cookies nor storage.
+// cookies nor storage. What Fetch does not pause (workers' WebSockets and a
+// shared worker's fetch, a preconnect hint) towards an origin outside the
+// containment reaches nothing and is counted.
 func TestProfileContainedSessionKeepsTheProfile(t *testing.T) {
 	site := serveProfileSite(t)
+	tracker := browsertest.ServeCounted(t, "127.0.0.2:0", nil)
+	scores := browsertest.ServeCounted(t, "127.0.0.1:0", reachingPage(tracker.URL))
 	p, s := launchOn(t, filepath.Join(t.TempDir(), "profile"))
 	site.setState(t, s)
 	if err := s.Close(context.Background()); err != nil {
 		t.Fatal(err)
 	}
-	allow := func(context.Context, *url.URL) error { return nil }
-	cs, err := p.NewSession(browsertest.Context(t, time.Minute), browser.SessionOptions{
-		CheckRequest: allow, Contain: []string{strings.TrimSuffix(site.url, "/")}})
+	origins := []string{strings.TrimSuffix(site.url, "/"), scores.URL}
+	contain := func(_ context.Context, u *url.URL) error {
+		if slices.Contains(origins, u.Scheme+"://"+u.Host) {
+			return nil
+		}
+		return errcode.New(errcode.ForeignOrigin, "outside the containment")
+	}
+	cs, err := p.NewSession(browsertest.Context(t, time.Minute), browser.SessionOptions{Reading: true, Frames: true, Interactions: true, RealPages: true,
+		CheckRequest: contain, Contain: origins, NoServiceWorkers: true})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -380,5 +391,16 @@ func TestProfileContainedSessionKeepsTheProfile(t *testing.T) {
 	}
 	if cookie, stored := site.state(t, contained); cookie != "kept=yes" || stored != "yes" {
 		t.Errorf("a contained session on the profile: cookie %q, localStorage %q; want the profile's", cookie, stored)
+	}
+	obs, err := contained.Navigate(browsertest.Context(t, time.Minute), scores.URL+"/")
+	if err != nil {
+		t.Fatal(err)
+	}
+	_, counts := settled(t, contained, obs, "page: socket failed", "worker: socket failed, fetch failed", "shared: socket failed, fetch failed")
+	if n, c := tracker.Requests.Load(), tracker.Conns.Load(); n != 0 || c != 0 {
+		t.Fatalf("the tracker got %d requests over %d connections: %v", n, c, tracker.Seen())
+	}
+	if ws := strings.Replace(tracker.URL, "http://", "ws://", 1); counts[ws] != 3 || counts[tracker.URL] != 3 {
+		t.Errorf("blocked %v, want 3 WebSockets under %s and 3 fetches under %s", counts, ws, tracker.URL)
 	}
 }
