@@ -127,7 +127,10 @@ type SessionOptions struct {
 	// 1.9.0, docs/realpages.md).
 	Grant policy.Grant
 	// Destinations refuses link-local and cloud-metadata addresses, and
-	// with DenyPrivate private and loopback ones, on every top-level hop.
+	// with DenyPrivate private and loopback ones, on every top-level hop;
+	// from tool version 1.9.0 on every other request too, and in a
+	// launched browser on every connection, in its egress proxy
+	// (docs/navigation.md).
 	Destinations policy.Destinations
 	// Approver is asked for consequential actions that no stored approval
 	// covers; nil refuses them with approval_required.

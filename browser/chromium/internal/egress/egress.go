@@ -1,7 +1,9 @@
-// Package egress is the net under a contained session's request guard: a
-// small HTTP proxy on 127.0.0.1 that the session's browser context sends
-// every connection through (Target.createBrowserContext's proxyServer,
-// with Chromium's implicit loopback bypass removed). It sees what CDP Fetch
+// Package egress is the net under a session's request guard: a small HTTP
+// proxy on 127.0.0.1 that the session's browser context sends every
+// connection through (Target.createBrowserContext's proxyServer, or for a
+// persistent profile's default context the browser's --proxy-server, whose
+// rules are those of the sessions on it: Shared; either way with
+// Chromium's implicit loopback bypass removed). It sees what CDP Fetch
 // does not: connections opened before a session of their target is
 // attached (a popup's first moments, an out-of-process frame's), a
 // worker's or shared worker's WebSocket, a preconnect hint's connection.
@@ -66,7 +68,8 @@ const (
 	peekTimeout  = 2 * time.Second
 )
 
-// Proxy is one session's proxy.
+// Proxy is one browser context's proxy: a session's, or (with Shared's
+// rules) a whole browser's.
 type Proxy struct {
 	ln     net.Listener
 	srv    *http.Server
