@@ -40,7 +40,7 @@ func (s *Session) startEgress(inst *instance, first *tab.Options) (*egress.Proxy
 func (s *Session) tabOptions(o tab.Options) tab.Options {
 	o.Frames, o.Timings, o.Logs = s.frames, s.timings, s.debugging
 	o.CheckRequest, o.Blocked = s.requests.CheckRequest, s.requests.Blocked
-	o.Contain, o.NoServiceWorkers = s.requests.Contain, s.requests.NoServiceWorkers
+	o.Contain, o.NoServiceWorkers, o.RefusedHosts = s.requests.Contain, s.requests.NoServiceWorkers, s.requests.RefusedHosts
 	return o
 }
 

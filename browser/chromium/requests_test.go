@@ -1,10 +1,13 @@
 package chromium
 
 import (
+	"context"
 	"fmt"
 	"net"
 	"net/http"
 	"net/http/httptest"
+	"net/url"
+	"strings"
 	"sync/atomic"
 	"testing"
 	"time"
@@ -73,5 +76,97 @@ func TestSubresourceToPrivateDestinationRefused(t *testing.T) {
 	}
 	if blocked != 3 {
 		t.Errorf("blocked %d requests, want 3 (image, frame, fetch)", blocked)
+	}
+}
+
+// Without containment, on an attached browser (no egress proxy), the
+// hosted destination rules hold a WebSocket whose host is a private
+// address literal, from the page and from a dedicated worker (held until
+// its guard is in): the constructor throws SecurityError, and the private
+// address (127.0.0.2) accepts not one connection. The worker's fetch there
+// is refused by the request guard and counted; the page and the worker
+// keep working.
+func TestAttachedWorkerWebSocketToPrivateAddressRefused(t *testing.T) {
+	t.Parallel()
+	var conns atomic.Int32
+	l, lerr := net.Listen("tcp", "127.0.0.2:0")
+	if lerr != nil {
+		t.Skipf("no second loopback address: %v", lerr)
+	}
+	srv := httptest.NewUnstartedServer(http.HandlerFunc(func(http.ResponseWriter, *http.Request) {}))
+	srv.Listener.Close()
+	srv.Listener = l
+	srv.Config.ConnState = func(_ net.Conn, s http.ConnState) {
+		if s == http.StateNew {
+			conns.Add(1)
+		}
+	}
+	srv.Start()
+	t.Cleanup(srv.Close)
+	private := srv.URL
+	ws := "ws://" + l.Addr().String()
+	probe := fmt.Sprintf(`let socket; try { new WebSocket(%q); socket = "opened"; } catch (e) { socket = "refused " + e.name; }
+fetch(%q).then(() => "reached", () => "blocked").then((f) => postMessage("socket " + socket + ", fetch " + f));`, ws+"/worker", private+"/worker")
+	base := browsertest.ServeHandler(t, http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		if r.URL.Path == "/worker.js" {
+			w.Header().Set("Content-Type", "text/javascript")
+			fmt.Fprint(w, probe)
+			return
+		}
+		fmt.Fprintf(w, `<title>Status</title><main><h1>Service status</h1><p>Page socket: <span id="sock">?</span></p>
+<p>Worker: <span id="worker">waiting</span></p></main>
+<script>try { new WebSocket(%q); sock.textContent = "opened"; } catch (e) { sock.textContent = "refused " + e.name; }
+new Worker("/worker.js").onmessage = (e) => { worker.textContent = e.data; };</script>`, ws+"/page")
+	}))
+	page, err := url.Parse(base)
+	if err != nil {
+		t.Fatal(err)
+	}
+	dest := policy.Destinations{DenyPrivate: true}
+	// The page stands for a public one: the check lets its own origin in.
+	check := func(ctx context.Context, u *url.URL) error {
+		if u.Host == page.Host {
+			return nil
+		}
+		return dest.Check(ctx, u)
+	}
+	p, _ := attachOwn(t)
+	ctx := browsertest.Context(t, time.Minute)
+	s, err := p.NewSession(ctx, browser.SessionOptions{Reading: true, Frames: true, Interactions: true, RealPages: true,
+		CheckRequest: check, NoServiceWorkers: true, RefusedHosts: dest.HostRules()})
+	if err != nil {
+		t.Fatal(err)
+	}
+	obs, err := s.Navigate(ctx, base)
+	if err != nil {
+		t.Fatal(err)
+	}
+	blocked := 0
+	for i := 0; ; i++ {
+		if obs.Blocked != nil {
+			for _, o := range obs.Blocked.Origins {
+				if o.Origin == private {
+					blocked += o.Count
+				}
+			}
+		}
+		if !strings.Contains(textOf(obs), "waiting") || i == 50 {
+			break
+		}
+		time.Sleep(200 * time.Millisecond)
+		if obs, err = s.Observe(ctx, observation.Request{}); err != nil {
+			t.Fatal(err)
+		}
+	}
+	for _, want := range []string{"Page socket: refused SecurityError", "Worker: socket refused SecurityError, fetch blocked"} {
+		if !strings.Contains(textOf(obs), want) {
+			t.Errorf("the page does not say %q:\n%s", want, textOf(obs))
+		}
+	}
+	if n := conns.Load(); n != 0 {
+		t.Fatalf("the private address accepted %d connections", n)
+	}
+	if blocked != 1 {
+		t.Errorf("blocked %d requests towards %s, want 1 (the worker's fetch)", blocked, private)
 	}
 }

@@ -32,6 +32,7 @@ import (
 	"github.com/veetbot/veetbrowser/browser/chromium/internal/collect"
 	"github.com/veetbot/veetbrowser/errcode"
 	"github.com/veetbot/veetbrowser/observation"
+	"github.com/veetbot/veetbrowser/policy"
 )
 
 // Tab is one Chromium page target.
@@ -46,7 +47,8 @@ type Tab struct {
 	checkRequest func(context.Context, *url.URL) error // every request that is not a top-level hop; nil: not paused
 	blocked      *observation.BlockedTally
 	contain      *Containment
-	noWorkers    bool // service worker registration is gone
+	noWorkers    bool   // service worker registration is gone
+	wsGuard      string // the WebSocket constructor guard of its documents and workers (requests.go); "" for none
 	timings      Timings
 
 	mu sync.Mutex
@@ -117,6 +119,10 @@ type Options struct {
 	// away.
 	Contain          *Containment
 	NoServiceWorkers bool
+	// RefusedHosts (with CheckRequest) is what CheckRequest refuses of a
+	// host without resolving it: the in-page WebSocket guard holds it where
+	// no egress proxy does (requests.go).
+	RefusedHosts policy.HostRules
 	// HoldPopups (tool version 1.9.0) judges the first request of the
 	// pages the tab opens before it leaves (popups.go).
 	HoldPopups bool
@@ -200,6 +206,11 @@ func start(ctx, parent context.Context, opts Options, copts ...chromedp.ContextO
 		cancel()
 		return nil, errcode.Wrap(errcode.BrowserUnavailable, err, "could not open a browser page")
 	}
+	wsGuard, err := webSocketGuard(opts)
+	if err != nil {
+		cancel()
+		return nil, errcode.Wrap(errcode.BrowserUnavailable, err, "could not prepare the browser page")
+	}
 	t := &Tab{
 		ctx:           tabCtx,
 		cancel:        cancel,
@@ -210,6 +221,7 @@ func start(ctx, parent context.Context, opts Options, copts ...chromedp.ContextO
 		blocked:       opts.Blocked,
 		contain:       opts.Contain,
 		noWorkers:     opts.NoServiceWorkers,
+		wsGuard:       wsGuard,
 		timings:       opts.Timings,
 		changed:       make(chan struct{}),
 		lifecycle:     make(map[cdp.LoaderID]string),
@@ -235,6 +247,10 @@ func start(ctx, parent context.Context, opts Options, copts ...chromedp.ContextO
 			cancel()
 			return nil, Classify(opening, err, errcode.BrowserUnavailable, "could not prepare the browser page")
 		}
+	}
+	if err := t.holdWorkers(opening, t.target.TargetID); err != nil {
+		cancel()
+		return nil, Classify(opening, err, errcode.BrowserUnavailable, "could not prepare the browser page")
 	}
 	go t.handleDialogs()
 	go t.popupCloser.Run(tabCtx)
