@@ -170,3 +170,62 @@ new Worker("/worker.js").onmessage = (e) => { worker.textContent = e.data; };</s
 		t.Errorf("blocked %d requests towards %s, want 1 (the worker's fetch)", blocked, private)
 	}
 }
+
+// A worker the tab cannot guard is never resumed: with no time to attach
+// to it (FrameAttach of 1 ns), the held worker's script never runs, so its
+// WebSocket to the private address is never made, while the page goes on.
+func TestUnguardedWorkerNeverRuns(t *testing.T) {
+	t.Parallel()
+	var conns atomic.Int32
+	l, lerr := net.Listen("tcp", "127.0.0.2:0")
+	if lerr != nil {
+		t.Skipf("no second loopback address: %v", lerr)
+	}
+	srv := httptest.NewUnstartedServer(http.HandlerFunc(func(http.ResponseWriter, *http.Request) {}))
+	srv.Listener.Close()
+	srv.Listener = l
+	srv.Config.ConnState = func(_ net.Conn, s http.ConnState) {
+		if s == http.StateNew {
+			conns.Add(1)
+		}
+	}
+	srv.Start()
+	t.Cleanup(srv.Close)
+	// Local destination rules allow 127.0.0.2: nothing but the hold keeps
+	// this WebSocket from being made.
+	ws := "ws://" + l.Addr().String()
+	base := browsertest.ServePages(t, map[string]string{
+		"/": `<title>Status</title><main><h1>Service status</h1><p>Page: <span id="page">?</span></p>
+<p>Worker: <span id="worker">waiting</span></p></main>
+<script>new Worker("/worker.js").onmessage = (e) => { worker.textContent = e.data; }; page.textContent = "working";</script>`,
+		"/worker.js": fmt.Sprintf(`postMessage("running"); new WebSocket(%q);`, ws),
+	})
+	tm := DefaultTimings()
+	tm.FrameAttach = time.Nanosecond
+	wsURL, _ := browsertest.DevTools(t)
+	p, err := Attach(context.Background(), wsURL, Options{Timings: &tm})
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { p.Close(context.Background()) })
+	ctx := browsertest.Context(t, time.Minute)
+	s, err := p.NewSession(ctx, browser.SessionOptions{Reading: true, Interactions: true, RealPages: true,
+		CheckRequest: func(context.Context, *url.URL) error { return nil }, RefusedHosts: policy.Destinations{}.HostRules()})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if _, err := s.Navigate(ctx, base); err != nil {
+		t.Fatal(err)
+	}
+	time.Sleep(2 * time.Second) // what a resumed worker would have done by now
+	obs, err := s.Observe(ctx, observation.Request{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if text := textOf(obs); !strings.Contains(text, "Page: working") || !strings.Contains(text, "Worker: waiting") {
+		t.Errorf("want the page working and the worker never run:\n%s", text)
+	}
+	if n := conns.Load(); n != 0 {
+		t.Fatalf("the unguarded worker's WebSocket made %d connections", n)
+	}
+}
