@@ -34,9 +34,9 @@ import (
 // service workers, the tab takes the SharedWorker constructor away instead
 // (requests.go).
 
-// noNestedWorkers takes the Worker constructor from a held worker: a
-// worker's own workers are not related to the page, so they would run
-// unheld.
+// noNestedWorkers takes the Worker constructor from a held worker: only
+// the page's and its frames' workers are held, so a worker's own would
+// run unguarded.
 const noNestedWorkers = `(() => { try { delete globalThis.Worker; } catch (e) {} })();`
 
 // holdWorkers makes the browser create the dedicated workers of target (the
