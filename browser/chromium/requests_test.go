@@ -85,7 +85,8 @@ func TestSubresourceToPrivateDestinationRefused(t *testing.T) {
 // its guard is in): the constructor throws SecurityError, and the private
 // address (127.0.0.2) accepts not one connection. The worker's fetch there
 // is refused by the request guard and counted; the page and the worker
-// keep working.
+// keep working. Shared workers, whose requests nothing here could check,
+// are absent.
 func TestAttachedWorkerWebSocketToPrivateAddressRefused(t *testing.T) {
 	t.Parallel()
 	var conns atomic.Int32
@@ -114,9 +115,10 @@ fetch(%q).then(() => "reached", () => "blocked").then((f) => postMessage("socket
 			return
 		}
 		fmt.Fprintf(w, `<title>Status</title><main><h1>Service status</h1><p>Page socket: <span id="sock">?</span></p>
-<p>Worker: <span id="worker">waiting</span></p></main>
+<p>Worker: <span id="worker">waiting</span></p><p>Shared worker: <span id="shared">?</span></p></main>
 <script>try { new WebSocket(%q); sock.textContent = "opened"; } catch (e) { sock.textContent = "refused " + e.name; }
-new Worker("/worker.js").onmessage = (e) => { worker.textContent = e.data; };</script>`, ws+"/page")
+new Worker("/worker.js").onmessage = (e) => { worker.textContent = e.data; };
+shared.textContent = typeof SharedWorker === "undefined" ? "absent" : "present";</script>`, ws+"/page")
 	}))
 	page, err := url.Parse(base)
 	if err != nil {
@@ -158,7 +160,7 @@ new Worker("/worker.js").onmessage = (e) => { worker.textContent = e.data; };</s
 			t.Fatal(err)
 		}
 	}
-	for _, want := range []string{"Page socket: refused SecurityError", "Worker: socket refused SecurityError, fetch blocked"} {
+	for _, want := range []string{"Page socket: refused SecurityError", "Worker: socket refused SecurityError, fetch blocked", "Shared worker: absent"} {
 		if !strings.Contains(textOf(obs), want) {
 			t.Errorf("the page does not say %q:\n%s", want, textOf(obs))
 		}
