@@ -226,6 +226,7 @@ func (r *Runtime) NewSession(ctx context.Context, opts SessionOptions) (*Session
 		bopts.CheckAddress = opts.Destinations.CheckAddr
 		bopts.Contain = opts.Grant.Contained()
 		bopts.NoServiceWorkers = bopts.Contain != nil || opts.Destinations.DenyPrivate
+		bopts.RefusedHosts = opts.Destinations.HostRules()
 	}
 	if bopts.Downloads, err = downloadOptions(v, opts); err != nil {
 		return nil, err

@@ -82,6 +82,11 @@ type SessionOptions struct {
 	// NoServiceWorkers refuses service worker scripts, whose own requests
 	// no page sees.
 	NoServiceWorkers bool
+	// RefusedHosts (with CheckRequest) is what CheckRequest refuses of a
+	// host without resolving it: where no egress proxy sees a WebSocket,
+	// the WebSocket constructor of the pages and their workers refuses
+	// these hosts.
+	RefusedHosts policy.HostRules
 	// Debugging works as tool version 1.10.0 does (docs/debugging.md):
 	// every tab keeps its console and network logs.
 	Debugging bool

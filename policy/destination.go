@@ -5,6 +5,7 @@ import (
 	"net"
 	"net/netip"
 	"net/url"
+	"slices"
 	"strings"
 	"time"
 
@@ -40,16 +41,47 @@ var metadataHosts = map[string]bool{
 	"instance-data.ec2.internal": true,
 }
 
-// metadataAddrs are metadata endpoints outside the link-local ranges.
-var metadataAddrs = []netip.Addr{
-	netip.MustParseAddr("100.100.100.200"), // Alibaba Cloud
-	netip.MustParseAddr("fd00:ec2::254"),   // AWS over IPv6
+// refusedRange is a range of addresses Destinations refuses, and what a
+// refusal calls it.
+type refusedRange struct {
+	prefix netip.Prefix
+	what   string
+}
+
+// linkLocalRanges are refused unless AllowLinkLocal: link-local unicast and
+// multicast (as netip.Addr's IsLinkLocalUnicast and IsLinkLocalMulticast
+// see them) and the metadata endpoints outside those ranges.
+var linkLocalRanges = append(ranges("a link-local address", "169.254.0.0/16", "fe80::/10", "224.0.0.0/24"),
+	append(linkLocalMulticastV6(), ranges("a cloud-metadata address",
+		"100.100.100.200/32", // Alibaba Cloud
+		"fd00:ec2::254/128",  // AWS over IPv6
+	)...)...)
+
+// privateRanges are refused with DenyPrivate: loopback, private (RFC 1918,
+// unique-local), unspecified and shared (CGNAT) addresses.
+var privateRanges = ranges("a private or loopback address",
+	"127.0.0.0/8", "::1/128", "10.0.0.0/8", "172.16.0.0/12", "192.168.0.0/16", "fc00::/7",
+	"0.0.0.0/32", "::/128", "100.64.0.0/10")
+
+func ranges(what string, prefixes ...string) []refusedRange {
+	out := make([]refusedRange, len(prefixes))
+	for i, p := range prefixes {
+		out[i] = refusedRange{netip.MustParsePrefix(p), what}
+	}
+	return out
+}
+
+// linkLocalMulticastV6 is ffX2::/16 for every flags nibble X.
+func linkLocalMulticastV6() []refusedRange {
+	out := make([]refusedRange, 16)
+	for x := range out {
+		out[x] = refusedRange{netip.PrefixFrom(netip.AddrFrom16([16]byte{0xff, byte(x<<4 | 2)}), 16), "a link-local address"}
+	}
+	return out
 }
 
 // netResolver is the system resolver, which the browser uses too.
 var netResolver = net.DefaultResolver
-
-var sharedRange = netip.MustParsePrefix("100.64.0.0/10")
 
 // Check refuses a URL whose host is, or resolves to, a refused address. A
 // name that does not resolve passes: the browser resolves with the same
@@ -94,20 +126,52 @@ func (d Destinations) Check(ctx context.Context, u *url.URL) error {
 // about to connect to.
 func (d Destinations) CheckAddr(a netip.Addr) error {
 	a = a.Unmap()
-	if !d.AllowLinkLocal {
-		if a.IsLinkLocalUnicast() || a.IsLinkLocalMulticast() {
-			return refusedDestination("a link-local address")
+	for _, r := range d.refusedRanges() {
+		if r.prefix.Contains(a) {
+			return refusedDestination(r.what)
 		}
-		for _, m := range metadataAddrs {
-			if a == m {
-				return refusedDestination("a cloud-metadata address")
-			}
-		}
-	}
-	if d.DenyPrivate && (a.IsLoopback() || a.IsPrivate() || a.IsUnspecified() || sharedRange.Contains(a)) {
-		return refusedDestination("a private or loopback address")
 	}
 	return nil
+}
+
+func (d Destinations) refusedRanges() []refusedRange {
+	var out []refusedRange
+	if !d.AllowLinkLocal {
+		out = append(out, linkLocalRanges...)
+	}
+	if d.DenyPrivate {
+		out = append(out, privateRanges...)
+	}
+	return out
+}
+
+// HostRules is what a Destinations refuses of a host without resolving
+// it, for a guard that cannot resolve (one in the page, which must answer
+// at once): a host that is an address in one of Ranges, or one of Names.
+type HostRules struct {
+	Ranges []netip.Prefix
+	// Names are lower case, without a final dot; one with a leading dot
+	// (".localhost") stands for every name under it.
+	Names []string
+}
+
+// HostRules is what d refuses of a host whatever its name resolves to;
+// Check refuses these and, besides, the names that resolve into Ranges.
+func (d Destinations) HostRules() HostRules {
+	var h HostRules
+	for _, r := range d.refusedRanges() {
+		h.Ranges = append(h.Ranges, r.prefix)
+	}
+	if !d.AllowLinkLocal {
+		for name := range metadataHosts {
+			h.Names = append(h.Names, name)
+		}
+		slices.Sort(h.Names)
+	}
+	if d.DenyPrivate {
+		h.Names = append(h.Names, "localhost", ".localhost")
+	}
+	return h
 }
 
 func refusedDestination(what string) error {

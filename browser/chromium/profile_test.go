@@ -386,7 +386,7 @@ func TestProfileContainedSessionKeepsTheProfile(t *testing.T) {
 		t.Fatal(err)
 	}
 	contained := cs.(*Session)
-	if contained.requests.Contain == nil || !contained.requests.Contain.Proxied {
+	if contained.requests.Contain == nil || !contained.requests.Proxied {
 		t.Fatalf("the contained session on a profile: containment %+v, want it behind the browser's proxy", contained.requests.Contain)
 	}
 	if cookie, stored := site.state(t, contained); cookie != "kept=yes" || stored != "yes" {

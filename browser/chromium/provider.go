@@ -16,6 +16,7 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"log"
 	"log/slog"
 	"maps"
 	"os"
@@ -233,7 +234,7 @@ func launchBrowser(ctx context.Context, exe string, output io.Writer, profile st
 	// The browser outlives the caller's request context; Close ends it.
 	base := context.WithoutCancel(ctx)
 	allocCtx, allocCancel := chromedp.NewExecAllocator(base, flags...)
-	var copts []chromedp.ContextOption
+	copts := []chromedp.ContextOption{chromedp.WithErrorf(cdpErrorf)}
 	if cdpDebugf != nil {
 		copts = append(copts, chromedp.WithDebugf(cdpDebugf))
 	}
@@ -288,7 +289,7 @@ func Attach(ctx context.Context, wsURL string, opts Options) (*Provider, error) 
 	}
 	base := context.WithoutCancel(ctx)
 	allocCtx, allocCancel := remote.NewAllocator(base, wsURL)
-	browserCtx, browserCancel := chromedp.NewContext(allocCtx)
+	browserCtx, browserCancel := chromedp.NewContext(allocCtx, chromedp.WithErrorf(cdpErrorf))
 	// The first run starts the browser and binds it to browserCtx: it must
 	// carry no timeout (the allocator bounds the start itself).
 	if err := chromedp.Do(browserCtx); err != nil {
@@ -503,4 +504,15 @@ func removeAll(dir string) error {
 		time.Sleep(50 * time.Millisecond)
 	}
 	return fmt.Errorf("removing %s: %w", dir, err)
+}
+
+// cdpErrorf logs chromedp's errors as chromedp does, but for the detach of
+// a session chromedp did not open: the browser session holds the dedicated
+// workers of guarded tabs (tab/workers.go) in sessions of its own, each of
+// which detaches when its worker ends.
+func cdpErrorf(format string, args ...any) {
+	if format == "executor for %q doesn't exist" {
+		return
+	}
+	log.Printf("ERROR: "+format, args...)
 }

@@ -50,19 +50,17 @@ func (s *Session) startEgress(inst *instance, first *tab.Options) (stop func(), 
 	return func() { p.Close() }, nil
 }
 
-// proxied tells a contained session's tabs that the egress proxy refuses
-// (and counts) WebSockets, so the constructor the page sees is left alone.
-func (s *Session) proxied() {
-	if s.requests.Contain != nil {
-		s.requests.Contain.Proxied = true
-	}
-}
+// proxied tells the session's tabs that the egress proxy checks (and
+// counts) what Fetch does not pause, so the in-page means that stand in for
+// it without a proxy are left out.
+func (s *Session) proxied() { s.requests.Proxied = true }
 
 // tabOptions completes the options of a tab the session opens or adopts.
 func (s *Session) tabOptions(o tab.Options) tab.Options {
 	o.Frames, o.Timings, o.Logs = s.frames, s.timings, s.debugging
 	o.CheckRequest, o.Blocked = s.requests.CheckRequest, s.requests.Blocked
-	o.Contain, o.NoServiceWorkers = s.requests.Contain, s.requests.NoServiceWorkers
+	o.Contain, o.NoServiceWorkers, o.RefusedHosts = s.requests.Contain, s.requests.NoServiceWorkers, s.requests.RefusedHosts
+	o.Proxied = s.requests.Proxied
 	return o
 }
 

@@ -7,6 +7,7 @@ import (
 	"net/http"
 	"net/http/httptest"
 	"net/url"
+	"strings"
 	"sync/atomic"
 	"testing"
 	"time"
@@ -81,5 +82,158 @@ func TestSubresourceToPrivateDestinationRefused(t *testing.T) {
 	}
 	if blocked != 3 {
 		t.Errorf("blocked %d requests, want 3 (image, frame, fetch)", blocked)
+	}
+}
+
+// Without containment, on an attached browser (no egress proxy), the
+// hosted destination rules hold a WebSocket whose host is a private
+// address literal, from the page and from a dedicated worker (held until
+// its guard is in): the constructor throws SecurityError, and the private
+// address (127.0.0.2) accepts not one connection. The worker's fetch there
+// is refused by the request guard and counted; the page and the worker
+// keep working. Shared workers, whose requests nothing here could check,
+// are absent.
+func TestAttachedWorkerWebSocketToPrivateAddressRefused(t *testing.T) {
+	t.Parallel()
+	var conns atomic.Int32
+	l, lerr := net.Listen("tcp", "127.0.0.2:0")
+	if lerr != nil {
+		t.Skipf("no second loopback address: %v", lerr)
+	}
+	srv := httptest.NewUnstartedServer(http.HandlerFunc(func(http.ResponseWriter, *http.Request) {}))
+	srv.Listener.Close()
+	srv.Listener = l
+	srv.Config.ConnState = func(_ net.Conn, s http.ConnState) {
+		if s == http.StateNew {
+			conns.Add(1)
+		}
+	}
+	srv.Start()
+	t.Cleanup(srv.Close)
+	private := srv.URL
+	ws := "ws://" + l.Addr().String()
+	probe := fmt.Sprintf(`let socket; try { new WebSocket(%q); socket = "opened"; } catch (e) { socket = "refused " + e.name; }
+fetch(%q).then(() => "reached", () => "blocked").then((f) => postMessage("socket " + socket + ", fetch " + f));`, ws+"/worker", private+"/worker")
+	base := browsertest.ServeHandler(t, http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		if r.URL.Path == "/worker.js" {
+			w.Header().Set("Content-Type", "text/javascript")
+			fmt.Fprint(w, probe)
+			return
+		}
+		fmt.Fprintf(w, `<title>Status</title><main><h1>Service status</h1><p>Page socket: <span id="sock">?</span></p>
+<p>Worker: <span id="worker">waiting</span></p><p>Shared worker: <span id="shared">?</span></p></main>
+<script>try { new WebSocket(%q); sock.textContent = "opened"; } catch (e) { sock.textContent = "refused " + e.name; }
+new Worker("/worker.js").onmessage = (e) => { worker.textContent = e.data; };
+shared.textContent = typeof SharedWorker === "undefined" ? "absent" : "present";</script>`, ws+"/page")
+	}))
+	page, err := url.Parse(base)
+	if err != nil {
+		t.Fatal(err)
+	}
+	dest := policy.Destinations{DenyPrivate: true}
+	// The page stands for a public one: the check lets its own origin in.
+	check := func(ctx context.Context, u *url.URL) error {
+		if u.Host == page.Host {
+			return nil
+		}
+		return dest.Check(ctx, u)
+	}
+	p, _ := attachOwn(t)
+	ctx := browsertest.Context(t, time.Minute)
+	s, err := p.NewSession(ctx, browser.SessionOptions{Reading: true, Frames: true, Interactions: true, RealPages: true,
+		CheckRequest: check, NoServiceWorkers: true, RefusedHosts: dest.HostRules()})
+	if err != nil {
+		t.Fatal(err)
+	}
+	obs, err := s.Navigate(ctx, base)
+	if err != nil {
+		t.Fatal(err)
+	}
+	blocked := 0
+	for i := 0; ; i++ {
+		if obs.Blocked != nil {
+			for _, o := range obs.Blocked.Origins {
+				if o.Origin == private {
+					blocked += o.Count
+				}
+			}
+		}
+		if !strings.Contains(textOf(obs), "waiting") || i == 50 {
+			break
+		}
+		time.Sleep(200 * time.Millisecond)
+		if obs, err = s.Observe(ctx, observation.Request{}); err != nil {
+			t.Fatal(err)
+		}
+	}
+	for _, want := range []string{"Page socket: refused SecurityError", "Worker: socket refused SecurityError, fetch blocked", "Shared worker: absent"} {
+		if !strings.Contains(textOf(obs), want) {
+			t.Errorf("the page does not say %q:\n%s", want, textOf(obs))
+		}
+	}
+	if n := conns.Load(); n != 0 {
+		t.Fatalf("the private address accepted %d connections", n)
+	}
+	if blocked != 1 {
+		t.Errorf("blocked %d requests towards %s, want 1 (the worker's fetch)", blocked, private)
+	}
+}
+
+// A worker the tab cannot guard is never resumed: with no time to attach
+// to it (FrameAttach of 1 ns), the held worker's script never runs, so its
+// WebSocket to the private address is never made, while the page goes on.
+func TestUnguardedWorkerNeverRuns(t *testing.T) {
+	t.Parallel()
+	var conns atomic.Int32
+	l, lerr := net.Listen("tcp", "127.0.0.2:0")
+	if lerr != nil {
+		t.Skipf("no second loopback address: %v", lerr)
+	}
+	srv := httptest.NewUnstartedServer(http.HandlerFunc(func(http.ResponseWriter, *http.Request) {}))
+	srv.Listener.Close()
+	srv.Listener = l
+	srv.Config.ConnState = func(_ net.Conn, s http.ConnState) {
+		if s == http.StateNew {
+			conns.Add(1)
+		}
+	}
+	srv.Start()
+	t.Cleanup(srv.Close)
+	// Local destination rules allow 127.0.0.2: nothing but the hold keeps
+	// this WebSocket from being made.
+	ws := "ws://" + l.Addr().String()
+	base := browsertest.ServePages(t, map[string]string{
+		"/": `<title>Status</title><main><h1>Service status</h1><p>Page: <span id="page">?</span></p>
+<p>Worker: <span id="worker">waiting</span></p></main>
+<script>new Worker("/worker.js").onmessage = (e) => { worker.textContent = e.data; }; page.textContent = "working";</script>`,
+		"/worker.js": fmt.Sprintf(`postMessage("running"); new WebSocket(%q);`, ws),
+	})
+	tm := DefaultTimings()
+	tm.FrameAttach = time.Nanosecond
+	wsURL, _ := browsertest.DevTools(t)
+	p, err := Attach(context.Background(), wsURL, Options{Timings: &tm})
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { p.Close(context.Background()) })
+	ctx := browsertest.Context(t, time.Minute)
+	s, err := p.NewSession(ctx, browser.SessionOptions{Reading: true, Interactions: true, RealPages: true,
+		CheckRequest: func(context.Context, *url.URL) error { return nil }, RefusedHosts: policy.Destinations{}.HostRules()})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if _, err := s.Navigate(ctx, base); err != nil {
+		t.Fatal(err)
+	}
+	time.Sleep(2 * time.Second) // what a resumed worker would have done by now
+	obs, err := s.Observe(ctx, observation.Request{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if text := textOf(obs); !strings.Contains(text, "Page: working") || !strings.Contains(text, "Worker: waiting") {
+		t.Errorf("want the page working and the worker never run:\n%s", text)
+	}
+	if n := conns.Load(); n != 0 {
+		t.Fatalf("the unguarded worker's WebSocket made %d connections", n)
 	}
 }

@@ -119,7 +119,8 @@ func newSession(ctx context.Context, p *Provider, inst *instance, opts browser.S
 		interactions: opts.Interactions, realPages: opts.RealPages, keptListeners: opts.KeptListeners,
 		readValues: opts.RealPages && opts.ReadValues, debugging: opts.Debugging}
 	if opts.CheckRequest != nil {
-		s.requests = tab.Options{CheckRequest: opts.CheckRequest, Blocked: &observation.BlockedTally{}, NoServiceWorkers: opts.NoServiceWorkers}
+		s.requests = tab.Options{CheckRequest: opts.CheckRequest, Blocked: &observation.BlockedTally{}, NoServiceWorkers: opts.NoServiceWorkers,
+			RefusedHosts: opts.RefusedHosts}
 		if opts.Contain != nil {
 			s.requests.Contain = &tab.Containment{Origins: opts.Contain}
 		}

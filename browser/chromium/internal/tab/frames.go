@@ -4,7 +4,6 @@ import (
 	"context"
 	"encoding/json"
 	"errors"
-	"time"
 
 	"github.com/chromedp/cdproto/cdp"
 	"github.com/chromedp/cdproto/dom"
@@ -110,6 +109,7 @@ func (t *Tab) onFrameEventLocked(s *frameSession, ev any) bool {
 		if ev.TargetInfo.Type == "iframe" && t.withFrames {
 			go t.attachFrame(ev.TargetInfo.TargetID)
 		}
+		t.noteWorkerLocked(ev.TargetInfo)
 		return false
 	case *cdptarget.EventTargetDestroyed:
 		if c, ok := t.frameSessions[ev.TargetID]; ok {
@@ -176,20 +176,7 @@ func (t *Tab) attachFrame(id cdptarget.ID) {
 	}
 	t.frameSessions[id] = s
 	t.mu.Unlock()
-	// The first run binds the target to the context it gets, so it gets
-	// fctx itself; its wait is bounded from outside.
-	attached := make(chan error, 1)
-	go func() { attached <- chromedp.Do(fctx) }()
-	timer := time.NewTimer(t.timings.FrameAttach)
-	defer timer.Stop()
-	var err error
-	select {
-	case err = <-attached:
-	case <-timer.C:
-		cancel()
-		err = <-attached
-	}
-	if err != nil {
+	if err := t.attachWithin(fctx, cancel); err != nil {
 		t.dropFrameSession(id, s)
 		return
 	}
@@ -199,6 +186,10 @@ func (t *Tab) attachFrame(id cdptarget.ID) {
 	t.mu.Lock()
 	s.target = target
 	t.mu.Unlock()
+	if err := t.holdWorkers(ctx, id); err != nil {
+		t.dropFrameSession(id, s)
+		return
+	}
 	if err := t.guardFrameSession(ctx, target); err != nil {
 		t.dropFrameSession(id, s)
 		return

@@ -33,6 +33,7 @@ import (
 	"github.com/veetbot/veetbrowser/errcode"
 	"github.com/veetbot/veetbrowser/internal/chromeflags"
 	"github.com/veetbot/veetbrowser/observation"
+	"github.com/veetbot/veetbrowser/policy"
 )
 
 // Tab is one Chromium page target.
@@ -47,7 +48,9 @@ type Tab struct {
 	checkRequest func(context.Context, *url.URL) error // every request that is not a top-level hop; nil: not paused
 	blocked      *observation.BlockedTally
 	contain      *Containment
-	noWorkers    bool // service worker registration is gone
+	noWorkers    bool   // service worker registration is gone
+	wsGuard      string // the WebSocket constructor guard of its documents and workers (requests.go); "" for none
+	proxied      bool   // Options.Proxied
 	timings      Timings
 
 	mu sync.Mutex
@@ -118,6 +121,15 @@ type Options struct {
 	// away.
 	Contain          *Containment
 	NoServiceWorkers bool
+	// Proxied (with CheckRequest): every connection of the session goes
+	// through its egress proxy, which checks (and counts) what Fetch does
+	// not pause, WebSockets and shared workers included, so the in-page
+	// means that stand in for it where there is no proxy are left out.
+	Proxied bool
+	// RefusedHosts (with CheckRequest) is what CheckRequest refuses of a
+	// host without resolving it: the in-page WebSocket guard holds it where
+	// no egress proxy does (requests.go).
+	RefusedHosts policy.HostRules
 	// HoldPopups (tool version 1.9.0) judges the first request of the
 	// pages the tab opens before it leaves (popups.go).
 	HoldPopups bool
@@ -199,6 +211,11 @@ func start(ctx, parent context.Context, opts Options, copts ...chromedp.ContextO
 		cancel()
 		return nil, errcode.Wrap(errcode.BrowserUnavailable, err, "could not open a browser page")
 	}
+	wsGuard, err := webSocketGuard(opts)
+	if err != nil {
+		cancel()
+		return nil, errcode.Wrap(errcode.BrowserUnavailable, err, "could not prepare the browser page")
+	}
 	t := &Tab{
 		ctx:           tabCtx,
 		cancel:        cancel,
@@ -209,6 +226,8 @@ func start(ctx, parent context.Context, opts Options, copts ...chromedp.ContextO
 		blocked:       opts.Blocked,
 		contain:       opts.Contain,
 		noWorkers:     opts.NoServiceWorkers,
+		wsGuard:       wsGuard,
+		proxied:       opts.Proxied,
 		timings:       opts.Timings,
 		changed:       make(chan struct{}),
 		lifecycle:     make(map[cdp.LoaderID]string),
@@ -234,6 +253,10 @@ func start(ctx, parent context.Context, opts Options, copts ...chromedp.ContextO
 			cancel()
 			return nil, Classify(opening, err, errcode.BrowserUnavailable, "could not prepare the browser page")
 		}
+	}
+	if err := t.holdWorkers(opening, t.target.TargetID); err != nil {
+		cancel()
+		return nil, Classify(opening, err, errcode.BrowserUnavailable, "could not prepare the browser page")
 	}
 	go t.handleDialogs()
 	go t.popupCloser.Run(tabCtx)
