@@ -31,8 +31,8 @@ import (
 // (browser.FindChromium), so that every server drives the same browser.
 const EnvPeers = "VEET_PEERS"
 
-// defaultRounds is how many times each call is timed per server and page
-// when -benchtime is not a count (Nx).
+// defaultRounds is a batch's rounds (each call timed once per server and
+// page) when -benchtime is not a count (Nx).
 const defaultRounds = 10
 
 // callTimeout bounds one tool call.
@@ -202,7 +202,8 @@ func servePages(b *testing.B) []page {
 	return pages
 }
 
-// rounds is the count -benchtime gives (Nx), else defaultRounds.
+// rounds is a batch's rounds: the count -benchtime gives (Nx), else
+// defaultRounds.
 func rounds() int {
 	if f := flag.Lookup("test.benchtime"); f != nil {
 		if n, err := strconv.Atoi(strings.TrimSuffix(f.Value.String(), "x")); err == nil && strings.HasSuffix(f.Value.String(), "x") {
