@@ -2,13 +2,13 @@ package veetbrowser_test
 
 import (
 	"context"
-	"net/http"
 	"strings"
 	"sync"
 	"testing"
 	"time"
 
 	"github.com/veetbot/veetbrowser"
+	"github.com/veetbot/veetbrowser/internal/benchpages"
 	"github.com/veetbot/veetbrowser/internal/browsertest"
 	"github.com/veetbot/veetbrowser/store"
 	"github.com/veetbot/veetbrowser/store/storespec"
@@ -43,19 +43,6 @@ func (s *navStore) Record(ctx context.Context, c store.Call) (int64, error) {
 	return s.Store.Record(ctx, c)
 }
 
-// navArticle is a small page as an agent meets them: a header with a menu,
-// an article, a sidebar, a comment form and a footer.
-const navArticle = `<!doctype html><title>Field notes</title>
-<header><nav><a href="/">Home</a> <a href="/topics">Topics</a> <a href="/about">About</a>
-<input type=search placeholder="Search" aria-label="Search"></nav></header>
-<main><article><h1>Field notes from the ridge</h1><p class=byline>By A. Walker</p>` +
-	`<p>The trail climbs through larch and granite before the ridge opens up.</p>` +
-	`<p>We set out before dawn and reached the saddle by nine.</p>` +
-	`<h2>Comments</h2><form action=/comment method=post><label>Name <input name=n></label>` +
-	`<label>Comment <textarea name=c></textarea></label><button>Post comment</button></form></article>
-<aside><h2>Related</h2><ul><li><a href="/a">Larch season</a><li><a href="/b">Granite country</a></ul></aside></main>
-<footer><a href="/privacy">Privacy</a> <a href="/terms">Terms</a></footer>`
-
 // BenchmarkNavigate navigates to a small page and returns its first view,
 // recorded in a SQLite store: a plain page, one that reaches it through a
 // meta refresh, one through an HTTP Refresh header, and one through a
@@ -63,20 +50,8 @@ const navArticle = `<!doctype html><title>Field notes</title>
 // reports the call's median and each store write on its path (the
 // navigation's intent and completion).
 func BenchmarkNavigate(b *testing.B) {
-	pages := map[string]string{
-		"/plain":  navArticle,
-		"/meta":   `<!doctype html><meta http-equiv=refresh content="0;url=/plain"><title>Moved</title><p>This page has moved.</p>`,
-		"/header": `<!doctype html><title>Moved</title><p>This page has moved.</p>`,
-		"/script": `<!doctype html><title>Moved</title><p>Taking you there…</p><script>addEventListener("load", () => location.replace("/plain"))</script>`,
-	}
-	base := browsertest.ServeHandler(b, http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
-		if r.URL.Path == "/header" {
-			w.Header().Set("Refresh", "0; url=/plain")
-		}
-		w.Header().Set("Content-Type", "text/html; charset=utf-8")
-		w.Write([]byte(pages[r.URL.Path]))
-	}))
-	for _, page := range []string{"plain", "meta", "header", "script"} {
+	base := benchpages.ServeNavigation(b)
+	for _, page := range benchpages.Navigation {
 		b.Run(page, func(b *testing.B) {
 			s, timed := timedSession(b)
 			ctx := context.Background()
@@ -125,7 +100,7 @@ func timedSession(b *testing.B) (*veetbrowser.Session, *navStore) {
 // record) and of an act (an intent before the click is dispatched, and its
 // completion) on the small page, with the SQLite store.
 func BenchmarkCallWrites(b *testing.B) {
-	base := browsertest.Serve(b, navArticle+
+	base := browsertest.Serve(b, benchpages.Article+
 		`<button aria-pressed=false onclick="this.ariaPressed = this.ariaPressed !== 'true'">Like</button>`)
 	for _, call := range []string{"observe", "act"} {
 		b.Run(call, func(b *testing.B) {
