@@ -44,7 +44,7 @@ type reader struct {
 	regions []Region
 	ctl     records
 	reg     records
-	tsize   []int // JSON size of each text part
+	tsize   []int // JSON size of each text part; 0 until partSize encodes it
 
 	parts       []int // text parts shown whole
 	partsPassed int
@@ -94,9 +94,6 @@ func newReader(a *admission) *reader {
 		r.reg.sizes[i] = size(r.regions[i])
 	}
 	r.frames = newFrameView(a.obs, a.opts.Frames)
-	for i, t := range a.text {
-		r.tsize[i] = size(t)
-	}
 	return r
 }
 
@@ -324,10 +321,19 @@ func (r *reader) arrays(frames []bool, extra string, extraFrame int) int {
 	if n > 0 {
 		total += len(`,"text":[]`) + n - 1
 		for _, i := range r.parts {
-			total += r.tsize[i]
+			total += r.partSize(i)
 		}
 	}
 	return total
+}
+
+// partSize is the JSON size of text part i, encoded when first asked: a
+// view shows few of a long page's parts.
+func (r *reader) partSize(i int) int {
+	if r.tsize[i] == 0 { // a JSON string has at least its quotes
+		r.tsize[i] = size(r.a.text[i])
+	}
+	return r.tsize[i]
 }
 
 // header is the view without its controls, regions, text and frames
