@@ -378,9 +378,11 @@ type admission struct {
 }
 
 func (a *admission) addControls(limit int) {
+	bound := a.controlsBound(a.v)
 	for a.passed < len(a.controls) && len(a.shown) < limit && !a.stopped {
 		c := a.controls[a.passed]
-		if a.fits(a.v, a.passed+1, c.Ref, a.ctrlBytes+a.encoded[a.passed], len(a.shown)+1) {
+		ctrlBytes, n := a.ctrlBytes+a.encoded[a.passed], len(a.shown)+1
+		if bound+ctrlBytes+n-1 <= a.budget || a.fits(a.v, a.passed+1, c.Ref, ctrlBytes, n) {
 			a.shown = append(a.shown, c)
 			a.ctrlBytes += a.encoded[a.passed]
 			a.passed++
@@ -400,7 +402,32 @@ func (a *admission) addControls(limit int) {
 		a.v = try
 		a.passed++
 		a.lastRef = c.Ref
+		bound = a.controlsBound(a.v)
 	}
+}
+
+// controlsBound is the size fits counts for v without its controls, with
+// every field that passing controls changes at its widest: every control
+// omitted, the longest continuation (a cursor as long as the longest ref
+// or cursor) and next element offset. Passing controls never makes the
+// view larger than this plus the controls' bytes and commas, so a control
+// that fits under it fits.
+func (a *admission) controlsBound(v View) int {
+	v.ControlsOmitted = len(a.controls)
+	if a.opts.Coverage {
+		v.Next = &Next{Cursor: longestRef(a.obs)}
+	}
+	if a.opts.Offsets {
+		next := a.opts.ElementOffset + len(a.controls)
+		v.NextElementOffset = &next
+	}
+	v.Controls = nil
+	v.RegionsOmitted = len(a.obs.Regions)
+	v.TextOmitted = len(a.text)
+	if a.opts.Offsets && len(a.text) > 0 {
+		v.NextTextOffset = v.TextCount
+	}
+	return size(v) - len("null") + len("[]")
 }
 
 // fits reports whether v, with n controls of ctrlBytes encoded bytes and
