@@ -74,10 +74,13 @@ func completeCoverage(obs *observation.Observation) bool {
 func (r *reader) whole() ([]byte, bool) {
 	a := r.a
 	total := 0
-	for _, sizes := range [][]int{a.encoded, r.tsize, r.frames.sizes} {
+	for _, sizes := range [][]int{a.encoded, r.frames.sizes} {
 		for _, n := range sizes {
 			total += n
 		}
+	}
+	for i := 0; i < len(a.text) && total <= a.budget; i++ {
+		total += r.partSize(i)
 	}
 	if total > a.budget {
 		return nil, false // a cheap bound: the records alone do not fit

@@ -378,9 +378,11 @@ type admission struct {
 }
 
 func (a *admission) addControls(limit int) {
+	bound := a.controlsBound(a.v)
 	for a.passed < len(a.controls) && len(a.shown) < limit && !a.stopped {
 		c := a.controls[a.passed]
-		if a.fits(a.v, a.passed+1, c.Ref, a.ctrlBytes+a.encoded[a.passed], len(a.shown)+1) {
+		ctrlBytes, n := a.ctrlBytes+a.encoded[a.passed], len(a.shown)+1
+		if bound+ctrlBytes+n-1 <= a.budget || a.fits(a.v, a.passed+1, c.Ref, ctrlBytes, n) {
 			a.shown = append(a.shown, c)
 			a.ctrlBytes += a.encoded[a.passed]
 			a.passed++
@@ -400,7 +402,32 @@ func (a *admission) addControls(limit int) {
 		a.v = try
 		a.passed++
 		a.lastRef = c.Ref
+		bound = a.controlsBound(a.v)
 	}
+}
+
+// controlsBound is the size fits counts for v without its controls, with
+// every field that passing controls changes at its widest: every control
+// omitted, the longest continuation (a cursor as long as the longest ref
+// or cursor) and next element offset. Passing controls never makes the
+// view larger than this plus the controls' bytes and commas, so a control
+// that fits under it fits.
+func (a *admission) controlsBound(v View) int {
+	v.ControlsOmitted = len(a.controls)
+	if a.opts.Coverage {
+		v.Next = &Next{Cursor: longestRef(a.obs)}
+	}
+	if a.opts.Offsets {
+		next := a.opts.ElementOffset + len(a.controls)
+		v.NextElementOffset = &next
+	}
+	v.Controls = nil
+	v.RegionsOmitted = len(a.obs.Regions)
+	v.TextOmitted = len(a.text)
+	if a.opts.Offsets && len(a.text) > 0 {
+		v.NextTextOffset = v.TextCount
+	}
+	return size(v) - len("null") + len("[]")
 }
 
 // fits reports whether v, with n controls of ctrlBytes encoded bytes and
@@ -445,16 +472,57 @@ func (a *admission) addRegions(v View) View {
 	if a.opts.Offsets && len(a.text) > 0 {
 		v.NextTextOffset = v.TextCount
 	}
+	bound := a.restBound(v, true)
+	regionBytes := 0
 	for _, g := range all {
+		r := modelRegion(g, a.opts.Compact)
+		n := size(r)
 		try := v
-		try.Regions = append(append([]Region(nil), v.Regions...), modelRegion(g, a.opts.Compact))
+		try.Regions = append(append([]Region(nil), v.Regions...), r)
 		try.RegionsOmitted--
-		if size(try) > a.budget {
+		if !a.within(try, bound+listBytes("regions", len(try.Regions), regionBytes+n)) {
 			break
 		}
 		v = try
+		regionBytes += n
 	}
 	return v
+}
+
+// restBound is the size of v, whose controls are final, without its
+// arrays of controls and text (nor of regions, when they are still to
+// come), with every field that admitting regions and text changes at its
+// widest: every count as if nothing were shown, the text cut, the widest
+// next text offset. Admitting them never makes v larger than this plus its
+// arrays.
+func (a *admission) restBound(v View, regionsToCome bool) int {
+	v.Controls, v.Text = nil, nil
+	if regionsToCome {
+		v.Regions, v.RegionsOmitted = nil, len(a.obs.Regions)
+	}
+	v.TextOmitted, v.TextTruncated = len(a.text), true
+	if a.opts.Offsets && len(a.text) > 0 {
+		v.NextTextOffset = v.TextCount
+	}
+	return size(v) - len("null") + len("[]")
+}
+
+// within reports whether v, whose controls are the ones shown, fits the
+// budget, as size(v) would: bound is its size by restBound plus the arrays
+// restBound left out. Only a view the bound does not clear is encoded, so
+// a region or text part admitted far from the budget costs no encoding of
+// the view.
+func (a *admission) within(v View, bound int) bool {
+	return bound+a.ctrlBytes+max(len(v.Controls)-1, 0) <= a.budget || size(v) <= a.budget
+}
+
+// listBytes is the size of an array of n records of bytes encoded bytes in
+// all, with its key and the comma before it; 0 when empty (omitted).
+func listBytes(key string, n, bytes int) int {
+	if n == 0 {
+		return 0
+	}
+	return len(`,"":[]`) + len(key) + n - 1 + bytes
 }
 
 // addText admits prose last: whole parts in order, then as much of the next
@@ -476,14 +544,17 @@ func (a *admission) addText(v View) View {
 	if v.RegionsOmitted > 0 {
 		return v // region evidence comes before prose
 	}
-	shownRunes := 0
+	bound := a.restBound(v, false)
+	shownRunes, textBytes := 0, 0
 	for _, part := range a.text {
+		n := size(part)
 		try := v
 		try.Text = append(append([]string(nil), v.Text...), part)
 		try.TextOmitted--
-		if try = nextText(try, shownRunes+utf8.RuneCountInString(part)); size(try) <= a.budget {
+		if try = nextText(try, shownRunes+utf8.RuneCountInString(part)); a.within(try, bound+listBytes("text", len(try.Text), textBytes+n)) {
 			v = try
 			shownRunes += utf8.RuneCountInString(part)
+			textBytes += n
 			continue
 		}
 		try.Text[len(try.Text)-1] = ""

@@ -32,13 +32,19 @@ var streamCursor = observation.NextKey{Revision: 1 << 62}.MintStreams(observatio
 	Region: observation.RegionScanNodes, Text: observation.TextBytes, TextUnits: observation.TextUnits,
 })
 
+// widestNext is a continuation no view's is longer than: every field at
+// its widest (-1 is minted as the largest uint64, ten varint bytes), the
+// focus included.
+var widestNext = &Next{Cursor: observation.NextKey{Revision: 1<<64 - 1}.MintStreams(observation.Streams{
+	Controls: 1<<64 - 1, Control: -1, Region: -2, Text: -2, TextUnits: -1, Focus: 1<<64 - 1})}
+
 // reader is the state of one reading admission.
 type reader struct {
 	a       *admission
 	regions []Region
 	ctl     records
 	reg     records
-	tsize   []int // JSON size of each text part
+	tsize   []int // JSON size of each text part; 0 until partSize encodes it
 
 	parts       []int // text parts shown whole
 	partsPassed int
@@ -47,6 +53,10 @@ type reader struct {
 	textDone    bool
 
 	frames frameView // 1.7.0 (frames.go)
+
+	// bound is the size of the header at its widest (widestHeader); 0
+	// when not known since the view's fixed part or a skip list changed.
+	bound int
 }
 
 func (a *admission) reading() ([]byte, error) {
@@ -84,9 +94,6 @@ func newReader(a *admission) *reader {
 		r.reg.sizes[i] = size(r.regions[i])
 	}
 	r.frames = newFrameView(a.obs, a.opts.Frames)
-	for i, t := range a.text {
-		r.tsize[i] = size(t)
-	}
 	return r
 }
 
@@ -124,6 +131,7 @@ func (r *reader) admit() ([]byte, error) {
 	if a.v = contextOf(a.v, a.obs); r.size() > a.budget {
 		a.v = plain
 	}
+	r.bound = 0 // the header's fixed part changed
 
 	// 3. and 4. The reservations, then each stream in order.
 	room := a.budget - r.size()
@@ -183,7 +191,7 @@ func (r *reader) pass(s *records, limit, most int, oversized func(int) bool) {
 		i := s.passed
 		s.shown = append(s.shown, i)
 		s.passed++
-		if r.size() <= limit {
+		if r.within(limit) {
 			continue
 		}
 		s.shown = s.shown[:len(s.shown)-1]
@@ -193,6 +201,7 @@ func (r *reader) pass(s *records, limit, most int, oversized func(int) bool) {
 		}
 		s.skips = append(s.skips, Skipped{Ref: s.ref(i), Reason: "oversized"})
 		s.passed++
+		r.bound = 0 // the header holds the skips
 		if r.size() > limit {
 			s.skips = s.skips[:len(s.skips)-1]
 			s.passed--
@@ -207,7 +216,7 @@ func (r *reader) addText() {
 	for !r.textDone && r.partsPassed < len(r.a.text) {
 		r.parts = append(r.parts, r.partsPassed)
 		r.partsPassed++
-		if r.size() <= r.a.budget {
+		if r.within(r.a.budget) {
 			continue
 		}
 		r.parts = r.parts[:len(r.parts)-1]
@@ -240,6 +249,21 @@ func (r *reader) cutPart(part string) {
 // size is the exact size of the view as it stands.
 func (r *reader) size() int { return r.sizeWith("", 0) }
 
+// within reports whether the view as it stands is at most limit bytes, as
+// size would. It asks the bound first: the header at its widest, encoded
+// once, plus the arrays, which need no encoding; only a view the bound
+// does not clear is sized exactly. So a record passed far from the limit
+// costs no encoding of the header.
+func (r *reader) within(limit int) bool {
+	if r.bound == 0 {
+		r.bound = r.widestHeader()
+	}
+	if r.bound+r.arrays(r.shownFrames(0), "", 0) <= limit {
+		return true
+	}
+	return r.size() <= limit
+}
+
 // sizeWith is the size of the view with one more text part, extra, already
 // JSON-encoded, in frame extraFrame, after the shown ones (none when extra
 // is "").
@@ -247,8 +271,32 @@ func (r *reader) sizeWith(extra string, extraFrame int) int {
 	frames := r.shownFrames(extraFrame)
 	v := r.header(frames)
 	v.Controls, v.Regions, v.Text = nil, nil, nil
-	total := size(v) - len("null") + len("[]")
-	total += r.framesSize(frames) + textFramesSize(r.shownTextFrames(extra, extraFrame))
+	return size(v) - len("null") + len("[]") + r.arrays(frames, extra, extraFrame)
+}
+
+// widestHeader is the size sizeWith counts for the header with every
+// field the records shown change at its widest: every count as if
+// nothing were shown, the text cut, the widest continuation. The header
+// with any records shown is no larger.
+func (r *reader) widestHeader() int {
+	a := r.a
+	v := a.v
+	if n := len(r.frames.records) + r.frames.omitted; n > 0 {
+		v.FramesOmitted = n
+	}
+	v.ControlsOmitted, v.Skipped = len(a.controls), r.ctl.skips
+	v.RegionsOmitted, v.RegionsSkipped = len(r.regions), r.reg.skips
+	v.TextOmitted, v.TextTruncated = len(a.text), true
+	v.Next = widestNext
+	v.Controls, v.Regions, v.Text = nil, nil, nil
+	return size(v) - len("null") + len("[]")
+}
+
+// arrays is the size of the view's arrays, each with its key and comma:
+// the frames shown, the text parts' frames, the controls, regions and text
+// parts shown, and extra as sizeWith has it.
+func (r *reader) arrays(frames []bool, extra string, extraFrame int) int {
+	total := r.framesSize(frames) + textFramesSize(r.shownTextFrames(extra, extraFrame))
 	for k, i := range r.ctl.shown {
 		total += r.ctl.sizes[i]
 		if k > 0 {
@@ -273,10 +321,19 @@ func (r *reader) sizeWith(extra string, extraFrame int) int {
 	if n > 0 {
 		total += len(`,"text":[]`) + n - 1
 		for _, i := range r.parts {
-			total += r.tsize[i]
+			total += r.partSize(i)
 		}
 	}
 	return total
+}
+
+// partSize is the JSON size of text part i, encoded when first asked: a
+// view shows few of a long page's parts.
+func (r *reader) partSize(i int) int {
+	if r.tsize[i] == 0 { // a JSON string has at least its quotes
+		r.tsize[i] = size(r.a.text[i])
+	}
+	return r.tsize[i]
 }
 
 // header is the view without its controls, regions, text and frames
