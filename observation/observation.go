@@ -33,6 +33,10 @@ const (
 	// GeneratedScan bounds the characters of a ::before or ::after content
 	// value parsed for a name.
 	GeneratedScan = 16 * (MaxNameUnits + 1)
+	// PseudoRuleScan bounds the style rules an observation reads to learn
+	// whether any can give an element ::before or ::after content; past it,
+	// every name reads them as if one could.
+	PseudoRuleScan = 8192
 )
 
 // Bounds of the page's identity, in UTF-16 units.

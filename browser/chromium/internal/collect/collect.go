@@ -59,6 +59,7 @@ var bounds = []named{
 	{"NameNodes", observation.NameNodes},
 	{"MaxLabelIDs", observation.MaxLabelIDs},
 	{"GeneratedScan", observation.GeneratedScan},
+	{"PseudoRuleScan", observation.PseudoRuleScan},
 	{"MaxTitleUnits", observation.MaxTitleUnits},
 	{"MaxURLUnits", observation.MaxURLUnits},
 	{"MaxRegions", observation.MaxRegions},

@@ -494,6 +494,11 @@ func TestPreludeInPage(t *testing.T) {
 var unitCases = []string{
 	`""`,
 	`"plain ASCII text"`,
+	// Every printable ASCII character JSON does not escape, which the
+	// page costs without a walk, and plain text with one that it must walk.
+	`" !#$%&'()*+,-./0123456789:;<=>?@ABCDEFGHIJKLMNOPQRSTUVWXYZ[]^_\u0060abcdefghijklmnopqrstuvwxyz{|}~"`,
+	`"plain ASCII text, then é"`,
+	`"plain ASCII text, then \u007f"`,
 	`"quote \" backslash \\ slash / done"`,
 	`"tab\tnewline\ncr\rformfeed\fbackspace\b"`,
 	`"\u0000\u0001\u001f\u007f controls"`,

@@ -107,15 +107,18 @@ function textAlternative(root, how, skip, budget = nameBudget()) {
     const title = whole || invisible ? '' : n.getAttribute('title');
     if (title && title.trim()) stack.push({text: title, spaced: true, unless: solid});
     // Reading ::before and ::after makes the engine resolve their style,
-    // dearer than a node: each read counts as a visit.
+    // dearer than a node: each read counts as a visit, also where no rule
+    // can give them content and they are not read, so that a name stops
+    // at the same node either way.
     const pseudo = rendered && n.namespaceURI === HTML_NS && budget.visits + 2 <= B.NameNodes;
     if (pseudo) budget.visits += 2;
-    const after = pseudo ? generatedText(n, '::after') : null;
+    const generated = pseudo && generatesContent(n);
+    const after = generated ? generatedText(n, '::after') : null;
     if (after) stack.push(after);
     const kids = flatChildren(n, B.NameNodes - budget.visits);
     budget.visits += kids.visits;
     for (let i = kids.nodes.length - 1; i >= 0; i--) stack.push({n: kids.nodes[i], f: inner});
-    const before = pseudo ? generatedText(n, '::before') : null;
+    const before = generated ? generatedText(n, '::before') : null;
     if (before) stack.push(before);
   }
   return clean(parts.join(''));

@@ -11,6 +11,7 @@ function observe(p) {
   rects = new Map();
   attrs = new Map();
   shown = new Set();
+  pseudoRules = null;
   try {
     return collectAll(p);
   } finally {
@@ -18,6 +19,7 @@ function observe(p) {
     rects = null;
     attrs = null;
     shown = null;
+    pseudoRules = null;
   }
 }
 

@@ -37,7 +37,12 @@ function charCost(s, i) {
   return [3, 1];
 }
 
+// PLAIN is text of printable ASCII that JSON escapes none of: one byte a
+// unit, what most parts are, costed without a walk.
+const PLAIN = /^[\x20\x21\x23-\x5b\x5d-\x7e]*$/;
+
 function partCost(s) {
+  if (PLAIN.test(s)) return B.TextPartOverhead + s.length;
   let n = B.TextPartOverhead;
   for (let i = 0; i < s.length;) {
     const [w, step] = charCost(s, i);

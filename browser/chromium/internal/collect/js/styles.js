@@ -131,3 +131,50 @@ function checkedVisible(el) {
 function shownBox(el) {
   return shown !== null && shown.has(el);
 }
+
+// pseudoRules says, for one observation like styles, whether the document's
+// style sheets hold a rule that can give a ::before or ::after content (null
+// until a name asks). Without one, no element of the document has content a
+// name reads there (the browser's own sheet gives only quotes, which names
+// do not read), and a name need not resolve its elements' pseudo-element
+// styles, once most of a name's cost.
+let pseudoRules = null;
+
+// generatesContent: el may have ::before or ::after content a name reads.
+// Outside an observation, and for an element a shadow tree's sheets may
+// style (its content, a host, a slotted node, a custom element, whose
+// closed root no one sees), the answer is yes: its pseudo-elements are read.
+function generatesContent(el) {
+  if (styles === null) return true;
+  if (pseudoRules === null) pseudoRules = pseudoRuleIn(document);
+  return pseudoRules || el.shadowRoot !== null || el.assignedSlot !== null || el.localName.includes('-') || el.getRootNode() !== document;
+}
+
+// PSEUDO_SELECTOR finds ::before or ::after in a serialized selector (which
+// spells the legacy :before as ::before, and unescapes).
+const PSEUDO_SELECTOR = /:(?:before|after)\b/i;
+
+// pseudoRuleIn: a style sheet of doc, or one it imports, has a rule whose
+// selector names ::before or ::after, at any depth of grouping (@media,
+// @supports, @layer, nesting). A sheet whose rules cannot be read (another
+// origin's) and a scan past B.PseudoRuleScan rules count as having one.
+function pseudoRuleIn(doc) {
+  const lists = [...doc.styleSheets, ...doc.adoptedStyleSheets];
+  let read = 0;
+  while (lists.length) {
+    let rules;
+    try {
+      rules = lists.pop().cssRules;
+    } catch {
+      return true;
+    }
+    for (let i = 0; i < rules.length; i++) {
+      if (++read > B.PseudoRuleScan) return true;
+      const r = rules[i];
+      if (r.selectorText !== undefined && PSEUDO_SELECTOR.test(r.selectorText)) return true;
+      if (r.cssRules && r.cssRules.length) lists.push(r);
+      if (r.styleSheet) lists.push(r.styleSheet);
+    }
+  }
+  return false;
+}
