@@ -378,10 +378,8 @@ func (s *Session) arm(ctx context.Context, req collect.ArmRequest) error {
 // never reached the page; input it did not see confirmed on the control
 // (a frame took it, say) may have gone elsewhere, when confirm asks for it.
 func (s *Session) disarm(ctx context.Context, confirm bool) error {
-	dctx, stop := s.tab.UntilNavigating(ctx)
-	defer stop()
-	raw, err := s.eval(dctx, collect.Disarm())
-	if err != nil {
+	raw, navigating, err := s.evalUnlessNavigating(ctx, collect.Disarm())
+	if navigating || err != nil {
 		// The input navigated away or opened a dialog: it was delivered.
 		return nil
 	}
@@ -398,6 +396,21 @@ func (s *Session) disarm(ctx context.Context, confirm bool) error {
 		return errcode.New(errcode.ActionUncertain, "the input could not be confirmed on the control; observe before trying again")
 	}
 	return nil
+}
+
+// evalUnlessNavigating runs expr, a check right after input, unless a
+// main-frame navigation is on its way (navigating): DevTools would hold
+// the check behind it until its document commits, which a server that
+// holds its answer never lets happen (tab.UntilNavigating). The input
+// started that navigation, so it was delivered; Settle reports it.
+func (s *Session) evalUnlessNavigating(ctx context.Context, expr string) (raw []byte, navigating bool, err error) {
+	nctx, stop := s.tab.UntilNavigating(ctx)
+	defer stop()
+	raw, err = s.eval(nctx, expr)
+	if err != nil && nctx.Err() != nil && ctx.Err() == nil {
+		return nil, true, nil
+	}
+	return raw, false, err
 }
 
 // refused is a step that the page refused before any effect.

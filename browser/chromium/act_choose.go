@@ -135,7 +135,16 @@ func (s *Session) chooseSeveral(octx context.Context, ct collect.Target, a brows
 			return err
 		}
 	}
-	ok, err := collectIn(octx, s.eval, collect.ChoicesAre(ct), collect.DecodeVerdict, "the choices could not be checked")
+	// A choice whose change handler navigates was delivered: the check
+	// does not wait behind that navigation (selectedStep).
+	raw, navigating, err := s.evalUnlessNavigating(octx, collect.ChoicesAre(ct))
+	if navigating {
+		return nil
+	}
+	ok := false
+	if err == nil {
+		ok, err = collect.DecodeVerdict(raw)
+	}
 	if err != nil || !ok {
 		return errcode.New(errcode.ActionUncertain, "the chosen options could not be confirmed as the ones asked for; observe before trying again")
 	}

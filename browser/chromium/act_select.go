@@ -48,9 +48,14 @@ func (s *Session) selectSteps(octx context.Context, tgt cdp.Session, option coll
 }
 
 // selectedStep verifies, after the keys, that option is the one chosen.
+// A choice whose change handler navigates was delivered: the check does
+// not wait behind that navigation, as the input guard's does not.
 func (s *Session) selectedStep(octx context.Context, option collect.OptionRequest) func() error {
 	return func() error {
-		raw, err := s.eval(octx, collect.SelectedIs(option))
+		raw, navigating, err := s.evalUnlessNavigating(octx, collect.SelectedIs(option))
+		if navigating {
+			return nil
+		}
 		chosen := false
 		if err == nil {
 			chosen, err = collect.DecodeSelectedIs(raw)

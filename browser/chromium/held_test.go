@@ -24,7 +24,9 @@ import (
 
 // bankPage is an online bank's statements page: a header menu, a table of
 // statements whose links the server holds, an export of notes it holds
-// after a few bytes, and a transfer form that posts to a held endpoint.
+// after a few bytes, a transfer form that posts to a held endpoint, and
+// settings whose change handlers (a list, a checkbox, a drop) navigate to
+// a held page.
 const bankPage = `<title>Statements · Northbank</title>
 <style>body{font:14px sans-serif;margin:0} header,footer{background:#eef;padding:8px} main{padding:1em}</style>
 <header><nav aria-label="Main"><a href="/fine">Accounts</a> · <a href="/fine">Cards</a> · <a href="/fine">Help</a></nav></header>
@@ -35,6 +37,12 @@ const bankPage = `<title>Statements · Northbank</title>
 <tr><td>Notes</td><td><a href="/notes">Export notes</a></td></tr></table>
 <form method=post action="/transfer"><h2>Transfer</h2><label>Amount <input name=amount value=10></label>
 <button>Send transfer</button></form>
+<h2>Settings</h2>
+<label>Statement month <select onchange="location.href = '/held'"><option>March</option><option>April</option></select></label>
+<label>Statement formats <select multiple onchange="location.href = '/held'"><option>PDF</option><option>CSV</option></select></label>
+<label><input type=checkbox onchange="location.href = '/held'"> Paperless statements</label>
+<div draggable=true role=button tabindex=0>Card to freeze</div>
+<div role=button tabindex=0 ondragover="event.preventDefault()" ondrop="event.preventDefault(); location.href = '/held'">Freeze zone</div>
 <p id=limit>Card limit hidden</p><button onclick="document.getElementById('limit').textContent = 'Card limit €2,000'">Show card limit</button></main>
 <footer>© Northbank · <a href="/fine">Privacy</a></footer>`
 
@@ -81,26 +89,42 @@ func heldSite(t *testing.T) (base string, arrived chan string) {
 	return base, arrived
 }
 
-// TestActionOnAHeldServerReturns: a click on a link, and a form's submit
-// button, whose server holds its answer, in every way above.
+// TestActionOnAHeldServerReturns: every action that can start a
+// navigation, whose server holds its answer: a click on a link and on a
+// form's submit button in every way above, and, in a 1.9.0 session, the
+// page-changing input of the other actions (a choice, a checkbox and a
+// drop whose handlers navigate; typing with submit and Enter in a form).
 func TestActionOnAHeldServerReturns(t *testing.T) {
 	t.Parallel()
+	click := browser.Action{Kind: browser.ActClick}
 	for _, c := range []struct {
-		name, control, path string
-		stays               bool // the page stays: no document committed
+		name, control, to, path string
+		act                     browser.Action // its Ref (and To) are control's (and to's)
+		realPages               bool           // a 1.9.0 session, with interactions
+		stays                   bool           // the page stays: no document committed
 	}{
-		{"never answers", "Open March statement", "/held", true},
+		{name: "never answers", control: "Open March statement", path: "/held", act: click, stays: true},
 		// The browser commits the document at its headers: the page is
 		// that document, still loading.
-		{"headers then nothing", "Open April statement", "/headers", false},
-		{"text/plain download under 1 KiB held", "Export notes", "/notes", true},
-		{"form post never answered", "Send transfer", "/transfer", true},
+		{name: "headers then nothing", control: "Open April statement", path: "/headers", act: click},
+		{name: "text/plain download under 1 KiB held", control: "Export notes", path: "/notes", act: click, stays: true},
+		{name: "form post never answered", control: "Send transfer", path: "/transfer", act: click, stays: true},
+		{name: "select whose change navigates", control: "Statement month", path: "/held", act: browser.Action{Kind: browser.ActSelect, Option: "April"}, realPages: true, stays: true},
+		{name: "choose in a list whose change navigates", control: "Statement formats", path: "/held", act: browser.Action{Kind: browser.ActSelect, Options: []string{"CSV"}}, realPages: true, stays: true},
+		{name: "check whose change navigates", control: "Paperless statements", path: "/held", act: browser.Action{Kind: browser.ActCheck}, realPages: true, stays: true},
+		{name: "type with submit", control: "Amount", path: "/transfer", act: browser.Action{Kind: browser.ActType, Text: "20", Submit: true}, realPages: true, stays: true},
+		{name: "press Enter in a form", control: "Amount", path: "/transfer", act: browser.Action{Kind: browser.ActPress, Key: "Enter"}, realPages: true, stays: true},
+		{name: "drop whose handler navigates", control: "Card to freeze", to: "Freeze zone", path: "/held", act: browser.Action{Kind: browser.ActDrag}, realPages: true, stays: true},
 	} {
 		t.Run(c.name, func(t *testing.T) {
 			t.Parallel()
 			base, arrived := heldSite(t)
 			ctx := browsertest.Context(t, time.Minute)
-			bs, err := shared.Get(t).NewSession(ctx, browser.SessionOptions{Downloads: &browser.DownloadOptions{Dir: t.TempDir()}})
+			opts := browser.SessionOptions{Downloads: &browser.DownloadOptions{Dir: t.TempDir()}}
+			if c.realPages {
+				opts.Reading, opts.Frames, opts.Interactions, opts.RealPages = true, true, true, true
+			}
+			bs, err := shared.Get(t).NewSession(ctx, opts)
 			if err != nil {
 				t.Fatal(err)
 			}
@@ -110,17 +134,28 @@ func TestActionOnAHeldServerReturns(t *testing.T) {
 			if err != nil {
 				t.Fatal(err)
 			}
-			// A liveness bound: the action waits SettleLoad for the
-			// document, then stops the navigation; before, the guard lost
-			// the page after about 47 s.
-			bound := DefaultTimings().SettleLoad + 10*time.Second
-			actx := browsertest.Context(t, bound)
+			// The action waits SettleLoad for the document, then stops the
+			// navigation, and no check of its waits behind it: it returns
+			// before NavigateBound, where a call held behind the navigation
+			// would stop it instead (before, the guard lost the page after
+			// about 47 s, and a choice's check waited out NavigateBound).
+			tm := DefaultTimings()
+			bound := tm.NavigateBound
+			actx := browsertest.Context(t, bound+10*time.Second) // a liveness bound
 			start := time.Now()
-			res, err := s.Act(actx, browser.Action{Kind: browser.ActClick, Ref: find(t, obs, c.control).Ref}, allowAll)
+			a := c.act
+			a.Ref = find(t, obs, c.control).Ref
+			if c.to != "" {
+				a.To = find(t, obs, c.to).Ref
+			}
+			res, err := s.Act(actx, a, allowAll)
 			took := time.Since(start)
 			t.Logf("%s: %v after %v", c.name, err, took.Round(100*time.Millisecond))
 			if err != nil {
 				t.Fatalf("the action on a held server: %v", err)
+			}
+			if took >= bound {
+				t.Fatalf("the action on a held server returned after %v, not before NavigateBound %v", took, bound)
 			}
 			select {
 			case got := <-arrived:

@@ -43,6 +43,9 @@ type frame struct {
 	worldID runtime.ExecutionContextID
 	url     string
 	origin  string
+	// navigatedIn: the session whose frameNavigated event set url and
+	// origin; a frame tree read from that session earlier is older.
+	navigatedIn *frameSession
 	// named: the parent world its element was named in (nameFrame), so
 	// that it is named once per parent document.
 	named string
@@ -70,7 +73,7 @@ func (t *Tab) onFrameEventLocked(s *frameSession, ev any) bool {
 		if ev.Frame.ParentID != "" {
 			f.parent = ev.Frame.ParentID
 		}
-		f.url, f.origin = ev.Frame.URL, ev.Frame.SecurityOrigin
+		f.url, f.origin, f.navigatedIn = ev.Frame.URL, ev.Frame.SecurityOrigin, s
 		return true
 	case *page.EventFrameDetached:
 		if ev.Reason == page.FrameDetachedReasonSwap {
@@ -208,7 +211,13 @@ func (t *Tab) attachFrame(id cdptarget.ID) {
 		if ft.Frame.ParentID != "" {
 			f.parent = ft.Frame.ParentID
 		}
-		f.url, f.origin = ft.Frame.URL, ft.Frame.SecurityOrigin
+		// The tree is a snapshot taken once the session's events flowed:
+		// a document that committed since (its frameNavigated, already
+		// recorded) is newer. Overwritten, a frame read before its
+		// document committed kept the URL ":" and an opaque origin.
+		if f.navigatedIn != s {
+			f.url, f.origin = ft.Frame.URL, ft.Frame.SecurityOrigin
+		}
 		t.mu.Unlock()
 		if err := createWorld(ctx, target, ft.Frame.ID); err != nil {
 			return err
