@@ -8,6 +8,7 @@ import (
 	"runtime"
 	"strings"
 	"sync"
+	"sync/atomic"
 	"testing"
 	"time"
 
@@ -132,10 +133,11 @@ func TestScreencastStops(t *testing.T) {
 	}
 	var mu sync.Mutex
 	late := 0
+	var counting atomic.Bool
 	lctx, stop := context.WithCancel(s.tab.Context())
 	defer stop()
 	if err := chromedp.Listen(lctx, func(ev any) {
-		if _, ok := ev.(*page.EventScreencastFrame); ok {
+		if _, ok := ev.(*page.EventScreencastFrame); ok && counting.Load() {
 			mu.Lock()
 			late++
 			mu.Unlock()
@@ -143,7 +145,12 @@ func TestScreencastStops(t *testing.T) {
 	}); err != nil {
 		t.Fatal(err)
 	}
-	// The page repaints every 90 ms: a second holds frames if any come.
+	// A frame the browser sent before it read the stop may still be on its
+	// way (seen on a loaded machine): frames are counted from 250 ms on.
+	// The page repaints every 90 ms: a second then holds ~11 frames of a
+	// screencast that did not stop.
+	time.Sleep(250 * time.Millisecond)
+	counting.Store(true)
 	time.Sleep(time.Second)
 	mu.Lock()
 	if late != 0 {
