@@ -45,7 +45,7 @@ func TestMissingBrowserIsBrowserUnavailable(t *testing.T) {
 
 // TestAttachObservesThroughDevTools attaches to a browser over ws://.
 func TestAttachObservesThroughDevTools(t *testing.T) {
-	p, pid := attachOwn(t)
+	p, pid := attachOwn(t, Options{})
 	ctx := browsertest.Context(t, time.Minute)
 	_, obs := sessionAt(t, ctx, p, browsertest.Serve(t, `<button>attached</button>`))
 	if len(obs.Controls) != 1 || obs.Controls[0].Name != "attached" {
@@ -84,10 +84,10 @@ func TestCloseLeavesNothingBehind(t *testing.T) {
 // attachOwn attaches to a browser of the test's own over DevTools. It
 // returns the provider, closed at the end of the test, and the browser's
 // process.
-func attachOwn(t *testing.T) (*Provider, int) {
+func attachOwn(t *testing.T, opts Options) (*Provider, int) {
 	t.Helper()
 	ws, pid := browsertest.DevTools(t)
-	p, err := Attach(context.Background(), ws, Options{})
+	p, err := Attach(context.Background(), ws, opts)
 	if err != nil {
 		t.Fatal(err)
 	}
