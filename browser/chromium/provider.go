@@ -58,7 +58,7 @@ type Options struct {
 	// its DevTools endpoint is on this one's loopback (a forwarded port):
 	// it cannot reach this process's egress proxy, so its sessions keep
 	// the in-page guards alone (docs/navigation.md). An endpoint elsewhere
-	// is remote without it.
+	// is remote without it; Launch refuses it.
 	Remote bool
 	Logger *slog.Logger // internal detail; nil discards
 	Output io.Writer    // Launch: the browser's own stdout/stderr; nil discards
@@ -145,6 +145,9 @@ const tempPrefix = "veetbrowser-"
 // browser (and any browser relaunched after it died) runs on that
 // persistent profile instead, which nothing here removes.
 func Launch(ctx context.Context, opts Options) (*Provider, error) {
+	if opts.Remote {
+		return nil, errcode.New(errcode.InvalidArgument, "Remote describes an attached browser; a launched one runs on this machine")
+	}
 	exe, err := browser.FindChromium(opts.ExecPath)
 	if err != nil {
 		return nil, err
