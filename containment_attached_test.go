@@ -13,16 +13,18 @@ import (
 	"github.com/veetbot/veetbrowser/policy"
 )
 
-// An attached browser (one started by someone else, reached over its
-// DevTools port) gets no egress proxy: what Fetch does not pause is held by
-// the guards alone. Each test attaches to a Chromium of its own.
+// A browser on another machine, reached over its DevTools port, gets no
+// egress proxy: what Fetch does not pause is held by the guards alone.
+// Each test attaches to a Chromium of its own, on this machine's loopback
+// (the only place a test may run one), declared Remote as a forwarded port
+// to another machine would be.
 
 // attachedSession opens a session with opts on a browser the test started
-// and attached to, as the sidecar's fleet does.
+// and attached to as to a remote one, as the sidecar's fleet does.
 func attachedSession(t *testing.T, opts SessionOptions) *Session {
 	t.Helper()
 	ws, _ := browsertest.DevTools(t)
-	p, err := chromium.Attach(context.Background(), ws, chromium.Options{})
+	p, err := chromium.Attach(context.Background(), ws, chromium.Options{Remote: true})
 	if err != nil {
 		t.Fatal(err)
 	}

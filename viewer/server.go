@@ -14,6 +14,7 @@ import (
 	"strings"
 
 	"github.com/veetbot/veetbrowser/errcode"
+	"github.com/veetbot/veetbrowser/internal/loopback"
 	"github.com/veetbot/veetbrowser/store"
 )
 
@@ -99,17 +100,7 @@ func (h *handler) authorized(r *http.Request) bool {
 
 // LoopbackHost reports whether a Host header names this machine's
 // loopback: localhost or a loopback IP, with any port.
-func LoopbackHost(host string) bool {
-	if h, _, err := net.SplitHostPort(host); err == nil {
-		host = h
-	}
-	host = strings.TrimSuffix(strings.TrimPrefix(host, "["), "]")
-	if strings.EqualFold(host, "localhost") {
-		return true
-	}
-	ip := net.ParseIP(host)
-	return ip != nil && ip.IsLoopback()
-}
+func LoopbackHost(host string) bool { return loopback.Host(host) }
 
 func (h *handler) index(w http.ResponseWriter, r *http.Request) {
 	var b bytes.Buffer

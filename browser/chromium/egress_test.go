@@ -5,9 +5,14 @@ import (
 	"fmt"
 	"net/url"
 	"path/filepath"
+	"slices"
 	"strings"
 	"testing"
 	"time"
+
+	"github.com/chromedp/cdproto/cdp"
+	cdptarget "github.com/chromedp/cdproto/target"
+	"github.com/chromedp/chromedp"
 
 	"github.com/veetbot/veetbrowser/browser"
 	"github.com/veetbot/veetbrowser/internal/browsertest"
@@ -16,10 +21,11 @@ import (
 )
 
 // What CDP Fetch does not pause passes the destination rules too, without
-// containment: every session of a launched browser that checks its
-// requests is behind the egress proxy (on a fresh profile in a browser
-// context of its own, on a persistent profile through the proxy the browser
-// was launched with). Each test runs on both.
+// containment: every session of a browser on this machine that checks its
+// requests is behind the egress proxy (on a fresh profile, and on a browser
+// attached on a loopback endpoint, in a browser context of its own; on a
+// persistent profile through the proxy the browser was launched with).
+// Each test runs on all three.
 
 // reachingPage is a live-scores page that reaches other (a base URL) in
 // every way Fetch does not pause: its own WebSocket, a dedicated worker's
@@ -61,15 +67,31 @@ func launchProfile(t *testing.T) *Provider {
 	return p
 }
 
+// egressBrowsers are the browsers a session can be behind the egress proxy
+// in: the shared one (a fresh profile), one of its own on a persistent
+// profile, and one the test started and attached to on loopback.
+var egressBrowsers = []string{"fresh", "profile", "attached"}
+
 // egressSession opens a 1.9.0 session that checks its requests with check,
-// on the shared browser (a fresh profile) or, with profile, on a browser of
-// its own on a persistent profile.
-func egressSession(t *testing.T, profile bool, check func(context.Context, *url.URL) error) *Session {
+// in the browser egressBrowsers names kind.
+func egressSession(t *testing.T, kind string, check func(context.Context, *url.URL) error) *Session {
 	t.Helper()
-	p := shared.Get(t)
-	if profile {
+	var p *Provider
+	switch kind {
+	case "fresh":
+		p = shared.Get(t)
+	case "profile":
 		p = launchProfile(t)
+	case "attached":
+		p, _ = attachOwn(t, Options{})
 	}
+	return egressSessionOf(t, p, check)
+}
+
+// egressSessionOf opens a 1.9.0 session of p that checks its requests with
+// check.
+func egressSessionOf(t *testing.T, p *Provider, check func(context.Context, *url.URL) error) *Session {
+	t.Helper()
 	bs, err := p.NewSession(browsertest.Context(t, time.Minute), browser.SessionOptions{Reading: true, Frames: true, Interactions: true, RealPages: true,
 		CheckRequest: check, NoServiceWorkers: true})
 	if err != nil {
@@ -115,8 +137,8 @@ func allIn(text string, want []string) bool {
 // refusal as of a failed connection. The page itself stands for a public
 // one: the test's request check lets its own origin in.
 func TestEgressDestinationsWithoutContainment(t *testing.T) {
-	for _, profile := range []bool{false, true} {
-		t.Run(map[bool]string{false: "fresh", true: "profile"}[profile], func(t *testing.T) {
+	for _, kind := range egressBrowsers {
+		t.Run(kind, func(t *testing.T) {
 			t.Parallel()
 			private := browsertest.ServeCounted(t, "127.0.0.2:0", nil)
 			site := browsertest.ServeCounted(t, "127.0.0.1:0", reachingPage(private.URL))
@@ -127,7 +149,7 @@ func TestEgressDestinationsWithoutContainment(t *testing.T) {
 				}
 				return dest.Check(ctx, u)
 			}
-			s := egressSession(t, profile, check)
+			s := egressSession(t, kind, check)
 			obs, err := s.Navigate(browsertest.Context(t, time.Minute), site.URL+"/")
 			if err != nil {
 				t.Fatal(err)
@@ -153,12 +175,12 @@ func TestEgressDestinationsWithoutContainment(t *testing.T) {
 // through the proxy: every WebSocket opens, every fetch is answered, and
 // nothing is blocked.
 func TestEgressAllowsAllowedDestinations(t *testing.T) {
-	for _, profile := range []bool{false, true} {
-		t.Run(map[bool]string{false: "fresh", true: "profile"}[profile], func(t *testing.T) {
+	for _, kind := range egressBrowsers {
+		t.Run(kind, func(t *testing.T) {
 			t.Parallel()
 			other := browsertest.ServeCounted(t, "127.0.0.2:0", nil)
 			site := browsertest.ServeCounted(t, "127.0.0.1:0", reachingPage(other.URL))
-			s := egressSession(t, profile, policy.Destinations{}.Check)
+			s := egressSession(t, kind, policy.Destinations{}.Check)
 			obs, err := s.Navigate(browsertest.Context(t, time.Minute), site.URL+"/")
 			if err != nil {
 				t.Fatal(err)
@@ -172,5 +194,85 @@ func TestEgressAllowsAllowedDestinations(t *testing.T) {
 				t.Errorf("the allowed server got %d requests (%v), want the 3 WebSocket handshakes and 3 fetches", n, other.Seen())
 			}
 		})
+	}
+}
+
+// TestEgressLeavesAttachedDefaultContext: a session of a browser attached
+// on loopback is behind its proxy in a browser context of its own, and the
+// browser's default context, which its user's own tabs use, is left as it
+// was: the tab it had is still there, in another context than the
+// session's, and a tab the user opens there reaches the private server
+// the session's page could not.
+func TestEgressLeavesAttachedDefaultContext(t *testing.T) {
+	t.Parallel()
+	private := browsertest.ServeCounted(t, "127.0.0.2:0", nil)
+	site := browsertest.ServeCounted(t, "127.0.0.1:0", reachingPage(private.URL))
+	dest := policy.Destinations{DenyPrivate: true}
+	check := func(ctx context.Context, u *url.URL) error {
+		if u.Scheme+"://"+u.Host == site.URL {
+			return nil
+		}
+		return dest.Check(ctx, u)
+	}
+	p, _ := attachOwn(t, Options{})
+	ctx := browsertest.Context(t, time.Minute)
+	p.mu.Lock()
+	b := chromedp.FromContext(p.current.ctx).Browser
+	p.mu.Unlock()
+	pages := func() []*cdptarget.Info {
+		res, err := cdp.Call(ctx, b, cdptarget.GetTargets, cdptarget.GetTargetsParams{})
+		if err != nil {
+			t.Fatal(err)
+		}
+		return slices.DeleteFunc(res.TargetInfos, func(i *cdptarget.Info) bool { return i.Type != "page" })
+	}
+	users := pages()
+	if len(users) == 0 {
+		t.Fatal("the attached browser has no tab of its user's")
+	}
+	s := egressSessionOf(t, p, check)
+	if !s.requests.Proxied {
+		t.Fatal("the session of a browser attached on loopback is not behind the egress proxy")
+	}
+	obs, err := s.Navigate(ctx, site.URL+"/")
+	if err != nil {
+		t.Fatal(err)
+	}
+	settled(t, s, obs, "page: socket failed, fetch failed", "worker: socket failed, fetch failed", "shared: socket failed, fetch failed")
+	if c := private.Conns.Load(); c != 0 {
+		t.Fatalf("the private server accepted %d connections from the session's page", c)
+	}
+	var session *cdptarget.Info
+	now := pages()
+	for _, i := range now {
+		if i.TargetID == s.tab.TargetID() {
+			session = i
+		}
+	}
+	for _, u := range users {
+		i := slices.IndexFunc(now, func(n *cdptarget.Info) bool { return n.TargetID == u.TargetID })
+		if i < 0 || now[i].URL != u.URL || now[i].BrowserContextID != u.BrowserContextID {
+			t.Fatalf("the user's tab %s (%s) is gone or changed: %+v", u.TargetID, u.URL, now)
+		}
+		if session == nil || u.BrowserContextID == session.BrowserContextID {
+			t.Fatalf("the session's page %+v shares the user's context %s", session, u.BrowserContextID)
+		}
+	}
+	// A tab the user opens, in the default context, is behind no proxy of
+	// the session's.
+	opened, err := cdp.Call(ctx, b, cdptarget.CreateTarget, cdptarget.CreateTargetParams{URL: private.URL + "/user"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	for private.Requests.Load() == 0 && ctx.Err() == nil {
+		time.Sleep(100 * time.Millisecond)
+	}
+	if n := private.Requests.Load(); n == 0 {
+		t.Fatalf("the user's own tab did not reach the private server: %v", private.Seen())
+	}
+	for _, i := range pages() {
+		if i.TargetID == opened.TargetID && i.BrowserContextID != users[0].BrowserContextID {
+			t.Errorf("the user's new tab is in context %s, not the default %s", i.BrowserContextID, users[0].BrowserContextID)
+		}
 	}
 }

@@ -19,6 +19,7 @@ import (
 	"log"
 	"log/slog"
 	"maps"
+	"net/url"
 	"os"
 	"os/exec"
 	"path/filepath"
@@ -36,6 +37,7 @@ import (
 	"github.com/veetbot/veetbrowser/errcode"
 	"github.com/veetbot/veetbrowser/internal/chromeflags"
 	"github.com/veetbot/veetbrowser/internal/closeonce"
+	"github.com/veetbot/veetbrowser/internal/loopback"
 	"github.com/veetbot/veetbrowser/internal/tempdir"
 )
 
@@ -52,8 +54,14 @@ type Options struct {
 	// shared with the browser's other pages or kept after. For a browser
 	// that serves one party after another (a fleet).
 	Isolated bool
-	Logger   *slog.Logger // internal detail; nil discards
-	Output   io.Writer    // Launch: the browser's own stdout/stderr; nil discards
+	// Remote (Attach) says the browser runs on another machine although
+	// its DevTools endpoint is on this one's loopback (a forwarded port):
+	// it cannot reach this process's egress proxy, so its sessions keep
+	// the in-page guards alone (docs/navigation.md). An endpoint elsewhere
+	// is remote without it; Launch refuses it.
+	Remote bool
+	Logger *slog.Logger // internal detail; nil discards
+	Output io.Writer    // Launch: the browser's own stdout/stderr; nil discards
 	// Timings are the page layer's durations; nil runs with
 	// DefaultTimings. A table given is used whole: start from
 	// DefaultTimings and change what needs changing (tests shorten the
@@ -97,6 +105,10 @@ type instance struct {
 	ctx  context.Context // the browser's chromedp context; ends when the browser is gone
 	lost <-chan struct{} // closed as soon as the connection to the browser drops
 	pid  int             // the browser's process (and process group) id; 0 when attached
+	// local: the browser runs on this machine (launched, or attached on a
+	// loopback endpoint), so it reaches this process's loopback and its
+	// sessions can be put behind an egress proxy there (requests.go).
+	local bool
 	// egress: the browser runs on a persistent profile, whose default
 	// browser context holds the user's cookies and storage, and was
 	// launched behind an egress proxy of its own that asks the rules the
@@ -133,6 +145,9 @@ const tempPrefix = "veetbrowser-"
 // browser (and any browser relaunched after it died) runs on that
 // persistent profile instead, which nothing here removes.
 func Launch(ctx context.Context, opts Options) (*Provider, error) {
+	if opts.Remote {
+		return nil, errcode.New(errcode.InvalidArgument, "Remote describes an attached browser; a launched one runs on this machine")
+	}
 	exe, err := browser.FindChromium(opts.ExecPath)
 	if err != nil {
 		return nil, err
@@ -249,7 +264,7 @@ func launchBrowser(ctx context.Context, exe string, output io.Writer, profile st
 		return nil, errcode.Wrap(errcode.BrowserUnavailable, err, "Chromium at %s did not start: %s", exe, browser.InstallHint)
 	}
 	b := chromedp.FromContext(browserCtx).Browser
-	inst := &instance{ctx: browserCtx, lost: b.LostConnection, pid: b.Process().Pid, egress: shared}
+	inst := &instance{ctx: browserCtx, lost: b.LostConnection, pid: b.Process().Pid, local: true, egress: shared}
 	var once sync.Once
 	inst.stop = func(died bool) error {
 		var err error
@@ -280,12 +295,13 @@ var cdpDebugf func(string, ...any)
 
 // Attach connects to a running browser's DevTools endpoint (ws://…). Close
 // closes the pages this provider opened and the connection, not the browser.
-// Only opts.Logger applies: an attached browser was started by someone else,
-// so ExecPath, UserDataDir and Output are refused as invalid_argument rather
-// than ignored.
+// Only opts.Isolated, Remote and Logger apply: an attached browser was
+// started by someone else, so ExecPath, UserDataDir and Output are refused
+// as invalid_argument rather than ignored. A browser whose endpoint is on
+// loopback runs on this machine unless opts.Remote says otherwise.
 func Attach(ctx context.Context, wsURL string, opts Options) (*Provider, error) {
 	if opts.ExecPath != "" || opts.Output != nil || opts.UserDataDir != "" {
-		return nil, errcode.New(errcode.InvalidArgument, "ExecPath, UserDataDir and Output configure a launched browser; an attached one takes only Isolated and a Logger")
+		return nil, errcode.New(errcode.InvalidArgument, "ExecPath, UserDataDir and Output configure a launched browser; an attached one takes only Isolated, Remote and a Logger")
 	}
 	base := context.WithoutCancel(ctx)
 	allocCtx, allocCancel := remote.NewAllocator(base, wsURL)
@@ -300,14 +316,23 @@ func Attach(ctx context.Context, wsURL string, opts Options) (*Provider, error) 
 	var once sync.Once
 	p := newProvider(opts)
 	p.adopt(&instance{
-		ctx:  browserCtx,
-		lost: chromedp.FromContext(browserCtx).Browser.LostConnection,
+		ctx:   browserCtx,
+		lost:  chromedp.FromContext(browserCtx).Browser.LostConnection,
+		local: !opts.Remote && endpointOnLoopback(wsURL),
 		stop: func(bool) error {
 			once.Do(func() { browserCancel(); allocCancel() })
 			return nil
 		},
 	})
 	return p, nil
+}
+
+// endpointOnLoopback reports whether the DevTools endpoint wsURL is on
+// this machine's loopback. A malformed one is not: Attach has already
+// connected to it, and a doubt keeps the guards alone.
+func endpointOnLoopback(wsURL string) bool {
+	u, err := url.Parse(wsURL)
+	return err == nil && loopback.Host(u.Host)
 }
 
 func newProvider(opts Options) *Provider {

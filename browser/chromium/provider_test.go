@@ -45,7 +45,7 @@ func TestMissingBrowserIsBrowserUnavailable(t *testing.T) {
 
 // TestAttachObservesThroughDevTools attaches to a browser over ws://.
 func TestAttachObservesThroughDevTools(t *testing.T) {
-	p, pid := attachOwn(t)
+	p, pid := attachOwn(t, Options{})
 	ctx := browsertest.Context(t, time.Minute)
 	_, obs := sessionAt(t, ctx, p, browsertest.Serve(t, `<button>attached</button>`))
 	if len(obs.Controls) != 1 || obs.Controls[0].Name != "attached" {
@@ -84,10 +84,10 @@ func TestCloseLeavesNothingBehind(t *testing.T) {
 // attachOwn attaches to a browser of the test's own over DevTools. It
 // returns the provider, closed at the end of the test, and the browser's
 // process.
-func attachOwn(t *testing.T) (*Provider, int) {
+func attachOwn(t *testing.T, opts Options) (*Provider, int) {
 	t.Helper()
 	ws, pid := browsertest.DevTools(t)
-	p, err := Attach(context.Background(), ws, Options{})
+	p, err := Attach(context.Background(), ws, opts)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -141,4 +141,34 @@ func tempDirs(t *testing.T) map[string]bool {
 
 func processAlive(pid int) bool {
 	return syscall.Kill(pid, 0) == nil
+}
+
+// An attached browser runs on this machine when its DevTools endpoint's
+// host is loopback; anything else, or a URL that does not parse, is
+// taken as another machine's.
+func TestEndpointOnLoopback(t *testing.T) {
+	for _, c := range []struct {
+		ws   string
+		want bool
+	}{
+		{"ws://127.0.0.1:9222/devtools/browser/x", true},  // the usual endpoint
+		{"ws://127.1.2.3:9222/devtools/browser/x", true},  // anywhere in 127.0.0.0/8
+		{"ws://localhost:9222/devtools/browser/x", true},  // the name
+		{"ws://[::1]:9222/devtools/browser/x", true},      // IPv6 loopback
+		{"ws://128.0.0.1:9222/devtools/browser/x", false}, // just past 127.0.0.0/8
+		{"ws://10.0.0.5:9222/devtools/browser/x", false},  // a fleet host on a private network
+		{"wss://browsers.example/devtools/browser/x", false},
+		{"ws://127.0.0.1:9222/%zz", false}, // malformed
+	} {
+		if got := endpointOnLoopback(c.ws); got != c.want {
+			t.Errorf("endpointOnLoopback(%q) = %v, want %v", c.ws, got, c.want)
+		}
+	}
+}
+
+// Remote describes an attached browser: Launch refuses it rather than
+// ignore it.
+func TestLaunchRefusesRemote(t *testing.T) {
+	_, err := Launch(context.Background(), Options{Remote: true})
+	wantCode(t, err, errcode.InvalidArgument)
 }

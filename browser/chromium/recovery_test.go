@@ -84,7 +84,7 @@ func TestKilledBrowserIsReportedAndReplaced(t *testing.T) {
 // cannot be started again; its pages and new sessions report
 // browser_unavailable.
 func TestAttachedBrowserGoneIsUnavailable(t *testing.T) {
-	p, pid := attachOwn(t)
+	p, pid := attachOwn(t, Options{})
 	ctx := browsertest.Context(t, 2*time.Minute)
 	s, _ := sessionAt(t, ctx, p, browsertest.Serve(t, `<button>one</button>`))
 	if err := syscall.Kill(-pid, syscall.SIGKILL); err != nil {

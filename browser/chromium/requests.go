@@ -12,7 +12,8 @@ import (
 // asks the session's request check; the requests refused, on any tab, go
 // into one tally that the next observation reports as its Blocked record.
 
-// startEgress puts every session of a launched browser that checks its
+// startEgress puts every session of a browser on this machine (launched,
+// or attached on a loopback endpoint: instance.local) that checks its
 // requests behind an egress proxy, which asks the session's request check
 // (the destination rules, and the containment when contained) about every
 // connection the session's pages make and counts what it refuses in the
@@ -20,14 +21,16 @@ import (
 // out-of-process frame's first moments, workers' and shared workers'
 // requests and WebSockets, preconnect and DNS-prefetch hints.
 //
-// On a fresh profile the session's first tab opens a browser context of its
-// own with a proxy of the session's. A browser on a persistent profile keeps
+// On a fresh profile, and on an attached browser, the session's first tab
+// opens a browser context of its own with a proxy of the session's; an
+// attached browser's default context, which its user's own tabs use, is
+// left as it is. A browser on a persistent profile keeps
 // the user's cookies in its default context, which a context of the
 // session's own would not see: it was launched behind a proxy of its own
 // (launchBrowser), and the session attaches its check and tally to it for
 // its life, a session with no check too (allowing everything: the proxy
-// must let an older tool version's pages through). An attached browser may
-// not reach this process's loopback: its sessions keep the guards alone
+// must let an older tool version's pages through). A browser elsewhere
+// cannot reach this process's loopback: its sessions keep the guards alone
 // (docs/navigation.md). The stop returned ends what startEgress started.
 func (s *Session) startEgress(inst *instance, first *tab.Options) (stop func(), err error) {
 	rules := egress.Rules{Check: s.requests.CheckRequest, Address: s.checkAddress}
@@ -38,7 +41,7 @@ func (s *Session) startEgress(inst *instance, first *tab.Options) (stop func(), 
 	case inst.egress != nil:
 		s.proxied()
 		return inst.egress.Attach(rules), nil
-	case s.requests.CheckRequest == nil || inst.pid == 0:
+	case s.requests.CheckRequest == nil || !inst.local:
 		return func() {}, nil
 	}
 	p, err := egress.Start(rules)

@@ -85,7 +85,7 @@ func TestSubresourceToPrivateDestinationRefused(t *testing.T) {
 	}
 }
 
-// Without containment, on an attached browser (no egress proxy), the
+// Without containment, on a remote attached browser (no egress proxy), the
 // hosted destination rules hold a WebSocket whose host is a private
 // address literal, from the page and from a dedicated worker (held until
 // its guard is in): the constructor throws SecurityError, and the private
@@ -138,7 +138,7 @@ shared.textContent = typeof SharedWorker === "undefined" ? "absent" : "present";
 		}
 		return dest.Check(ctx, u)
 	}
-	p, _ := attachOwn(t)
+	p, _ := attachOwn(t, Options{Remote: true})
 	ctx := browsertest.Context(t, time.Minute)
 	s, err := p.NewSession(ctx, browser.SessionOptions{Reading: true, Frames: true, Interactions: true, RealPages: true,
 		CheckRequest: check, NoServiceWorkers: true, RefusedHosts: dest.HostRules()})
@@ -179,9 +179,10 @@ shared.textContent = typeof SharedWorker === "undefined" ? "absent" : "present";
 	}
 }
 
-// A worker the tab cannot guard is never resumed: with no time to attach
-// to it (FrameAttach of 1 ns), the held worker's script never runs, so its
-// WebSocket to the private address is never made, while the page goes on.
+// A worker the tab cannot guard is never resumed: on a remote attached
+// browser (no egress proxy), with no time to attach to it (FrameAttach of
+// 1 ns), the held worker's script never runs, so its WebSocket to the
+// private address is never made, while the page goes on.
 func TestUnguardedWorkerNeverRuns(t *testing.T) {
 	t.Parallel()
 	var conns atomic.Int32
@@ -211,7 +212,7 @@ func TestUnguardedWorkerNeverRuns(t *testing.T) {
 	tm := DefaultTimings()
 	tm.FrameAttach = time.Nanosecond
 	wsURL, _ := browsertest.DevTools(t)
-	p, err := Attach(context.Background(), wsURL, Options{Timings: &tm})
+	p, err := Attach(context.Background(), wsURL, Options{Timings: &tm, Remote: true})
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -1,5 +1,6 @@
-// Package loopback serves an http.Handler on 127.0.0.1 with a random port,
-// for the demo site and the suite's sites.
+// Package loopback is about this machine's loopback: Serve serves an
+// http.Handler on 127.0.0.1 with a random port, for the demo site and the
+// suite's sites; Host tells whether a host names the loopback.
 package loopback
 
 import (
