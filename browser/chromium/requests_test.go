@@ -95,23 +95,9 @@ func TestSubresourceToPrivateDestinationRefused(t *testing.T) {
 // are absent.
 func TestAttachedWorkerWebSocketToPrivateAddressRefused(t *testing.T) {
 	t.Parallel()
-	var conns atomic.Int32
-	l, lerr := net.Listen("tcp", "127.0.0.2:0")
-	if lerr != nil {
-		t.Skipf("no second loopback address: %v", lerr)
-	}
-	srv := httptest.NewUnstartedServer(http.HandlerFunc(func(http.ResponseWriter, *http.Request) {}))
-	srv.Listener.Close()
-	srv.Listener = l
-	srv.Config.ConnState = func(_ net.Conn, s http.ConnState) {
-		if s == http.StateNew {
-			conns.Add(1)
-		}
-	}
-	srv.Start()
-	t.Cleanup(srv.Close)
-	private := srv.URL
-	ws := "ws://" + l.Addr().String()
+	target := browsertest.ServeCounted(t, "127.0.0.2:0", nil)
+	private := target.URL
+	ws := "ws://" + strings.TrimPrefix(private, "http://")
 	probe := fmt.Sprintf(`let socket; try { new WebSocket(%q); socket = "opened"; } catch (e) { socket = "refused " + e.name; }
 fetch(%q).then(() => "reached", () => "blocked").then((f) => postMessage("socket " + socket + ", fetch " + f));`, ws+"/worker", private+"/worker")
 	base := browsertest.ServeHandler(t, http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
@@ -171,7 +157,7 @@ shared.textContent = typeof SharedWorker === "undefined" ? "absent" : "present";
 			t.Errorf("the page does not say %q:\n%s", want, textOf(obs))
 		}
 	}
-	if n := conns.Load(); n != 0 {
+	if n := target.Conns.Load(); n != 0 {
 		t.Fatalf("the private address accepted %d connections", n)
 	}
 	if blocked != 1 {
@@ -185,24 +171,10 @@ shared.textContent = typeof SharedWorker === "undefined" ? "absent" : "present";
 // private address is never made, while the page goes on.
 func TestUnguardedWorkerNeverRuns(t *testing.T) {
 	t.Parallel()
-	var conns atomic.Int32
-	l, lerr := net.Listen("tcp", "127.0.0.2:0")
-	if lerr != nil {
-		t.Skipf("no second loopback address: %v", lerr)
-	}
-	srv := httptest.NewUnstartedServer(http.HandlerFunc(func(http.ResponseWriter, *http.Request) {}))
-	srv.Listener.Close()
-	srv.Listener = l
-	srv.Config.ConnState = func(_ net.Conn, s http.ConnState) {
-		if s == http.StateNew {
-			conns.Add(1)
-		}
-	}
-	srv.Start()
-	t.Cleanup(srv.Close)
+	target := browsertest.ServeCounted(t, "127.0.0.2:0", nil)
 	// Local destination rules allow 127.0.0.2: nothing but the hold keeps
 	// this WebSocket from being made.
-	ws := "ws://" + l.Addr().String()
+	ws := "ws://" + strings.TrimPrefix(target.URL, "http://")
 	base := browsertest.ServePages(t, map[string]string{
 		"/": `<title>Status</title><main><h1>Service status</h1><p>Page: <span id="page">?</span></p>
 <p>Worker: <span id="worker">waiting</span></p></main>
@@ -234,7 +206,7 @@ func TestUnguardedWorkerNeverRuns(t *testing.T) {
 	if text := textOf(obs); !strings.Contains(text, "Page: working") || !strings.Contains(text, "Worker: waiting") {
 		t.Errorf("want the page working and the worker never run:\n%s", text)
 	}
-	if n := conns.Load(); n != 0 {
+	if n := target.Conns.Load(); n != 0 {
 		t.Fatalf("the unguarded worker's WebSocket made %d connections", n)
 	}
 }
