@@ -126,23 +126,29 @@ func (d Destinations) Check(ctx context.Context, u *url.URL) error {
 // about to connect to.
 func (d Destinations) CheckAddr(a netip.Addr) error {
 	a = a.Unmap()
-	for _, r := range d.refusedRanges() {
-		if r.prefix.Contains(a) {
-			return refusedDestination(r.what)
+	// Asked for each address of every request and connection: the
+	// tables are walked in place, nothing is built per call.
+	for _, set := range d.refusedSets() {
+		for _, r := range set {
+			if r.prefix.Contains(a) {
+				return refusedDestination(r.what)
+			}
 		}
 	}
 	return nil
 }
 
-func (d Destinations) refusedRanges() []refusedRange {
-	var out []refusedRange
+// refusedSets are the tables of ranges d refuses (nil where a table does
+// not apply).
+func (d Destinations) refusedSets() [2][]refusedRange {
+	var sets [2][]refusedRange
 	if !d.AllowLinkLocal {
-		out = append(out, linkLocalRanges...)
+		sets[0] = linkLocalRanges
 	}
 	if d.DenyPrivate {
-		out = append(out, privateRanges...)
+		sets[1] = privateRanges
 	}
-	return out
+	return sets
 }
 
 // HostRules is what a Destinations refuses of a host without resolving
@@ -159,8 +165,10 @@ type HostRules struct {
 // Check refuses these and, besides, the names that resolve into Ranges.
 func (d Destinations) HostRules() HostRules {
 	var h HostRules
-	for _, r := range d.refusedRanges() {
-		h.Ranges = append(h.Ranges, r.prefix)
+	for _, set := range d.refusedSets() {
+		for _, r := range set {
+			h.Ranges = append(h.Ranges, r.prefix)
+		}
 	}
 	if !d.AllowLinkLocal {
 		for name := range metadataHosts {

@@ -127,6 +127,23 @@ func allIn(text string, want []string) bool {
 	return true
 }
 
+// privateReach serves a private server (127.0.0.2) and a site whose page
+// reaches for it in every way (reachingPage), with the sidecar's
+// destination rules (private destinations denied) as the request check;
+// the site itself stands for a public one, so its own origin is let in.
+func privateReach(t *testing.T) (private, site *browsertest.Counted, check func(context.Context, *url.URL) error) {
+	t.Helper()
+	private = browsertest.ServeCounted(t, "127.0.0.2:0", nil)
+	site = browsertest.ServeCounted(t, "127.0.0.1:0", reachingPage(private.URL))
+	dest := policy.Destinations{DenyPrivate: true}
+	return private, site, func(ctx context.Context, u *url.URL) error {
+		if u.Scheme+"://"+u.Host == site.URL {
+			return nil
+		}
+		return dest.Check(ctx, u)
+	}
+}
+
 // TestEgressDestinationsWithoutContainment: with private destinations
 // denied (the sidecar without --allow-private) and no containment, a
 // page's, a dedicated worker's and a shared worker's WebSocket and fetch
@@ -140,15 +157,7 @@ func TestEgressDestinationsWithoutContainment(t *testing.T) {
 	for _, kind := range egressBrowsers {
 		t.Run(kind, func(t *testing.T) {
 			t.Parallel()
-			private := browsertest.ServeCounted(t, "127.0.0.2:0", nil)
-			site := browsertest.ServeCounted(t, "127.0.0.1:0", reachingPage(private.URL))
-			dest := policy.Destinations{DenyPrivate: true}
-			check := func(ctx context.Context, u *url.URL) error {
-				if u.Scheme+"://"+u.Host == site.URL {
-					return nil
-				}
-				return dest.Check(ctx, u)
-			}
+			private, site, check := privateReach(t)
 			s := egressSession(t, kind, check)
 			obs, err := s.Navigate(browsertest.Context(t, time.Minute), site.URL+"/")
 			if err != nil {
@@ -205,15 +214,7 @@ func TestEgressAllowsAllowedDestinations(t *testing.T) {
 // the session's page could not.
 func TestEgressLeavesAttachedDefaultContext(t *testing.T) {
 	t.Parallel()
-	private := browsertest.ServeCounted(t, "127.0.0.2:0", nil)
-	site := browsertest.ServeCounted(t, "127.0.0.1:0", reachingPage(private.URL))
-	dest := policy.Destinations{DenyPrivate: true}
-	check := func(ctx context.Context, u *url.URL) error {
-		if u.Scheme+"://"+u.Host == site.URL {
-			return nil
-		}
-		return dest.Check(ctx, u)
-	}
+	private, site, check := privateReach(t)
 	p, _ := attachOwn(t, Options{})
 	ctx := browsertest.Context(t, time.Minute)
 	p.mu.Lock()

@@ -60,36 +60,37 @@ func (s *Shared) sessions() []*Rules {
 	return append([]*Rules(nil), s.attached...)
 }
 
-func (s *Shared) check(ctx context.Context, u *url.URL) error {
+// every asks ask of each attached session's rules: the first refusal
+// refuses, and with no session attached everything is refused.
+func (s *Shared) every(ask func(*Rules) error) error {
 	all := s.sessions()
 	if len(all) == 0 {
 		return errNoSession
 	}
 	for _, r := range all {
-		if r.Check == nil {
-			continue
-		}
-		if err := r.Check(ctx, u); err != nil {
+		if err := ask(r); err != nil {
 			return err
 		}
 	}
 	return nil
 }
 
+func (s *Shared) check(ctx context.Context, u *url.URL) error {
+	return s.every(func(r *Rules) error {
+		if r.Check == nil {
+			return nil
+		}
+		return r.Check(ctx, u)
+	})
+}
+
 func (s *Shared) address(a netip.Addr) error {
-	all := s.sessions()
-	if len(all) == 0 {
-		return errNoSession
-	}
-	for _, r := range all {
+	return s.every(func(r *Rules) error {
 		if r.Address == nil {
-			continue
+			return nil
 		}
-		if err := r.Address(a); err != nil {
-			return err
-		}
-	}
-	return nil
+		return r.Address(a)
+	})
 }
 
 func (s *Shared) refused(origin string) {
