@@ -342,6 +342,13 @@ func runSteps(octx context.Context, steps []func() error) error {
 			if errcode.Of(err) == errcode.ActionUncertain {
 				return err
 			}
+			if i > 0 && tab.Closed(tab.Cause(octx, err)) {
+				// The input closed the page (a "Done" button that calls
+				// window.close) before the browser answered: it was
+				// delivered, and the next observation shows the tab now
+				// active.
+				return nil
+			}
 			if errcode.Of(tab.Cause(octx, err)) == errcode.PageCrashed {
 				if i == 0 {
 					return err

@@ -89,6 +89,40 @@ func waitTabs(t *testing.T, s *Session, n int) *observation.Observation {
 	return nil
 }
 
+// TestInputThatClosesItsTab: a popup's control that closes the popup as
+// the mouse goes down (before the browser answers the button's release)
+// or up was clicked: the click succeeds, and the opener is active again.
+func TestInputThatClosesItsTab(t *testing.T) {
+	t.Parallel()
+	base := browsertest.ServePages(t, map[string]string{
+		"/": `<button onclick="window.open('/popup?down', 'p1', 'width=400,height=400')">Open down</button>
+<button onclick="window.open('/popup?up', 'p2', 'width=400,height=400')">Open up</button>`,
+		"/popup": `<title>Popup page</title>
+<button onmousedown="location.search == '?down' && window.close()" onmouseup="window.close()">Done</button>`,
+	})
+	s := openTabs(t, base)
+	ctx := browsertest.Context(t, time.Minute)
+	obs, err := s.Observe(ctx, observation.Request{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	first := obs.Tabs.Active
+	for _, opener := range []string{"Open down", "Open up"} {
+		res := clickNamed(t, s, obs, opener)
+		if len(res.Observation.Tabs.Opened) != 1 {
+			t.Fatalf("%s: the popup is not reported as opened: %+v", opener, res.Observation.Tabs)
+		}
+		popup, err := s.Tabs(ctx, browser.TabsRequest{Action: browser.TabsSelect, Tab: res.Observation.Tabs.Opened[0]})
+		if err != nil || popup.Title != "Popup page" {
+			t.Fatalf("%s: select the popup: %v %+v", opener, err, popup)
+		}
+		obs = clickNamed(t, s, popup, "Done").Observation
+		if obs.Tabs.Active != first || obs.Tabs.Count != 1 {
+			t.Fatalf("%s: after the popup closed itself: %+v", opener, obs.Tabs)
+		}
+	}
+}
+
 func TestPopupsBecomeTabs(t *testing.T) {
 	t.Parallel()
 	base := browsertest.ServePages(t, map[string]string{

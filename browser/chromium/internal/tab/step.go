@@ -65,6 +65,13 @@ func (t *Tab) Begin(ctx context.Context) (context.Context, func(), error) {
 	}, nil
 }
 
+// Closed reports whether err ended a step because the page closed itself
+// (window.close): the tab saw its target destroyed, or the browser
+// detached the target's session first, as it does for a closing page.
+func Closed(err error) bool {
+	return errors.Is(err, errTabClosed) || errors.Is(err, chromedp.ErrTargetDetached)
+}
+
 // stepKey marks the context of a page step that Begin watches.
 type stepKey struct{}
 
