@@ -395,6 +395,10 @@ func (s *Session) disarm(ctx context.Context, confirm bool) error {
 		return errcode.Wrap(errcode.ActionUncertain, err, "the input could not be confirmed on the control; observe before trying again")
 	}
 	switch {
+	case g.Unarmed:
+		// The input navigated and the new document committed before this
+		// check: it was delivered, and Settle reports the navigation.
+		return nil
 	case g.Blocked > 0 && g.Hits == 0:
 		return &refused{errcode.New(errcode.NotActionable, "the page changed under the input, which was stopped before it reached the page; observe again")}
 	case g.Blocked > 0:

@@ -486,3 +486,17 @@ func TestDialogMessageBound(t *testing.T) {
 		}
 	}
 }
+
+// TestDisarmAfterTheInputsNavigation: the check after a click's input runs
+// in the page the click led to when that page committed first (a loaded
+// machine, a fast server): no guard is armed in the new document's world,
+// and the click was delivered, not uncertain (seen in a full run of
+// TestInteractionToolsByTheirJSON).
+func TestDisarmAfterTheInputsNavigation(t *testing.T) {
+	t.Parallel()
+	s, _ := openRealPages(t, `<a href="#">Somewhere</a>`, true)
+	ctx := browsertest.Context(t, time.Minute)
+	if err := s.disarm(ctx, true); err != nil {
+		t.Fatalf("disarm in a document where no guard was armed: %v, want delivered", err)
+	}
+}

@@ -285,15 +285,18 @@ func Disarm() string { return call(fnDisarm, nil) }
 // click, a keydown or a beforeinput), and those it stopped because they
 // were aimed elsewhere (Blocked).
 type DisarmResult struct {
-	Hits      int `json:"hits"`
-	Confirmed int `json:"confirmed"`
-	Blocked   int `json:"blocked"`
+	// Unarmed: the world holds no armed guard, so the document the guard
+	// was armed in is gone.
+	Unarmed   bool `json:"unarmed,omitempty"`
+	Hits      int  `json:"hits"`
+	Confirmed int  `json:"confirmed"`
+	Blocked   int  `json:"blocked"`
 }
 
 // DecodeDisarm decodes the answer of Disarm.
 func DecodeDisarm(raw []byte) (DisarmResult, error) {
 	return decodeChecked(raw, func(r DisarmResult) error {
-		if r.Hits < 0 || r.Blocked < 0 || r.Confirmed < 0 || r.Confirmed > r.Hits {
+		if r.Hits < 0 || r.Blocked < 0 || r.Confirmed < 0 || r.Confirmed > r.Hits || r.Unarmed && r.Hits+r.Blocked > 0 {
 			return fmt.Errorf("disarm answer with impossible counts %+v", r)
 		}
 		return nil

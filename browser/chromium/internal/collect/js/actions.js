@@ -175,6 +175,10 @@ function arm(p) {
 }
 
 function disarm() {
+  // No guard armed in this world: the document the guard was armed in was
+  // replaced before the check ran (the input navigated, and the new page
+  // committed first).
+  if (!guard.node) return {unarmed: true, hits: 0, confirmed: 0, blocked: 0};
   const r = {hits: guard.hits, confirmed: guard.confirmed, blocked: guard.blocked};
   if (guard.kind === 'keyboard') lastKeyed = guard.confirmed > 0 && guard.blocked === 0 ? guard.node : null;
   guard.node = null;
