@@ -13,6 +13,7 @@ import (
 	"path/filepath"
 	"strconv"
 	"strings"
+	"sync"
 	"time"
 
 	"github.com/prometheus/client_golang/prometheus/promhttp"
@@ -372,7 +373,9 @@ func (s *Server) upload(w http.ResponseWriter, r *http.Request, l *lease) {
 		s.fail(w, r, errcode.Wrap(errcode.Internal, err, "the upload could not be prepared"))
 		return
 	}
-	defer os.RemoveAll(dir)
+	cleanup := sync.OnceFunc(func() { os.RemoveAll(dir) })
+	defer cleanup()
+	w = &beforeAnswer{ResponseWriter: w, first: cleanup}
 	ref, paths, err := readUpload(mr, dir)
 	if err != nil {
 		s.fail(w, r, err)
@@ -381,6 +384,26 @@ func (s *Server) upload(w http.ResponseWriter, r *http.Request, l *lease) {
 	args, _ := json.Marshal(tools.UploadArgs{Ref: ref, Paths: paths})
 	s.run(w, r, l, tools.Upload, args)
 }
+
+// beforeAnswer runs first before the answer's first byte: a client that
+// has read the answer finds what first removes already gone.
+type beforeAnswer struct {
+	http.ResponseWriter
+	first func()
+}
+
+func (b *beforeAnswer) WriteHeader(status int) {
+	b.first()
+	b.ResponseWriter.WriteHeader(status)
+}
+
+func (b *beforeAnswer) Write(p []byte) (int, error) {
+	b.first()
+	return b.ResponseWriter.Write(p)
+}
+
+// Unwrap lets http.ResponseController reach the connection's writer.
+func (b *beforeAnswer) Unwrap() http.ResponseWriter { return b.ResponseWriter }
 
 func readUpload(mr *multipart.Reader, dir string) (ref string, paths []string, err error) {
 	for {

@@ -682,8 +682,24 @@ func TestUploadRoute(t *testing.T) {
 	for i := range atBound {
 		atBound[i] = [2]string{fmt.Sprintf("f%d.txt", i), "x"}
 	}
+	// A request's files are gone once its answer has arrived, whatever
+	// the answer.
+	noneLeft := func(t *testing.T) {
+		t.Helper()
+		f.srv.mu.Lock()
+		dir := f.srv.leases[l.ID].uploads
+		f.srv.mu.Unlock()
+		left, _ := os.ReadDir(dir)
+		for _, e := range left {
+			if strings.HasPrefix(e.Name(), "r") { // a request's directory
+				t.Fatalf("left in the upload root: %v", left)
+			}
+		}
+	}
 	input = documentRef(f.upload(t, l.ID, input, atBound))
+	noneLeft(t)
 	input = documentRef(f.upload(t, l.ID, input, [][2]string{{"full.bin", strings.Repeat("x", api.MaxUploadFile)}}))
+	noneLeft(t)
 	// One past them: refused.
 	big := strings.Repeat("x", api.MaxUploadFile+1)
 	want(t, f.upload(t, l.ID, input, [][2]string{{"big.bin", big}}), http.StatusRequestEntityTooLarge, errcode.TooLarge)
@@ -696,15 +712,7 @@ func TestUploadRoute(t *testing.T) {
 		want(t, f.upload(t, l.ID, input, [][2]string{{name, "x"}}), http.StatusBadRequest, errcode.InvalidArgument)
 	}
 	// Nothing of the refused uploads stays in the lease's upload root.
-	f.srv.mu.Lock()
-	dir := f.srv.leases[l.ID].uploads
-	f.srv.mu.Unlock()
-	left, _ := os.ReadDir(dir)
-	for _, e := range left {
-		if strings.HasPrefix(e.Name(), "r") { // a request's directory
-			t.Fatalf("left in the upload root: %v", left)
-		}
-	}
+	noneLeft(t)
 }
 
 // TestUnknownRouteIsJSON: a route the API does not have is a JSON 404.
