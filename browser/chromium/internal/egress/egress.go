@@ -15,6 +15,11 @@
 // the proxy is about to connect to, after its own lookup, passes the
 // destination rules (Rules.Address): what is dialled is what was checked,
 // whatever a DNS server answered the check's lookup.
+//
+// A browser on another machine cannot reach 127.0.0.1: its proxy (Listen,
+// keyed.go) listens on an address the operator chooses and serves each
+// session's context by credentials of the session's own, answering 407 to
+// anything without them.
 package egress
 
 import (
@@ -102,7 +107,7 @@ type route struct {
 
 // Start listens on a free port of 127.0.0.1 and serves until Close.
 func Start(rules Rules) (*Proxy, error) {
-	p, err := serve("127.0.0.1:0")
+	p, err := listen("127.0.0.1:0")
 	if err != nil {
 		return nil, err
 	}
@@ -113,9 +118,9 @@ func Start(rules Rules) (*Proxy, error) {
 	return p, nil
 }
 
-// serve listens on addr and serves p (whose route the caller sets before
-// the first request can be read) until Close.
-func serve(addr string) (*Proxy, error) {
+// listen makes a proxy listening on addr; the caller sets its route, then
+// runs it, and it serves until Close.
+func listen(addr string) (*Proxy, error) {
 	ln, err := net.Listen("tcp", addr)
 	if err != nil {
 		return nil, err

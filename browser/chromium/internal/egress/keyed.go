@@ -23,7 +23,7 @@ import (
 // the browser can reach; port 0 picks one) until Close. With no session
 // admitted it answers every request 407.
 func Listen(addr string) (*Proxy, error) {
-	p, err := serve(addr)
+	p, err := listen(addr)
 	if err != nil {
 		return nil, err
 	}
@@ -44,7 +44,6 @@ type keys struct {
 type key struct {
 	token []byte // base64 of user:password, as Proxy-Authorization carries it
 	r     *route
-	end   context.CancelFunc
 }
 
 // realm names the proxy in its challenge.
@@ -54,9 +53,9 @@ const realm = "veetbrowser egress"
 // it returns is called, which also ends the session's tunnels. It may be
 // called only on a proxy from Listen.
 func (p *Proxy) Admit(rules Rules) (Credentials, func()) {
-	c := Credentials{User: rand.Text(), Password: rand.Text() + rand.Text()} // 128 and 256 random bits
+	c := Credentials{User: rand.Text(), Password: rand.Text() + rand.Text()} // at least 128 and 256 random bits
 	ctx, end := context.WithCancel(p.ctx)
-	k := &key{token: []byte(base64.StdEncoding.EncodeToString([]byte(c.User + ":" + c.Password))), r: newRoute(ctx, rules), end: end}
+	k := &key{token: []byte(base64.StdEncoding.EncodeToString([]byte(c.User + ":" + c.Password))), r: newRoute(ctx, rules)}
 	context.AfterFunc(ctx, k.r.close)
 	p.keys.mu.Lock()
 	p.keys.list = append(p.keys.list, k)
