@@ -14,7 +14,8 @@ import (
 )
 
 // A browser on another machine, reached over its DevTools port, gets no
-// egress proxy: what Fetch does not pause is held by the guards alone.
+// egress proxy unless given an egress address (remoteEgressSession): what
+// Fetch does not pause is held by the guards alone.
 // Each test attaches to a Chromium of its own, on this machine's loopback
 // (the only place a test may run one), declared Remote as a forwarded port
 // to another machine would be.
