@@ -14,7 +14,8 @@ import (
 )
 
 // A browser on another machine, reached over its DevTools port, gets no
-// egress proxy: what Fetch does not pause is held by the guards alone.
+// egress proxy unless given an egress address (remoteEgressSession): what
+// Fetch does not pause is held by the guards alone.
 // Each test attaches to a Chromium of its own, on this machine's loopback
 // (the only place a test may run one), declared Remote as a forwarded port
 // to another machine would be.
@@ -22,9 +23,26 @@ import (
 // attachedSession opens a session with opts on a browser the test started
 // and attached to as to a remote one, as the sidecar's fleet does.
 func attachedSession(t *testing.T, opts SessionOptions) *Session {
+	return attachedSessionWith(t, chromium.Options{Remote: true}, opts)
+}
+
+// remoteEgressSession opens a session with opts on a browser attached to
+// as to a remote one that reaches its egress proxy on 127.0.0.2 (another
+// loopback address, standing for an address of this machine).
+func remoteEgressSession(t *testing.T, opts SessionOptions) *Session {
+	t.Helper()
+	e, err := chromium.ListenEgress("127.0.0.2:0")
+	if err != nil {
+		t.Skipf("cannot listen on 127.0.0.2: %v", err)
+	}
+	t.Cleanup(func() { e.Close() })
+	return attachedSessionWith(t, chromium.Options{Remote: true, Egress: e}, opts)
+}
+
+func attachedSessionWith(t *testing.T, copts chromium.Options, opts SessionOptions) *Session {
 	t.Helper()
 	ws, _ := browsertest.DevTools(t)
-	p, err := chromium.Attach(context.Background(), ws, chromium.Options{Remote: true})
+	p, err := chromium.Attach(context.Background(), ws, copts)
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -28,8 +28,13 @@ func (b Launched) Open(ctx context.Context, profileDir string) (browser.Provider
 // context of its own that is thrown away when the lease ends: no two
 // leases share cookies or storage, and nothing of a profile is kept. Each
 // sidecar needs browsers of its own: leases are counted per process.
+// Remote and Egress are chromium.Options' (docs/navigation.md): a fleet on
+// other machines, and the egress proxy they reach, which Fleet does not
+// close.
 type Fleet struct {
 	Endpoints []string
+	Remote    bool
+	Egress    *chromium.Egress
 	Logger    *slog.Logger
 
 	mu   sync.Mutex
@@ -56,7 +61,7 @@ func (f *Fleet) Open(ctx context.Context, _ string) (browser.Provider, error) {
 	}
 	f.busy[ws] = true
 	f.mu.Unlock()
-	p, err := chromium.Attach(ctx, ws, chromium.Options{Isolated: true, Logger: f.Logger})
+	p, err := chromium.Attach(ctx, ws, chromium.Options{Isolated: true, Remote: f.Remote, Egress: f.Egress, Logger: f.Logger})
 	if err != nil {
 		f.free(ws)
 		return nil, err

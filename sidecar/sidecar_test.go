@@ -732,3 +732,57 @@ func TestUnknownRouteIsJSON(t *testing.T) {
 		}
 	}
 }
+
+// TestFleetBehindEgress: a fleet declared on other machines
+// (Fleet.Remote) with an egress proxy (here on 127.0.0.2, standing for an
+// address the fleet reaches) puts each lease's pages behind it: a
+// contained lease's page with a preconnect hint, an image, a fetch and a
+// WebSocket towards another origin sends that origin nothing, and the page
+// itself loads. The WebSocket is counted in blocked under its ws origin:
+// the proxy refused its tunnel (the guards alone refuse it in the page,
+// uncounted).
+func TestFleetBehindEgress(t *testing.T) {
+	t.Parallel()
+	e, err := chromium.ListenEgress("127.0.0.2:0")
+	if err != nil {
+		t.Skipf("cannot listen on 127.0.0.2: %v", err)
+	}
+	t.Cleanup(func() { e.Close() })
+	ws, _ := browsertest.DevTools(t)
+	other := browsertest.ServeCounted(t, "127.0.0.2:0", nil)
+	site := browsertest.ServeCounted(t, "127.0.0.1:0", map[string]string{
+		"/": fmt.Sprintf(`<!doctype html><title>Live scores</title><link rel="preconnect" href="%[1]s">
+<main><h1>Live scores</h1><img src="%[1]s/pixel.gif" alt=""><button>Refresh</button></main>
+<script>try { new WebSocket(%[2]q); } catch (e) {} fetch(%[1]q + "/score").catch(() => {});</script>`,
+			other.URL, strings.Replace(other.URL, "http://", "ws://", 1)+"/feed"),
+	})
+	f := newFixture(t, fixtureOptions{browsers: &Fleet{Endpoints: []string{ws}, Remote: true, Egress: e}})
+	f.profile(t, f.acme, "a")
+	a := f.lease(t, f.acme, api.LeaseRequest{Profile: "a", Grant: &api.Grant{Origins: []string{site.URL}, Contain: true}})
+	blocked := map[string]int{}
+	view := func(r response) string {
+		t.Helper()
+		want(t, r, http.StatusOK, "")
+		var res struct {
+			View projection.View `json:"view"`
+		}
+		r.decode(t, &res)
+		if res.View.Blocked != nil {
+			for _, o := range res.View.Blocked.Origins {
+				blocked[o.Origin] += o.Count
+			}
+		}
+		return names(t, r)
+	}
+	if got := view(f.json(t, f.acme, http.MethodPost, "/v1/leases/"+a.ID+"/navigate", map[string]string{"url": site.URL + "/"})); got != "Refresh" {
+		t.Fatalf("the lease's page: %q", got)
+	}
+	time.Sleep(1500 * time.Millisecond) // what the page and the hint might still send
+	view(f.json(t, f.acme, http.MethodPost, "/v1/leases/"+a.ID+"/observe", map[string]any{}))
+	if c, n := other.Conns.Load(), other.Requests.Load(); c != 0 || n != 0 {
+		t.Fatalf("the other origin got %d connections and %d requests: %v", c, n, other.Seen())
+	}
+	if ws := strings.Replace(other.URL, "http://", "ws://", 1); blocked[ws] != 1 || blocked[other.URL] < 2 {
+		t.Errorf("blocked %v, want the WebSocket under %s and the image and fetch under %s", blocked, ws, other.URL)
+	}
+}

@@ -1,8 +1,12 @@
 package chromium
 
 import (
+	"bufio"
 	"context"
 	"fmt"
+	"io"
+	"net"
+	"net/http"
 	"net/url"
 	"path/filepath"
 	"slices"
@@ -69,8 +73,9 @@ func launchProfile(t *testing.T) *Provider {
 
 // egressBrowsers are the browsers a session can be behind the egress proxy
 // in: the shared one (a fresh profile), one of its own on a persistent
-// profile, and one the test started and attached to on loopback.
-var egressBrowsers = []string{"fresh", "profile", "attached"}
+// profile, one the test started and attached to on loopback, and one
+// attached to as to a browser on another machine (remoteEgress).
+var egressBrowsers = []string{"fresh", "profile", "attached", "remote"}
 
 // egressSession opens a 1.9.0 session that checks its requests with check,
 // in the browser egressBrowsers names kind.
@@ -84,8 +89,23 @@ func egressSession(t *testing.T, kind string, check func(context.Context, *url.U
 		p = launchProfile(t)
 	case "attached":
 		p, _ = attachOwn(t, Options{})
+	case "remote":
+		p, _ = attachOwn(t, Options{Remote: true, Egress: remoteEgress(t)})
 	}
 	return egressSessionOf(t, p, check)
+}
+
+// remoteEgress is the egress proxy of a browser on another machine,
+// listening on 127.0.0.2 (another loopback address, which stands for an
+// address of this machine that such a browser reaches).
+func remoteEgress(t *testing.T) *Egress {
+	t.Helper()
+	e, err := ListenEgress("127.0.0.2:0")
+	if err != nil {
+		t.Skipf("cannot listen on 127.0.0.2: %v", err)
+	}
+	t.Cleanup(func() { e.Close() })
+	return e
 }
 
 // egressSessionOf opens a 1.9.0 session of p that checks its requests with
@@ -276,4 +296,107 @@ func TestEgressLeavesAttachedDefaultContext(t *testing.T) {
 			t.Errorf("the user's new tab is in context %s, not the default %s", i.BrowserContextID, users[0].BrowserContextID)
 		}
 	}
+}
+
+// TestRemoteEgressNeedsTheSessionsCredentials: a browser attached as one on
+// another machine, behind a keyed egress proxy on 127.0.0.2 (standing for
+// an address of this machine that it reaches). The session works through
+// it (navigate, observe, a click that navigates, a popup that becomes a
+// tab), and the proxy serves no one else: a client without the session's
+// credentials, or with a wrong password, gets 407 for a request and for a
+// tunnel, and the site sees no connection from it; the session's own
+// credentials stop working when the session closes.
+func TestRemoteEgressNeedsTheSessionsCredentials(t *testing.T) {
+	t.Parallel()
+	e := remoteEgress(t)
+	p, _ := attachOwn(t, Options{Remote: true, Egress: e})
+	site := browsertest.ServeCounted(t, "127.0.0.1:0", map[string]string{
+		"/": `<!doctype html><title>Live scores</title><main><h1>Live scores</h1>
+<a href="/standings">Standings</a> <button onclick="window.open('/popup')">Open the scorer</button></main>`,
+		"/standings": `<!doctype html><title>Standings</title><main><h1>Standings table</h1></main>`,
+		"/popup":     `<!doctype html><title>Scorer</title><main><h1>Top scorer</h1></main>`,
+	})
+	ctx := browsertest.Context(t, time.Minute)
+	s := egressSessionOf(t, p, policy.Destinations{}.Check)
+	if !s.requests.Proxied || s.requests.ProxyAuth == nil {
+		t.Fatal("the session of a remote browser with an egress proxy is not behind it")
+	}
+	creds := *s.requests.ProxyAuth
+	obs, err := s.Navigate(ctx, site.URL+"/")
+	if err != nil {
+		t.Fatal(err)
+	}
+	if !strings.Contains(textOf(obs), "Live scores") {
+		t.Fatalf("navigate: %q", textOf(obs))
+	}
+	if res := clickNamed(t, s, obs, "Standings"); !strings.Contains(textOf(res.Observation), "Standings table") {
+		t.Fatalf("the click did not navigate: %q", textOf(res.Observation))
+	}
+	if _, err := s.Navigate(ctx, site.URL+"/"); err != nil {
+		t.Fatal(err)
+	}
+	obs, err = s.Observe(ctx, observation.Request{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	clickNamed(t, s, obs, "Open the scorer")
+	waitTabs(t, s, 2)
+	for i := 0; !slices.Contains(site.Seen(), "/popup") && i < 50; i++ {
+		time.Sleep(100 * time.Millisecond)
+	}
+	if !slices.Contains(site.Seen(), "/popup") {
+		t.Fatalf("the popup's document never reached the site: %v", site.Seen())
+	}
+
+	conns, requests := site.Conns.Load(), site.Requests.Load()
+	wrong := creds
+	wrong.Password = strings.Repeat("x", len(creds.Password))
+	for name, c := range map[string]*url.Userinfo{"none": nil, "wrong password": url.UserPassword(wrong.User, wrong.Password)} {
+		if code := getThrough(t, e.Addr(), c, site.URL+"/"); code != 407 {
+			t.Errorf("%s: the proxy answered %d, want 407", name, code)
+		}
+	}
+	if status := connectThrough(t, e.Addr(), strings.TrimPrefix(site.URL, "http://")); !strings.Contains(status, " 407 ") {
+		t.Errorf("a tunnel without credentials: %q", status)
+	}
+	if c, n := site.Conns.Load()-conns, site.Requests.Load()-requests; c != 0 || n != 0 {
+		t.Fatalf("the site got %d connections and %d requests from clients without the session's credentials", c, n)
+	}
+	if code := getThrough(t, e.Addr(), url.UserPassword(creds.User, creds.Password), site.URL+"/"); code != 200 {
+		t.Errorf("with the session's credentials: %d", code)
+	}
+	if err := s.Close(ctx); err != nil {
+		t.Fatal(err)
+	}
+	if code := getThrough(t, e.Addr(), url.UserPassword(creds.User, creds.Password), site.URL+"/"); code != 407 {
+		t.Errorf("a closed session's credentials: %d, want 407", code)
+	}
+}
+
+// getThrough gets target through the proxy at addr, with user as its
+// credentials (nil: none), and returns the status code.
+func getThrough(t *testing.T, addr string, user *url.Userinfo, target string) int {
+	t.Helper()
+	c := &http.Client{Transport: &http.Transport{Proxy: http.ProxyURL(&url.URL{Scheme: "http", Host: addr, User: user})}}
+	res, err := c.Get(target)
+	if err != nil {
+		t.Fatal(err)
+	}
+	io.Copy(io.Discard, res.Body)
+	res.Body.Close()
+	return res.StatusCode
+}
+
+// connectThrough asks the proxy at addr for a tunnel to host without
+// credentials and returns its status line.
+func connectThrough(t *testing.T, addr, host string) string {
+	t.Helper()
+	c, err := net.Dial("tcp", addr)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer c.Close()
+	fmt.Fprintf(c, "CONNECT %s HTTP/1.1\r\nHost: %s\r\n\r\n", host, host)
+	status, _ := bufio.NewReader(c).ReadString('\n')
+	return status
 }

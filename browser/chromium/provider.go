@@ -60,6 +60,13 @@ type Options struct {
 	// the in-page guards alone (docs/navigation.md). An endpoint elsewhere
 	// is remote without it; Launch refuses it.
 	Remote bool
+	// Egress (Attach) is the egress proxy of a browser on another machine
+	// (ListenEgress), on an address of this one that the browser reaches:
+	// each 1.9.0 session puts its browser context behind it with
+	// credentials of its own (docs/navigation.md). It implies Remote. The
+	// caller closes it after the provider; one Egress may serve several
+	// providers (a fleet). Launch refuses it.
+	Egress *Egress
 	Logger *slog.Logger // internal detail; nil discards
 	Output io.Writer    // Launch: the browser's own stdout/stderr; nil discards
 	// Timings are the page layer's durations; nil runs with
@@ -114,6 +121,9 @@ type instance struct {
 	// launched behind an egress proxy of its own that asks the rules the
 	// sessions on that context attach (requests.go); nil otherwise.
 	egress *egress.Shared
+	// keyed: the browser runs on another machine and reaches this one's
+	// proxy there (Options.Egress); nil otherwise.
+	keyed *egress.Proxy
 	// stop ends the browser (or the connection) and removes its files;
 	// died says it is already gone. Only the first call does anything.
 	stop func(died bool) error
@@ -145,8 +155,8 @@ const tempPrefix = "veetbrowser-"
 // browser (and any browser relaunched after it died) runs on that
 // persistent profile instead, which nothing here removes.
 func Launch(ctx context.Context, opts Options) (*Provider, error) {
-	if opts.Remote {
-		return nil, errcode.New(errcode.InvalidArgument, "Remote describes an attached browser; a launched one runs on this machine")
+	if opts.Remote || opts.Egress != nil {
+		return nil, errcode.New(errcode.InvalidArgument, "Remote and Egress describe an attached browser; a launched one runs on this machine")
 	}
 	exe, err := browser.FindChromium(opts.ExecPath)
 	if err != nil {
@@ -295,13 +305,14 @@ var cdpDebugf func(string, ...any)
 
 // Attach connects to a running browser's DevTools endpoint (ws://…). Close
 // closes the pages this provider opened and the connection, not the browser.
-// Only opts.Isolated, Remote and Logger apply: an attached browser was
-// started by someone else, so ExecPath, UserDataDir and Output are refused
-// as invalid_argument rather than ignored. A browser whose endpoint is on
-// loopback runs on this machine unless opts.Remote says otherwise.
+// Only opts.Isolated, Remote, Egress and Logger apply: an attached browser
+// was started by someone else, so ExecPath, UserDataDir and Output are
+// refused as invalid_argument rather than ignored. A browser whose endpoint
+// is on loopback runs on this machine unless opts.Remote or opts.Egress
+// says otherwise.
 func Attach(ctx context.Context, wsURL string, opts Options) (*Provider, error) {
 	if opts.ExecPath != "" || opts.Output != nil || opts.UserDataDir != "" {
-		return nil, errcode.New(errcode.InvalidArgument, "ExecPath, UserDataDir and Output configure a launched browser; an attached one takes only Isolated, Remote and a Logger")
+		return nil, errcode.New(errcode.InvalidArgument, "ExecPath, UserDataDir and Output configure a launched browser; an attached one takes only Isolated, Remote, Egress and a Logger")
 	}
 	base := context.WithoutCancel(ctx)
 	allocCtx, allocCancel := remote.NewAllocator(base, wsURL)
@@ -315,15 +326,19 @@ func Attach(ctx context.Context, wsURL string, opts Options) (*Provider, error) 
 	}
 	var once sync.Once
 	p := newProvider(opts)
-	p.adopt(&instance{
+	inst := &instance{
 		ctx:   browserCtx,
 		lost:  chromedp.FromContext(browserCtx).Browser.LostConnection,
-		local: !opts.Remote && endpointOnLoopback(wsURL),
+		local: !opts.Remote && opts.Egress == nil && endpointOnLoopback(wsURL),
 		stop: func(bool) error {
 			once.Do(func() { browserCancel(); allocCancel() })
 			return nil
 		},
-	})
+	}
+	if opts.Egress != nil {
+		inst.keyed = opts.Egress.proxy
+	}
+	p.adopt(inst)
 	return p, nil
 }
 

@@ -30,7 +30,10 @@ import (
 // (launchBrowser), and the session attaches its check and tally to it for
 // its life, a session with no check too (allowing everything: the proxy
 // must let an older tool version's pages through). A browser elsewhere
-// cannot reach this process's loopback: its sessions keep the guards alone
+// cannot reach this process's loopback: given an Egress (Options.Egress,
+// on an address it reaches) its session's context is put behind that
+// keyed proxy with credentials of the session's own, which its tabs give
+// the proxy's challenge; without one its sessions keep the guards alone
 // (docs/navigation.md). The stop returned ends what startEgress started.
 func (s *Session) startEgress(inst *instance, first *tab.Options) (stop func(), err error) {
 	rules := egress.Rules{Check: s.requests.CheckRequest, Address: s.checkAddress}
@@ -41,7 +44,15 @@ func (s *Session) startEgress(inst *instance, first *tab.Options) (stop func(), 
 	case inst.egress != nil:
 		s.proxied()
 		return inst.egress.Attach(rules), nil
-	case s.requests.CheckRequest == nil || !inst.local:
+	case s.requests.CheckRequest == nil:
+		return func() {}, nil
+	case inst.keyed != nil:
+		creds, revoke := inst.keyed.Admit(rules)
+		first.Proxy = inst.keyed.Addr()
+		s.requests.ProxyAuth = &tab.ProxyCredentials{User: creds.User, Password: creds.Password}
+		s.proxied()
+		return revoke, nil
+	case !inst.local:
 		return func() {}, nil
 	}
 	p, err := egress.Start(rules)
@@ -63,7 +74,7 @@ func (s *Session) tabOptions(o tab.Options) tab.Options {
 	o.Frames, o.Timings, o.Logs = s.frames, s.timings, s.debugging
 	o.CheckRequest, o.Blocked = s.requests.CheckRequest, s.requests.Blocked
 	o.Contain, o.NoServiceWorkers, o.RefusedHosts = s.requests.Contain, s.requests.NoServiceWorkers, s.requests.RefusedHosts
-	o.Proxied = s.requests.Proxied
+	o.Proxied, o.ProxyAuth = s.requests.Proxied, s.requests.ProxyAuth
 	return o
 }
 

@@ -3,8 +3,8 @@
 //	veetbrowser observe [URL] [--canonical] [--budget BYTES] [--tool-version V] [--browser PATH] [--cdp WS_URL] [--profile-dir DIR] [--log-level LEVEL] [--store SPEC] [--retain DURATION] [--retain-bytes N]
 //	veetbrowser read URL [--budget BYTES] [--tool-version V] [--browser PATH] [--cdp WS_URL] [--profile-dir DIR] [--log-level LEVEL] [--store SPEC] [--retain DURATION] [--retain-bytes N]
 //	veetbrowser find URL QUERY [--budget BYTES] [--tool-version V] [--browser PATH] [--cdp WS_URL] [--profile-dir DIR] [--log-level LEVEL] [--store SPEC] [--retain DURATION] [--retain-bytes N]
-//	veetbrowser mcp (--allow-origin ORIGIN... | --allow-any-origin) [--hosted URL --profile NAME] [--allow-link-local] [--contain [--allow-resource ORIGIN...]] [--read-values] [--http ADDR] [--http-allow-origin ORIGIN...] [--max-sessions N] [--idle-timeout DURATION] [--budget BYTES] [--tool-version V] [--upload-root DIR] [--download-dir DIR] [--browser PATH] [--cdp WS_URL] [--profile-dir DIR] [--log-level LEVEL] [--store SPEC] [--retain DURATION] [--retain-bytes N]
-//	veetbrowser serve --data DIR --tokens FILE [--listen ADDR] [--store SPEC] [--tls-cert FILE --tls-key FILE] [--cdp WS_URL...] [--browser PATH] [--max-leases N] [--allow-private] [--log-level LEVEL]
+//	veetbrowser mcp (--allow-origin ORIGIN... | --allow-any-origin) [--hosted URL --profile NAME] [--allow-link-local] [--contain [--allow-resource ORIGIN...]] [--read-values] [--http ADDR] [--http-allow-origin ORIGIN...] [--max-sessions N] [--idle-timeout DURATION] [--budget BYTES] [--tool-version V] [--upload-root DIR] [--download-dir DIR] [--browser PATH] [--cdp WS_URL [--cdp-remote] [--egress-listen HOST:PORT]] [--profile-dir DIR] [--log-level LEVEL] [--store SPEC] [--retain DURATION] [--retain-bytes N]
+//	veetbrowser serve --data DIR --tokens FILE [--listen ADDR] [--store SPEC] [--tls-cert FILE --tls-key FILE] [--cdp WS_URL... [--cdp-remote] [--egress-listen HOST:PORT]] [--browser PATH] [--max-leases N] [--allow-private] [--log-level LEVEL]
 //	veetbrowser token TENANT
 //	veetbrowser suite [--budget BYTES] [--json] [--scenario IDS] [--browser PATH] [--cdp WS_URL] [--log-level LEVEL] [--store SPEC] [--retain DURATION] [--retain-bytes N]
 //	veetbrowser replay [--store SPEC] [--budget BYTES] [--tool-version V] [--html FILE] [SESSION]
@@ -130,7 +130,7 @@ const (
 	observeUsageLine  = "veetbrowser observe [URL] [--canonical] [--budget BYTES] [--tool-version V] [--browser PATH] [--cdp WS_URL] [--profile-dir DIR] [--log-level LEVEL] [--store SPEC] [--retain DURATION] [--retain-bytes N]"
 	readUsageLine     = "veetbrowser read URL [--budget BYTES] [--tool-version V] [--browser PATH] [--cdp WS_URL] [--profile-dir DIR] [--log-level LEVEL] [--store SPEC] [--retain DURATION] [--retain-bytes N]"
 	findUsageLine     = "veetbrowser find URL QUERY [--budget BYTES] [--tool-version V] [--browser PATH] [--cdp WS_URL] [--profile-dir DIR] [--log-level LEVEL] [--store SPEC] [--retain DURATION] [--retain-bytes N]"
-	mcpUsageLine      = "veetbrowser mcp (--allow-origin ORIGIN... | --allow-any-origin) [--hosted URL --profile NAME] [--allow-link-local] [--contain [--allow-resource ORIGIN...]] [--read-values] [--http ADDR] [--http-allow-origin ORIGIN...] [--max-sessions N] [--idle-timeout DURATION] [--control ADDR] [--approval-timeout DURATION] [--approve CLASS...] [--budget BYTES] [--tool-version V] [--upload-root DIR] [--download-dir DIR] [--browser PATH] [--cdp WS_URL] [--profile-dir DIR] [--log-level LEVEL] [--store SPEC] [--retain DURATION] [--retain-bytes N]"
+	mcpUsageLine      = "veetbrowser mcp (--allow-origin ORIGIN... | --allow-any-origin) [--hosted URL --profile NAME] [--allow-link-local] [--contain [--allow-resource ORIGIN...]] [--read-values] [--http ADDR] [--http-allow-origin ORIGIN...] [--max-sessions N] [--idle-timeout DURATION] [--control ADDR] [--approval-timeout DURATION] [--approve CLASS...] [--budget BYTES] [--tool-version V] [--upload-root DIR] [--download-dir DIR] [--browser PATH] [--cdp WS_URL [--cdp-remote] [--egress-listen HOST:PORT]] [--profile-dir DIR] [--log-level LEVEL] [--store SPEC] [--retain DURATION] [--retain-bytes N]"
 	suiteUsageLine    = "veetbrowser suite [--budget BYTES] [--json] [--scenario IDS] [--browser PATH] [--cdp WS_URL] [--log-level LEVEL] [--store SPEC] [--retain DURATION] [--retain-bytes N]"
 	replayUsageLine   = "veetbrowser replay [--store SPEC] [--budget BYTES] [--tool-version V] [--html FILE] [SESSION]"
 	sessionsUsageLine = "veetbrowser sessions [--store SPEC] [--limit N]"
@@ -262,7 +262,18 @@ type browserFlags struct {
 	path       string
 	cdp        string
 	profileDir string // --profile-dir (profile.go); only the commands that register it
-	log        cliLog
+	// --cdp-remote and --egress-listen (registerRemote): only the
+	// commands that register them
+	remote       bool
+	egressListen string
+	log          cliLog
+}
+
+// registerRemote registers the switches of a --cdp browser on another
+// machine.
+func (b *browserFlags) registerRemote(fs *flag.FlagSet) {
+	fs.BoolVar(&b.remote, "cdp-remote", false, "the --cdp browser runs on another machine (its endpoint a forwarded port): its pages keep the in-page guards alone, unless --egress-listen")
+	fs.StringVar(&b.egressListen, "egress-listen", "", "the --cdp browser runs on another machine and reaches this one at `HOST:PORT`: every connection of its 1.9.0 sessions goes through the egress proxy listening there, each session with credentials of its own")
 }
 
 func (b *browserFlags) register(fs *flag.FlagSet, log cliLog) {
@@ -296,7 +307,7 @@ func (b *browserFlags) runtime(ctx context.Context, budget int, sf *storeFlags, 
 			return nil, nil, err
 		}
 	}
-	p, err := b.provider(ctx)
+	p, closeEgress, err := b.provider(ctx)
 	if err != nil {
 		unlock()
 		st.Close()
@@ -308,13 +319,14 @@ func (b *browserFlags) runtime(ctx context.Context, budget int, sf *storeFlags, 
 	opts.Budget, opts.Store = budget, st
 	if rt, err = veetbrowser.New(p, opts); err != nil {
 		p.Close(closeCtx)
+		closeEgress()
 		unlock()
 		st.Close()
 		return nil, nil, err
 	}
 	// The lock is released after the browser is closed: it wrote its
 	// cookies out by then.
-	return rt, func() { p.Close(closeCtx); unlock(); st.Close() }, nil
+	return rt, func() { p.Close(closeCtx); closeEgress(); unlock(); st.Close() }, nil
 }
 
 // checkBudgetFlag refuses a --budget the runtime would refuse, naming the
@@ -342,12 +354,30 @@ func flagged(flagName string, err error) error {
 	return errcode.Wrap(code, err, "%s: %s", flagName, msg)
 }
 
-func (b *browserFlags) provider(ctx context.Context) (*chromium.Provider, error) {
-	if b.cdp != "" {
-		if !strings.HasPrefix(b.cdp, "ws://") && !strings.HasPrefix(b.cdp, "wss://") {
-			return nil, errcode.New(errcode.InvalidArgument, "--cdp wants a ws:// or wss:// DevTools URL")
+// provider opens the chosen browser; closeEgress, after the provider is
+// closed, stops the egress proxy of a remote one (--egress-listen).
+func (b *browserFlags) provider(ctx context.Context) (p *chromium.Provider, closeEgress func(), err error) {
+	closeEgress = func() {}
+	if b.cdp == "" {
+		if b.remote || b.egressListen != "" {
+			return nil, nil, errcode.New(errcode.InvalidArgument, "--cdp-remote and --egress-listen describe a --cdp browser on another machine")
 		}
-		return chromium.Attach(ctx, b.cdp, chromium.Options{Logger: b.log.Logger})
+		p, err = chromium.Launch(ctx, chromium.Options{ExecPath: b.path, Logger: b.log.Logger, UserDataDir: b.profileDir})
+		return p, closeEgress, err
 	}
-	return chromium.Launch(ctx, chromium.Options{ExecPath: b.path, Logger: b.log.Logger, UserDataDir: b.profileDir})
+	if !strings.HasPrefix(b.cdp, "ws://") && !strings.HasPrefix(b.cdp, "wss://") {
+		return nil, nil, errcode.New(errcode.InvalidArgument, "--cdp wants a ws:// or wss:// DevTools URL")
+	}
+	opts := chromium.Options{Logger: b.log.Logger, Remote: b.remote}
+	if b.egressListen != "" {
+		if opts.Egress, err = chromium.ListenEgress(b.egressListen); err != nil {
+			return nil, nil, flagged("--egress-listen", err)
+		}
+		closeEgress = func() { opts.Egress.Close() }
+	}
+	if p, err = chromium.Attach(ctx, b.cdp, opts); err != nil {
+		closeEgress()
+		return nil, nil, err
+	}
+	return p, closeEgress, nil
 }

@@ -64,6 +64,18 @@ approval_required. --approve CLASS (repeatable: submit, send, publish, pay,
 delete, confirm) pre-approves that class in the grant for unattended runs:
 no one is asked, and each record it authorized says so.
 
+With --cdp WS_URL the pages run in a browser that is already running. One
+on this machine (a loopback endpoint) has every connection of its tool
+version 1.9.0 pages go through an egress proxy on loopback that holds it to
+the grant and the destination rules. One on another machine cannot reach
+that: with --egress-listen HOST:PORT (an address of this machine that the
+browser reaches) the proxy listens there instead, and each MCP session's
+pages go through it with credentials of the session's own, answered to the
+proxy's challenge; whatever comes without them is refused (407) and sent
+nowhere. Without --egress-listen (and with --cdp-remote for an endpoint
+forwarded to loopback) such a browser's pages keep the in-page guards
+alone, which miss some connections (docs/navigation.md).
+
 Every tool call is recorded in the artifact store (--store) before its
 result is returned; veetbrowser replay re-derives the model views from it.
 
@@ -106,6 +118,7 @@ func runMCP(ctx context.Context, c cli, fs *flag.FlagSet, args []string) error {
 	var bf browserFlags
 	bf.register(fs, c.log)
 	bf.registerProfile(fs)
+	bf.registerRemote(fs)
 	var sf storeFlags
 	sf.register(fs, true)
 	if _, err := parseUsage(fs, args, 0, mcpUsageLine+" (see veetbrowser mcp --help)"); err != nil {
@@ -164,8 +177,8 @@ func runMCP(ctx context.Context, c cli, fs *flag.FlagSet, args []string) error {
 		if len(approve) > 0 || *control != "" {
 			return errcode.New(errcode.InvalidArgument, "--approve and --control apply to local pages, not with --hosted")
 		}
-		if bf.path != "" || bf.cdp != "" || bf.profileDir != "" || sf.spec != "" || *linkLocal {
-			return errcode.New(errcode.InvalidArgument, "--hosted runs the pages on the sidecar: --browser, --cdp, --profile-dir, --store and --allow-link-local do not apply")
+		if bf.path != "" || bf.cdp != "" || bf.remote || bf.egressListen != "" || bf.profileDir != "" || sf.spec != "" || *linkLocal {
+			return errcode.New(errcode.InvalidArgument, "--hosted runs the pages on the sidecar: --browser, --cdp, --cdp-remote, --egress-listen, --profile-dir, --store and --allow-link-local do not apply")
 		}
 		token := os.Getenv(EnvToken)
 		opts.Open = func(ctx context.Context, o veetbrowser.SessionOptions) (veetbrowser.Caller, error) {

@@ -14,13 +14,14 @@ import (
 	"strings"
 	"time"
 
+	"github.com/veetbot/veetbrowser/browser/chromium"
 	"github.com/veetbot/veetbrowser/errcode"
 	"github.com/veetbot/veetbrowser/policy"
 	"github.com/veetbot/veetbrowser/sidecar"
 	"github.com/veetbot/veetbrowser/store/storespec"
 )
 
-const serveUsageLine = "veetbrowser serve --data DIR --tokens FILE [--listen ADDR] [--store SPEC] [--tls-cert FILE --tls-key FILE] [--cdp WS_URL...] [--browser PATH] [--max-leases N] [--allow-private] [--log-level LEVEL]"
+const serveUsageLine = "veetbrowser serve --data DIR --tokens FILE [--listen ADDR] [--store SPEC] [--tls-cert FILE --tls-key FILE] [--cdp WS_URL... [--cdp-remote] [--egress-listen HOST:PORT]] [--browser PATH] [--max-leases N] [--allow-private] [--log-level LEVEL]"
 
 const serveUsage = `usage: ` + serveUsageLine + `
 
@@ -42,6 +43,17 @@ that owns browsers, persistent profiles and leases (docs/sidecar.md).
 --cdp WS_URL    (repeatable) attach leases to these browsers, one lease
                 per browser, each in a browser context of its own that
                 is thrown away at its end (a fleet keeps no profile).
+                A fleet browser on this machine (a loopback endpoint)
+                sends every connection through an egress proxy on
+                loopback that holds it to the destination rules.
+--egress-listen HOST:PORT  the fleet runs on other machines, which reach
+                this one at HOST:PORT: the egress proxy listens there
+                and each lease's browser context goes through it with
+                credentials of its own (anything without them: 407).
+--cdp-remote    the fleet runs on other machines (endpoints forwarded to
+                loopback) and no --egress-listen: the pages keep the
+                in-page guards alone, which miss some connections
+                (docs/navigation.md).
 --allow-private let pages reach loopback and private addresses: by
                 default every navigation hop to 127.0.0.0/8, 10/8,
                 192.168/16, … (and link-local, metadata) is refused, so
@@ -69,6 +81,8 @@ func runServe(ctx context.Context, c cli, fs *flag.FlagSet, args []string) error
 	allowPrivate := fs.Bool("allow-private", false, "let leased pages reach loopback and private addresses (default: refused)")
 	var fleet stringList
 	fs.Var(&fleet, "cdp", "DevTools endpoint (ws://…) of a fleet browser to attach leases to (repeatable)")
+	remote := fs.Bool("cdp-remote", false, "the --cdp fleet runs on other machines (endpoints forwarded to loopback): its pages keep the in-page guards alone, unless --egress-listen")
+	egressListen := fs.String("egress-listen", "", "the --cdp fleet runs on other machines, which reach this one at `HOST:PORT`: every connection of a lease's pages goes through the egress proxy listening there, with the lease's own credentials")
 	level := new(slog.LevelVar)
 	level.Set(slog.LevelInfo)
 	fs.TextVar(level, "log-level", level, "log from this `level` on: debug, info, warn or error")
@@ -91,6 +105,9 @@ func runServe(ctx context.Context, c cli, fs *flag.FlagSet, args []string) error
 		if !strings.HasPrefix(ws, "ws://") && !strings.HasPrefix(ws, "wss://") {
 			return errcode.New(errcode.InvalidArgument, "--cdp wants a ws:// or wss:// DevTools URL")
 		}
+	}
+	if len(fleet) == 0 && (*remote || *egressListen != "") {
+		return errcode.New(errcode.InvalidArgument, "--cdp-remote and --egress-listen describe a --cdp fleet on other machines")
 	}
 	log := slog.New(slog.NewJSONHandler(c.stderr, &slog.HandlerOptions{Level: level}))
 	f, err := os.Open(*tokens)
@@ -115,7 +132,15 @@ func runServe(ctx context.Context, c cli, fs *flag.FlagSet, args []string) error
 	defer st.Close()
 	var browsers sidecar.Browsers = sidecar.Launched{ExecPath: *execPath, Logger: log}
 	if len(fleet) > 0 {
-		browsers = &sidecar.Fleet{Endpoints: fleet, Logger: log}
+		f := &sidecar.Fleet{Endpoints: fleet, Remote: *remote, Logger: log}
+		if *egressListen != "" {
+			if f.Egress, err = chromium.ListenEgress(*egressListen); err != nil {
+				return flagged("--egress-listen", err)
+			}
+			defer f.Egress.Close() // after the leases' browsers
+			log.Info("egress proxy", "addr", f.Egress.Addr())
+		}
+		browsers = f
 	}
 	srv, err := sidecar.New(ctx, sidecar.Options{Data: *data, Tokens: toks, Store: st, Browsers: browsers,
 		MaxLeases: *maxLeases, Destinations: policy.Destinations{DenyPrivate: !*allowPrivate}, Logger: log})

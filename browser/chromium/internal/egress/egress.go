@@ -15,6 +15,11 @@
 // the proxy is about to connect to, after its own lookup, passes the
 // destination rules (Rules.Address): what is dialled is what was checked,
 // whatever a DNS server answered the check's lookup.
+//
+// A browser on another machine cannot reach 127.0.0.1: its proxy (Listen,
+// keyed.go) listens on an address the operator chooses and serves each
+// session's context by credentials of the session's own, answering 407 to
+// anything without them.
 package egress
 
 import (
@@ -68,18 +73,31 @@ const (
 	peekTimeout  = 2 * time.Second
 )
 
-// Proxy is one browser context's proxy: a session's, or (with Shared's
-// rules) a whole browser's.
+// Proxy is one browser context's proxy (a session's, or with Shared's
+// rules a whole browser's: Start), or the proxy of a browser on another
+// machine that serves every session of it, each by its own credentials
+// (Listen, keyed.go).
 type Proxy struct {
-	ln     net.Listener
-	srv    *http.Server
+	ln   net.Listener
+	srv  *http.Server
+	ctx  context.Context
+	stop context.CancelFunc
+	wg   sync.WaitGroup // the tunnels
+	// route picks the rules of a request; nil refuses it, asking for
+	// credentials (a keyed proxy's answer to a request without valid ones).
+	route func(*http.Request) *route
+	keys  keys // Listen's sessions; empty for Start
+}
+
+// route is the rules of one session (or of a Start proxy) with the
+// connections made for them: each session dials and pools on its own, so
+// no session's request rides a connection another's rules allowed.
+type route struct {
 	rules  Rules
-	fwd    *httputil.ReverseProxy
-	tr     *http.Transport
+	ctx    context.Context // ends the session's tunnels
 	dialer net.Dialer
-	ctx    context.Context
-	stop   context.CancelFunc
-	wg     sync.WaitGroup // the tunnels
+	tr     *http.Transport
+	fwd    *httputil.ReverseProxy
 	// paged: a request was let through. Until then no page of the
 	// context has asked for anything (a fresh page is about:blank), so
 	// what is refused is the browser's own (a search engine preconnect
@@ -89,17 +107,39 @@ type Proxy struct {
 
 // Start listens on a free port of 127.0.0.1 and serves until Close.
 func Start(rules Rules) (*Proxy, error) {
-	ln, err := net.Listen("tcp", "127.0.0.1:0")
+	p, err := listen("127.0.0.1:0")
+	if err != nil {
+		return nil, err
+	}
+	r := newRoute(p.ctx, rules)
+	p.route = func(*http.Request) *route { return r }
+	context.AfterFunc(p.ctx, r.close)
+	p.run()
+	return p, nil
+}
+
+// listen makes a proxy listening on addr; the caller sets its route, then
+// runs it, and it serves until Close.
+func listen(addr string) (*Proxy, error) {
+	ln, err := net.Listen("tcp", addr)
 	if err != nil {
 		return nil, err
 	}
 	ctx, stop := context.WithCancel(context.Background())
-	p := &Proxy{ln: ln, rules: rules, ctx: ctx, stop: stop, dialer: net.Dialer{Timeout: dialTimeout}}
+	p := &Proxy{ln: ln, ctx: ctx, stop: stop}
+	p.srv = &http.Server{Handler: p, ReadHeaderTimeout: checkTimeout, BaseContext: func(net.Listener) context.Context { return ctx }}
+	return p, nil
+}
+
+func (p *Proxy) run() { go p.srv.Serve(p.ln) }
+
+func newRoute(ctx context.Context, rules Rules) *route {
+	r := &route{rules: rules, ctx: ctx, dialer: net.Dialer{Timeout: dialTimeout}}
 	if rules.Address != nil {
 		// Called for each address the dial tries, after the lookup and
 		// before the connection: the address connected to is one the
 		// rules allow.
-		p.dialer.Control = func(_, address string, _ syscall.RawConn) error {
+		r.dialer.Control = func(_, address string, _ syscall.RawConn) error {
 			ap, err := netip.ParseAddrPort(address)
 			if err != nil {
 				return &refusedAddress{err}
@@ -111,24 +151,27 @@ func Start(rules Rules) (*Proxy, error) {
 		}
 	}
 	// No proxy of the environment: what is allowed goes straight out.
-	p.tr = &http.Transport{Proxy: nil, DialContext: p.dialer.DialContext, MaxIdleConns: maxIdleConns, MaxIdleConnsPerHost: maxIdleConns,
+	r.tr = &http.Transport{Proxy: nil, DialContext: r.dialer.DialContext, MaxIdleConns: maxIdleConns, MaxIdleConnsPerHost: maxIdleConns,
 		IdleConnTimeout: 30 * time.Second, DisableCompression: true}
-	p.fwd = &httputil.ReverseProxy{
-		Rewrite:       func(*httputil.ProxyRequest) {}, // the absolute URL as asked; no X-Forwarded headers
-		Transport:     p.tr,
+	r.fwd = &httputil.ReverseProxy{
+		// The absolute URL as asked; no X-Forwarded headers. The
+		// hop-by-hop headers, Proxy-Authorization among them, are not
+		// forwarded.
+		Rewrite:       func(*httputil.ProxyRequest) {},
+		Transport:     r.tr,
 		FlushInterval: -1, // event streams as they come
-		ErrorHandler: func(w http.ResponseWriter, r *http.Request, err error) {
+		ErrorHandler: func(w http.ResponseWriter, req *http.Request, err error) {
 			if refused := new(refusedAddress); errors.As(err, &refused) {
-				p.refuse(w, "http://"+r.URL.Host)
+				r.refuse(w, "http://"+req.URL.Host)
 				return
 			}
 			w.WriteHeader(http.StatusBadGateway)
 		},
 	}
-	p.srv = &http.Server{Handler: p, ReadHeaderTimeout: checkTimeout, BaseContext: func(net.Listener) context.Context { return ctx }}
-	go p.srv.Serve(ln)
-	return p, nil
+	return r
 }
+
+func (r *route) close() { r.tr.CloseIdleConnections() }
 
 // Addr is the proxy's host:port, for proxyServer.
 func (p *Proxy) Addr() string { return p.ln.Addr().String() }
@@ -141,48 +184,52 @@ func (p *Proxy) Close() error {
 	}
 	p.stop()
 	err := p.srv.Close()
-	p.tr.CloseIdleConnections()
 	p.wg.Wait()
 	return err
 }
 
-func (p *Proxy) ServeHTTP(w http.ResponseWriter, r *http.Request) {
-	if r.Method == http.MethodConnect {
-		p.tunnel(w, r)
+func (p *Proxy) ServeHTTP(w http.ResponseWriter, req *http.Request) {
+	r := p.route(req)
+	if r == nil {
+		askCredentials(w)
 		return
 	}
-	u := r.URL
+	if req.Method == http.MethodConnect {
+		p.tunnel(w, req, r)
+		return
+	}
+	u := req.URL
 	if u.Scheme != "http" || u.Host == "" {
 		// Not a proxy request (the browser sends https and ws through
 		// CONNECT): nothing to forward.
 		http.Error(w, "not a proxy request", http.StatusBadRequest)
 		return
 	}
-	if !p.allowed(r.Context(), u) {
-		p.refuse(w, "http://"+u.Host)
+	if !r.allowed(req.Context(), u) {
+		r.refuse(w, "http://"+u.Host)
 		return
 	}
-	p.paged.Store(true)
-	p.fwd.ServeHTTP(w, r)
+	r.paged.Store(true)
+	r.fwd.ServeHTTP(w, req)
 }
 
 // tunnel answers a CONNECT to host:port: allowed if its https origin, or
 // its http one (a ws tunnel), passes the check.
-func (p *Proxy) tunnel(w http.ResponseWriter, r *http.Request) {
-	host, port, err := net.SplitHostPort(r.Host)
+func (p *Proxy) tunnel(w http.ResponseWriter, req *http.Request, r *route) {
+	host, port, err := net.SplitHostPort(req.Host)
 	if err != nil {
 		http.Error(w, "bad tunnel address", http.StatusBadRequest)
 		return
 	}
-	if !p.allowed(r.Context(), &url.URL{Scheme: "https", Host: hostPort(host, port, "443")}) &&
-		!p.allowed(r.Context(), &url.URL{Scheme: "http", Host: hostPort(host, port, "80")}) {
-		p.refuseTunnel(w, host, port)
+	if !r.allowed(req.Context(), &url.URL{Scheme: "https", Host: hostPort(host, port, "443")}) &&
+		!r.allowed(req.Context(), &url.URL{Scheme: "http", Host: hostPort(host, port, "80")}) {
+		r.refuseTunnel(w, host, port)
 		return
 	}
-	p.paged.Store(true)
-	up, err := p.dialer.DialContext(r.Context(), "tcp", net.JoinHostPort(host, port))
+	r.paged.Store(true)
+	up, err := r.dialer.DialContext(req.Context(), "tcp", net.JoinHostPort(host, port))
 	if refused := new(refusedAddress); errors.As(err, &refused) {
-		p.refuseTunnel(w, host, port)
+		r.refuseTunnel(w, host, port)
 		return
 	}
 	if err != nil {
@@ -197,7 +244,7 @@ func (p *Proxy) tunnel(w http.ResponseWriter, r *http.Request) {
 	p.wg.Add(1)
 	go func() {
 		defer p.wg.Done()
-		stop := context.AfterFunc(p.ctx, func() { up.Close(); down.Close() })
+		stop := context.AfterFunc(r.ctx, func() { up.Close(); down.Close() })
 		defer stop()
 		done := make(chan struct{})
 		go func() {
@@ -235,11 +282,11 @@ func hijack(w http.ResponseWriter) (net.Conn, *bufio.ReadWriter, error) {
 // handshake: https or wss; anything else: a ws handshake, the only plain
 // protocol the browser tunnels), read from the client within peekTimeout;
 // then the connection is closed, and the browser sees it fail.
-func (p *Proxy) refuseTunnel(w http.ResponseWriter, host, port string) {
+func (r *route) refuseTunnel(w http.ResponseWriter, host, port string) {
 	origin := originOf("https", host, port, "443")
 	down, buf, err := hijack(w)
 	if err != nil {
-		p.refuse(w, origin)
+		r.refuse(w, origin)
 		return
 	}
 	defer down.Close()
@@ -247,26 +294,26 @@ func (p *Proxy) refuseTunnel(w http.ResponseWriter, host, port string) {
 	if b, err := buf.Reader.Peek(1); err == nil && b[0] != tlsHandshake {
 		origin = originOf("ws", host, port, "80")
 	}
-	p.report(origin)
+	r.report(origin)
 }
 
 // tlsHandshake is the first byte of a TLS client hello record.
 const tlsHandshake = 0x16
 
-func (p *Proxy) allowed(ctx context.Context, u *url.URL) bool {
+func (r *route) allowed(ctx context.Context, u *url.URL) bool {
 	ctx, cancel := context.WithTimeout(ctx, checkTimeout)
 	defer cancel()
-	return p.rules.Check(ctx, u) == nil
+	return r.rules.Check(ctx, u) == nil
 }
 
-func (p *Proxy) refuse(w http.ResponseWriter, origin string) {
-	p.report(origin)
+func (r *route) refuse(w http.ResponseWriter, origin string) {
+	r.report(origin)
 	http.Error(w, "blocked: this session may not reach "+origin, http.StatusForbidden)
 }
 
-func (p *Proxy) report(origin string) {
-	if p.rules.Refused != nil && p.paged.Load() {
-		p.rules.Refused(origin)
+func (r *route) report(origin string) {
+	if r.rules.Refused != nil && r.paged.Load() {
+		r.rules.Refused(origin)
 	}
 }
 

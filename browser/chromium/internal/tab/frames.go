@@ -164,6 +164,15 @@ func (t *Tab) attachFrame(id cdptarget.ID) {
 			go t.decideFrameRequest(target, ev)
 			return
 		}
+		if ev, ok := ev.(*fetch.EventAuthRequired); ok {
+			t.mu.Lock()
+			target := s.target
+			t.mu.Unlock()
+			if target != nil {
+				go t.answerAuth(target, ev)
+			}
+			return
+		}
 		t.mu.Lock()
 		defer t.mu.Unlock()
 		if t.onFrameEventLocked(s, ev) {

@@ -34,7 +34,7 @@ func (t *Tab) enableNavGuard(ctx context.Context) error {
 	if t.checkRequest != nil {
 		pattern = &fetch.RequestPattern{URLPattern: "*", RequestStage: fetch.RequestStageRequest}
 	}
-	_, err := cdp.Call(ctx, t.target, fetch.Enable, fetch.EnableParams{Patterns: []*fetch.RequestPattern{pattern}})
+	_, err := cdp.Call(ctx, t.target, fetch.Enable, fetch.EnableParams{Patterns: []*fetch.RequestPattern{pattern}, HandleAuthRequests: ptr(t.proxyAuth != nil)})
 	if err != nil {
 		return err
 	}

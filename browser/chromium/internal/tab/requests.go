@@ -83,7 +83,8 @@ func (t *Tab) guardFrameSession(ctx context.Context, target *chromedp.Target) er
 		return nil
 	}
 	if _, err := cdp.Call(ctx, target, fetch.Enable, fetch.EnableParams{
-		Patterns: []*fetch.RequestPattern{{URLPattern: "*", RequestStage: fetch.RequestStageRequest}},
+		Patterns:           []*fetch.RequestPattern{{URLPattern: "*", RequestStage: fetch.RequestStageRequest}},
+		HandleAuthRequests: ptr(t.proxyAuth != nil),
 	}); err != nil {
 		return err
 	}

@@ -48,9 +48,11 @@ type Tab struct {
 	checkRequest func(context.Context, *url.URL) error // every request that is not a top-level hop; nil: not paused
 	blocked      *observation.BlockedTally
 	contain      *Containment
-	noWorkers    bool   // service worker registration is gone
-	wsGuard      string // the WebSocket constructor guard of its documents and workers (requests.go); "" for none
-	proxied      bool   // Options.Proxied
+	noWorkers    bool              // service worker registration is gone
+	wsGuard      string            // the WebSocket constructor guard of its documents and workers (requests.go); "" for none
+	proxied      bool              // Options.Proxied
+	proxyAuth    *ProxyCredentials // Options.ProxyAuth (proxyauth.go)
+	authAnswered answered
 	timings      Timings
 
 	mu sync.Mutex
@@ -136,10 +138,13 @@ type Options struct {
 	// Isolated opens the page in a browser context of its own, disposed of
 	// when the tab's context ends.
 	Isolated bool
-	// Proxy (Open only), host:port of a proxy on loopback, opens the page
-	// in a browser context of its own whose every connection, loopback
-	// ones included, goes through that proxy (the egress package).
+	// Proxy (Open only), host:port of a proxy, opens the page in a
+	// browser context of its own whose every connection, loopback ones
+	// included, goes through that proxy (the egress package).
 	Proxy string
+	// ProxyAuth (with CheckRequest) answers the proxy's challenge, on
+	// every tab of the context: a keyed proxy's (proxyauth.go).
+	ProxyAuth *ProxyCredentials
 	// Frames: the session observes frames (tool version 1.7.0), so
 	// out-of-process frames are attached to as they appear.
 	Frames bool
@@ -228,6 +233,7 @@ func start(ctx, parent context.Context, opts Options, copts ...chromedp.ContextO
 		noWorkers:     opts.NoServiceWorkers,
 		wsGuard:       wsGuard,
 		proxied:       opts.Proxied,
+		proxyAuth:     opts.ProxyAuth,
 		timings:       opts.Timings,
 		changed:       make(chan struct{}),
 		lifecycle:     make(map[cdp.LoaderID]string),
@@ -314,8 +320,12 @@ func (t *Tab) installCollector(ctx context.Context) error {
 
 // onEvent runs on chromedp's reader goroutine: state changes only.
 func (t *Tab) onEvent(ev any) {
-	if ev, ok := ev.(*fetch.EventRequestPaused); ok {
+	switch ev := ev.(type) {
+	case *fetch.EventRequestPaused:
 		go t.decide(ev)
+		return
+	case *fetch.EventAuthRequired:
+		go t.answerAuth(t.target, ev)
 		return
 	}
 	t.mu.Lock()
