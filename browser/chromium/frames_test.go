@@ -3,6 +3,7 @@ package chromium
 import (
 	"context"
 	"fmt"
+	"slices"
 	"strings"
 	"testing"
 	"time"
@@ -138,4 +139,32 @@ func inOrder(s string, parts ...string) bool {
 		s = s[i+len(p):]
 	}
 	return true
+}
+
+// TestFrameKeepsItsSessionWhileItsChildrenMove: an out-of-process frame
+// holding a dozen cross-site frames, each of which starts in its parent's
+// process and moves to its own as its document commits, some while the
+// parent's session installs the collector in the documents it read: the
+// parent's content and every child's are observed. (Before, a child that
+// moved during the install dropped the parent's session: its controls
+// never showed, and the first observation could hang on that session.)
+func TestFrameKeepsItsSessionWhileItsChildrenMove(t *testing.T) {
+	t.Parallel()
+	const children = 12
+	pages := map[string]string{}
+	url := browsertest.ServePages(t, pages)
+	var offers strings.Builder
+	offers.WriteString(`<h1>Offers</h1><button>Offers menu</button>`)
+	want := []string{"Offers menu"}
+	for i := range children {
+		fmt.Fprintf(&offers, `<iframe src="%sdeal%d" style="width:200px;height:60px"></iframe>`, url, i)
+		pages[fmt.Sprintf("/deal%d", i)] = fmt.Sprintf(`<button>Deal %d</button>`, i)
+		want = append(want, fmt.Sprintf("Deal %d", i))
+	}
+	pages["/offers"] = offers.String()
+	pages["/"] = `<h1>Shop</h1><iframe src="` + browsertest.OtherOrigin(url) + `offers" style="width:900px;height:600px"></iframe>`
+	_, obs := openFrames(t, url, nil, want...)
+	if got := names(obs); !slices.Equal(got, want) {
+		t.Fatalf("controls %q, want %q; frames %+v", got, want, obs.Frames)
+	}
 }

@@ -30,6 +30,7 @@ import (
 // by Tab.mu.
 type frameSession struct {
 	target  *chromedp.Target // nil until attached
+	life    context.Context  // ends when the session does
 	cancel  context.CancelFunc
 	crashed bool
 }
@@ -102,11 +103,7 @@ func (t *Tab) onFrameEventLocked(s *frameSession, ev any) bool {
 		}
 		return true
 	case *runtime.EventExecutionContextsCleared:
-		for _, f := range t.frames {
-			if f.session == s {
-				f.world = ""
-			}
-		}
+		t.clearWorldsLocked(s)
 		return true
 	case *cdptarget.EventAttachedToTarget:
 		if ev.TargetInfo.Type == "iframe" && t.withFrames {
@@ -118,11 +115,7 @@ func (t *Tab) onFrameEventLocked(s *frameSession, ev any) bool {
 		if c, ok := t.frameSessions[ev.TargetID]; ok {
 			delete(t.frameSessions, ev.TargetID)
 			go c.cancel() // it may wait on the reader this runs on
-			for _, f := range t.frames {
-				if f.session == c {
-					f.world = ""
-				}
-			}
+			t.clearWorldsLocked(c)
 			return true
 		}
 		return false
@@ -131,14 +124,20 @@ func (t *Tab) onFrameEventLocked(s *frameSession, ev any) bool {
 			return false // the page's renderer: tab.onEvent
 		}
 		s.crashed = true
-		for _, f := range t.frames {
-			if f.session == s {
-				f.world = ""
-			}
-		}
+		t.clearWorldsLocked(s)
 		return true
 	}
 	return false
+}
+
+// clearWorldsLocked forgets the collector worlds of the frames whose
+// documents live in session s: its documents are gone, or it is.
+func (t *Tab) clearWorldsLocked(s *frameSession) {
+	for _, f := range t.frames {
+		if f.session == s {
+			f.world = ""
+		}
+	}
 }
 
 // frameLocked returns the frame of id, registering it if new.
@@ -181,9 +180,10 @@ func (t *Tab) attachFrame(id cdptarget.ID) {
 	}
 	// Cancelling detaches: the frame belongs to the page, not to us.
 	fctx, cancel := chromedp.NewContext(t.ctx, chromedp.WithTargetID(id), chromedp.WithDetachOnCancel(), chromedp.WithListener(listen))
-	s.cancel = cancel
+	s.life, s.cancel = fctx, cancel
 	t.mu.Lock()
 	if old, ok := t.frameSessions[id]; ok {
+		t.clearWorldsLocked(old)
 		old.cancel()
 	}
 	t.frameSessions[id] = s
@@ -211,8 +211,26 @@ func (t *Tab) attachFrame(id cdptarget.ID) {
 		t.dropFrameSession(id, s)
 		return
 	}
-	// Its documents loaded before the session existed: record them and
-	// create the collector's world in each.
+	// Its documents loaded before the session existed.
+	if _, err := cdp.Call(ctx, target, page.AddScriptToEvaluateOnNewDocument, page.AddScriptToEvaluateOnNewDocumentParams{
+		Source: collect.Script, WorldName: collect.WorldName,
+	}); err != nil || t.installWorlds(ctx, s, target, tree.FrameTree) != nil {
+		t.dropFrameSession(id, s)
+		return
+	}
+	t.wake()
+}
+
+// installWorlds records the frames of tree, a snapshot of session s's
+// frames (on target), and creates the collector's world in each of their
+// documents. A child frame of the snapshot may have left the session
+// since: a cross-site child starts in its parent's process and moves to a
+// process of its own when its document commits, and a world asked for it
+// then finds no frame. Its own session installs the collector there, and
+// one still here gets it with its next document, so only the session's
+// own frame must take it: dropping the session for a child that left
+// would leave the frame without a session for good.
+func (t *Tab) installWorlds(ctx context.Context, s *frameSession, target *chromedp.Target, tree *page.FrameTree) error {
 	var install func(ft *page.FrameTree) error
 	install = func(ft *page.FrameTree) error {
 		t.mu.Lock()
@@ -228,7 +246,7 @@ func (t *Tab) attachFrame(id cdptarget.ID) {
 			f.url, f.origin = ft.Frame.URL, ft.Frame.SecurityOrigin
 		}
 		t.mu.Unlock()
-		if err := createWorld(ctx, target, ft.Frame.ID); err != nil {
+		if err := createWorld(ctx, target, ft.Frame.ID); err != nil && ft == tree {
 			return err
 		}
 		for _, c := range ft.ChildFrames {
@@ -238,22 +256,53 @@ func (t *Tab) attachFrame(id cdptarget.ID) {
 		}
 		return nil
 	}
-	if _, err := cdp.Call(ctx, target, page.AddScriptToEvaluateOnNewDocument, page.AddScriptToEvaluateOnNewDocumentParams{
-		Source: collect.Script, WorldName: collect.WorldName,
-	}); err != nil || install(tree.FrameTree) != nil {
-		t.dropFrameSession(id, s)
-		return
-	}
-	t.wake()
+	return install(tree)
 }
 
+// dropFrameSession detaches session s of target id: the frames whose
+// documents live in it have no world until another session gives them one.
 func (t *Tab) dropFrameSession(id cdptarget.ID, s *frameSession) {
 	t.mu.Lock()
 	if t.frameSessions[id] == s {
 		delete(t.frameSessions, id)
 	}
+	t.clearWorldsLocked(s)
 	t.mu.Unlock()
 	s.cancel()
+}
+
+// errSessionGone: the frame's session was detached or replaced.
+var errSessionGone = errors.New("the frame's session is gone")
+
+// within bounds a call on target, the page's session or a frame's, by the
+// session's life. A call on a session that ended would wait for ctx alone:
+// chromedp stops reading a target's messages once its context ends, before
+// the detach that ending sends reaches the target, and the browser answers
+// a command on a detached session without naming the session, so no answer
+// and no detach ever reaches the call. A target the tab no longer holds
+// (dropped, replaced or destroyed) gets a context that has ended.
+func (t *Tab) within(ctx context.Context, target *chromedp.Target) (context.Context, context.CancelFunc) {
+	var life context.Context
+	t.mu.Lock()
+	for _, s := range t.frameSessions {
+		if s.target == target && target != nil {
+			life = s.life
+		}
+	}
+	if target == t.target {
+		life = t.ctx
+	}
+	t.mu.Unlock()
+	cctx, cancel := context.WithCancelCause(ctx)
+	if life == nil {
+		cancel(errSessionGone)
+		return cctx, func() {}
+	}
+	stop := context.AfterFunc(life, func() { cancel(errSessionGone) })
+	return cctx, func() {
+		stop()
+		cancel(nil)
+	}
 }
 
 // createWorld creates the collector's world in frame's current document.
@@ -347,6 +396,8 @@ func (t *Tab) WaitFrameWorld(ctx context.Context, id cdp.FrameID) (FrameView, bo
 // collector can say which frame stands where. Each is named once per parent
 // document; at most limit are named per call.
 func (t *Tab) NameFrames(ctx context.Context, target *chromedp.Target, parent cdp.FrameID, parentWorld string, worldID runtime.ExecutionContextID, limit int) {
+	ctx, end := t.within(ctx, target)
+	defer end()
 	for _, c := range t.childFrames(parent) {
 		if c.named == parentWorld {
 			continue

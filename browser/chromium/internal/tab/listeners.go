@@ -109,6 +109,8 @@ func (t *Tab) MarkFrameListeners(ctx context.Context, v FrameView, max int) (int
 	if mk == nil {
 		mk = &marks{} // a view not taken from the registry
 	}
+	octx, stop := t.within(octx, v.Target)
+	defer stop()
 	return t.markIn(octx, v.Target, v.World, v.WorldID, max, false, mk)
 }
 

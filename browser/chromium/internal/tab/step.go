@@ -177,7 +177,9 @@ func (t *Tab) EvaluateIn(ctx context.Context, target *chromedp.Target, world, ex
 		return nil, err
 	}
 	defer end()
-	fctx, cancel := context.WithTimeout(octx, t.timings.FrameStep)
+	sctx, stop := t.within(octx, target)
+	defer stop()
+	fctx, cancel := context.WithTimeout(sctx, t.timings.FrameStep)
 	defer cancel()
 	res, err := cdp.Call(fctx, target, runtime.Evaluate, runtime.EvaluateParams{
 		Expression:      expr,

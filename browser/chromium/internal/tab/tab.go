@@ -249,7 +249,7 @@ func start(ctx, parent context.Context, opts Options, copts ...chromedp.ContextO
 	if opts.Logs {
 		t.logs = newLogs()
 	}
-	t.session = &frameSession{target: t.target, cancel: func() {}}
+	t.session = &frameSession{target: t.target, life: tabCtx, cancel: func() {}}
 	if err := chromedp.Listen(tabCtx, t.onEvent); err != nil {
 		cancel()
 		return nil, errcode.Wrap(errcode.BrowserUnavailable, err, "could not open a browser page")
