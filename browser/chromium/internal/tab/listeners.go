@@ -59,9 +59,6 @@ type marks struct {
 	// not listed again (MarkListeners).
 	listed string
 	found  int
-	// small is the world of the last complete marking when it found the
-	// document small and without open shadow roots (listenerRoots' null).
-	small string
 }
 
 // resolvers is how many node resolutions are in flight at once.
@@ -76,13 +73,12 @@ const resolvers = 8
 // marks. It answers how many it found before the cap, and the wait for the
 // release of the marking's objects, which the caller calls after its next
 // command (Released). Its cost on a document it marked before: four round
-// trips, but the caller waits for three: the document's resolution, then
-// its listing, while the shadow roots are queried; the release runs while
-// the caller's next command does. With keep, on a document that was large
-// or had shadow roots at its last listing, the listing waits for the
-// query. A document's first marking costs six one after the other. One
-// more and three per shadow root when there are any, plus one resolution
-// per element not marked by an earlier call, eight in flight, and one more
+// trips, of which the caller waits for three, one after the other: the
+// shadow roots' query, while the document's node is resolved; the
+// document's listing; and its own next command, while the release runs. A
+// document's first marking costs six one after the other. One more and
+// three per shadow root when there are any, plus one resolution per
+// element not marked by an earlier call, eight in flight, and one more
 // round trip when any was.
 //
 // With keep (tool version 1.10.0), a document of more than
@@ -218,26 +214,18 @@ func (t *Tab) mark(octx context.Context, target *chromedp.Target, world string, 
 		doc = 0
 	}
 	keep = keep && mk.listed == world
-	// A document whose last listing found it small and without shadow
-	// roots cannot be answered "unchanged": it is listed while the
-	// collector lists its shadow roots. Any other whose node an earlier
-	// marking found has it resolved meanwhile. Either way the round trips
-	// overlap.
-	ahead := !keep || mk.small == world
 	found := mk.found
-	mk.listed, mk.small = "", "" // until this marking is complete
+	mk.listed = "" // until this marking is complete
 	t.marksMu.Unlock()
+	// A document whose node an earlier marking found has it resolved while
+	// the collector lists the shadow roots: the two round trips overlap.
 	var main runtime.RemoteObjectID
-	var all []cdp.BackendNodeID
 	var mainErr error
 	resolved := make(chan struct{})
 	go func() {
 		defer close(resolved)
-		if doc == 0 {
-			return
-		}
-		if main, mainErr = t.resolveMain(octx, target, doc, group); mainErr == nil && ahead {
-			all, mainErr = t.nodeListeners(octx, target, main, doc)
+		if doc != 0 {
+			main, mainErr = t.resolveMain(octx, target, doc, group)
 		}
 	}()
 	// The shadow roots come first: the collector answers there whether the
@@ -255,7 +243,6 @@ func (t *Tab) mark(octx context.Context, target *chromedp.Target, world string, 
 	if err != nil || r.Result == nil || r.ExceptionDetails != nil {
 		return 0, fmt.Errorf("listing the shadow roots: %v", err)
 	}
-	small := r.Result.Subtype == "null"
 	var roots []runtime.RemoteObjectID
 	if r.Result.ObjectID != "" {
 		props, err := cdp.Call(octx, target, runtime.GetProperties, runtime.GetPropertiesParams{ObjectID: r.Result.ObjectID, OwnProperties: ptr(true)})
@@ -268,14 +255,13 @@ func (t *Tab) mark(octx context.Context, target *chromedp.Target, world string, 
 			}
 		}
 	}
+	var all []cdp.BackendNodeID
 	if doc != 0 {
 		if mainErr != nil {
 			return 0, mainErr
 		}
-		if !ahead {
-			if all, err = t.nodeListeners(octx, target, main, doc); err != nil {
-				return 0, err
-			}
+		if all, err = t.nodeListeners(octx, target, main, doc); err != nil {
+			return 0, err
 		}
 	} else {
 		d, err := cdp.Call(octx, target, runtime.Evaluate, runtime.EvaluateParams{
@@ -359,9 +345,6 @@ func (t *Tab) mark(octx context.Context, target *chromedp.Target, world string, 
 		if a != nil {
 			kept = append(kept, a)
 		}
-	}
-	if small {
-		mk.small = world
 	}
 	if add && len(kept) == 0 {
 		mk.listed, mk.found = world, found

@@ -54,12 +54,10 @@ const growth = new MutationObserver((records) => {
 // listenerRoots are the document's first B.ListenerRoots open shadow
 // roots, in the traversal's order, within a scan's node bound: Go reads
 // each one's listeners (the document's own query does not enter them).
-// None is null, or 'large' when the document is large, which spares Go
-// reading an empty list. With keep (Go holds a complete marking of this
-// document) it answers 'unchanged' when the document is large and no
-// element was added since that marking: Go lists nothing. A null tells Go
-// that the next call cannot answer 'unchanged', so it lists the document
-// while this answers.
+// None is null, which spares Go reading an empty list. With keep (Go holds
+// a complete marking of this document) it answers 'unchanged' when the
+// document is large and no element was added since that marking: Go lists
+// nothing.
 function listenerRoots(keep) {
   if (addedElement(growth.takeRecords())) grown = true;
   if (keep && listedLarge && !grown) return 'unchanged';
@@ -77,8 +75,7 @@ function listenerRoots(keep) {
   if (listedLarge) {
     for (const r of [document, ...roots]) growth.observe(r, {childList: true, subtree: true});
   }
-  if (roots.length > 0) return roots;
-  return listedLarge ? 'large' : null;
+  return roots.length > 0 ? roots : null;
 }
 
 // sortableItem reads class attributes as strings: a token holds
