@@ -10,6 +10,7 @@ import (
 	"github.com/veetbot/veetbrowser/internal/benchpages"
 	"github.com/veetbot/veetbrowser/internal/browsertest"
 	"github.com/veetbot/veetbrowser/internal/pages"
+	"github.com/veetbot/veetbrowser/observation"
 	"github.com/veetbot/veetbrowser/tools"
 )
 
@@ -73,4 +74,44 @@ func observeTimed(b *testing.B, ctx context.Context, s *Session) {
 func median(d []time.Duration) time.Duration {
 	slices.Sort(d)
 	return d[len(d)/2]
+}
+
+// BenchmarkObserveSplit times the three parts of an observe on each small
+// page at 1.10.0, as Session.observe runs them one after another: the
+// collection (the page's observation), the projection (the view) and the
+// record (its encoding and the default SQLite store's durable write), the
+// median of each in ms.
+func BenchmarkObserveSplit(b *testing.B) {
+	urls := benchpages.ServeSmall(b)
+	ctx := browsertest.Context(b, 10*time.Minute)
+	for _, page := range benchpages.Small {
+		b.Run(page, func(b *testing.B) {
+			s := session(b, SessionOptions{Version: "1.10.0", Budget: 8192})
+			navigateView(b, ctx, s, urls[page])
+			var collect, project, record []time.Duration
+			for b.Loop() {
+				start := time.Now()
+				rec := s.read(tools.Observe, tools.ObserveArgs{})
+				obs, err := s.page.Observe(ctx, observation.Request{})
+				if err != nil {
+					b.Fatal(err)
+				}
+				collected := time.Now()
+				res, err := s.project(obs, nil, ObserveOptions{})
+				if err != nil {
+					b.Fatal(err)
+				}
+				projected := time.Now()
+				if _, err := rec.finish(ctx, res, nil); err != nil {
+					b.Fatal(err)
+				}
+				collect = append(collect, collected.Sub(start))
+				project = append(project, projected.Sub(collected))
+				record = append(record, time.Since(projected))
+			}
+			b.ReportMetric(float64(median(collect).Microseconds())/1000, "collect-ms")
+			b.ReportMetric(float64(median(project).Microseconds())/1000, "project-ms")
+			b.ReportMetric(float64(median(record).Microseconds())/1000, "record-ms")
+		})
+	}
 }

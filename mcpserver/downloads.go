@@ -1,6 +1,7 @@
 package mcpserver
 
 import (
+	"bytes"
 	"context"
 	"encoding/json"
 	"io"
@@ -35,8 +36,13 @@ func (s *Server) addDownloads() {
 }
 
 // downloadLinks are the resource links of the completed downloads a view
-// shows: an act's, or browser_downloads'.
+// shows: an act's, or browser_downloads'. A view with neither key (every
+// observe's) is not parsed: its bytes hold no `"download` outside a string
+// (a name is written as is, a string's own quote escaped).
 func downloadLinks(view json.RawMessage) []mcp.Content {
+	if !bytes.Contains(view, []byte(`"download`)) {
+		return nil
+	}
 	var v struct {
 		Action    *projection.Outcome   `json:"action"`
 		Downloads []projection.Download `json:"downloads"`

@@ -100,3 +100,31 @@ func TestDownloadOfferedAsResourceLink(t *testing.T) {
 		t.Fatal("another MCP session read the download")
 	}
 }
+
+// TestDownloadLinksOfAViewWithout: a view that shows no download (an
+// observe's) is not parsed for links; one that names a completed
+// download, in an act's outcome or in browser_downloads' list, still
+// gets its link, and a page's text that quotes the key changes nothing.
+func TestDownloadLinksOfAViewWithout(t *testing.T) {
+	without := json.RawMessage(`{"version":"1.10.0","url":"http://127.0.0.1/","controls":[{"ref":"c1","role":"link","name":"Download invoice"}]}`)
+	if n := testing.AllocsPerRun(100, func() { downloadLinks(without) }); n != 0 {
+		t.Errorf("a view without downloads costs %v allocations, want 0: it was parsed", n)
+	}
+	for _, view := range []string{
+		string(without),
+		`{"version":"1.10.0","text":[{"text":"Click \"download\": {\"state\":\"completed\"}"}]}`,
+	} {
+		if links := downloadLinks(json.RawMessage(view)); links != nil {
+			t.Errorf("%s: links %v", view, links)
+		}
+	}
+	for _, view := range []string{
+		`{"version":"1.10.0","action":{"dispatched":true,"download":{"name":"a b.pdf","bytes":3,"state":"completed"}}}`,
+		`{"version":"1.10.0","downloads":[{"name":"a b.pdf","bytes":3,"state":"completed"},{"name":"c","bytes":1,"state":"in_progress"}]}`,
+	} {
+		links := downloadLinks(json.RawMessage(view))
+		if len(links) != 1 || links[0].(*mcp.ResourceLink).URI != downloadURI+"a%20b.pdf" {
+			t.Errorf("%s: links %v", view, links)
+		}
+	}
+}

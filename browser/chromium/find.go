@@ -44,9 +44,11 @@ func (s *Session) Find(ctx context.Context, req browser.FindRequest) (*observati
 	if s.tab.Dialog() != nil {
 		return nil, errcode.New(errcode.NotActionable, "a JavaScript dialog is open; answer it before searching the page")
 	}
-	if err := s.markPointers(ctx); err != nil {
+	released, err := s.markPointers(ctx)
+	if err != nil {
 		return nil, err
 	}
+	defer released()
 	res, err := collectIn(ctx, s.tab.Evaluate, collect.Find(fr), collect.DecodeFind, "the page could not be searched")
 	if err != nil {
 		return nil, err

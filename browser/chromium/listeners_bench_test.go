@@ -45,7 +45,10 @@ func BenchmarkMarkListeners(b *testing.B) {
 				s, _ := openKept(b, browsertest.Serve(b, sizes[name]()), kept)
 				ctx := context.Background()
 				timed(b, func() error {
-					_, err := s.tab.MarkListeners(ctx, observation.WindowSize, kept)
+					_, released, err := s.tab.MarkListeners(ctx, observation.WindowSize, kept)
+					if err == nil {
+						released()
+					}
 					return err
 				})
 			})

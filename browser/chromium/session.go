@@ -297,9 +297,11 @@ func (s *Session) observe(ctx context.Context, req observation.Request) (*observ
 	if s.frames {
 		s.tab.NameMainFrames(ctx, observation.MaxFrameRecords*4)
 	}
-	if err := s.markPointers(ctx); err != nil {
+	released, err := s.markPointers(ctx)
+	if err != nil {
 		return nil, err
 	}
+	defer released()
 	res, err := collectIn(ctx, s.tab.Evaluate, collect.Expression(params), collect.Decode, "the page could not be observed")
 	if err != nil {
 		return nil, err
@@ -547,11 +549,13 @@ func (s *Session) Close(ctx context.Context) error {
 
 // markPointers readies a scan for pointer targets (tool version 1.9.0,
 // docs/realpages.md): the elements with click-type listeners are marked in
-// the page, at most a window of them, for the scan to list.
-func (s *Session) markPointers(ctx context.Context) error {
+// the page, at most a window of them, for the scan to list. The caller
+// sends the scan at once and calls the Released it returns when the scan
+// answered: the marks' release overlaps it.
+func (s *Session) markPointers(ctx context.Context) (tab.Released, error) {
 	if !s.realPages {
-		return nil
+		return func() {}, nil
 	}
-	_, err := s.tab.MarkListeners(ctx, observation.WindowSize, s.keptListeners)
-	return err
+	_, released, err := s.tab.MarkListeners(ctx, observation.WindowSize, s.keptListeners)
+	return released, err
 }

@@ -42,8 +42,12 @@ const callTimeout = 2 * time.Minute
 // navigation set (package benchpages) with each server, and observes the
 // small pages and the plain article: veetbrowser's browser_navigate and
 // browser_observe at the newest tool version, each peer's own navigate and
-// snapshot tools. The servers are started once and warmed (one navigate
-// and observe per page each) before anything is timed.
+// snapshot tools. veetbrowser runs twice: as "veetbrowser", recording into
+// a SQLite store as a user's default does, and as "veetbrowser-nostore",
+// recording nothing (--store none), so that what the record's durable
+// write costs over MCP is measured beside the rest. The servers are
+// started once and warmed (one navigate and observe per page each) before
+// anything is timed.
 //
 // The timed calls are interleaved: a batch is rounds in which every server
 // in turn visits every page (the servers' order rotating each round), so a
@@ -70,7 +74,9 @@ func BenchmarkPeers(b *testing.B) {
 	}
 	pages := servePages(b)
 	ctx := browsertest.Context(b, time.Hour)
-	servers := []*server{startVeetbrowser(b, ctx, chromium, pages)}
+	bin := buildVeetbrowser(b, ctx)
+	servers := []*server{startVeetbrowser(b, ctx, "veetbrowser", bin, b.TempDir()+"/artifacts.db", chromium, pages),
+		startVeetbrowser(b, ctx, "veetbrowser-nostore", bin, "none", chromium, pages)}
 	for _, p := range peers {
 		if !strings.Contains(strings.Join(p.args, " "), chromium) {
 			b.Fatalf("peer %s: its command line must name the same Chromium, %s", p.name, chromium)
@@ -228,7 +234,7 @@ func parsePeers(spec string) ([]peer, error) {
 		if !ok || name == "" || strings.ContainsAny(name, "/ \t") || len(args) == 0 {
 			return nil, fmt.Errorf("%s: %q is not name=command line (a name without / or spaces)", EnvPeers, entry)
 		}
-		if name == "veetbrowser" || slices.ContainsFunc(peers, func(p peer) bool { return p.name == name }) {
+		if strings.HasPrefix(name, "veetbrowser") || slices.ContainsFunc(peers, func(p peer) bool { return p.name == name }) {
 			return nil, fmt.Errorf("%s: the name %q is taken", EnvPeers, name)
 		}
 		peers = append(peers, peer{name: name, args: args})
@@ -236,16 +242,22 @@ func parsePeers(spec string) ([]peer, error) {
 	return peers, nil
 }
 
-// startVeetbrowser builds cmd/veetbrowser and serves `veetbrowser mcp` on
-// chromium, granted the pages' origins, recording into a SQLite store as a
-// user's default does.
-func startVeetbrowser(b *testing.B, ctx context.Context, chromium string, pages []page) *server {
-	dir := b.TempDir()
-	build := exec.CommandContext(ctx, "go", "build", "-o", dir+"/veetbrowser", "github.com/veetbot/veetbrowser/cmd/veetbrowser")
+// buildVeetbrowser builds cmd/veetbrowser and returns the binary's path.
+func buildVeetbrowser(b *testing.B, ctx context.Context) string {
+	bin := b.TempDir() + "/veetbrowser"
+	build := exec.CommandContext(ctx, "go", "build", "-o", bin, "github.com/veetbot/veetbrowser/cmd/veetbrowser")
 	if out, err := build.CombinedOutput(); err != nil {
 		b.Fatalf("building veetbrowser: %v\n%s", err, out)
 	}
-	args := []string{"mcp", "--browser", chromium, "--store", dir + "/artifacts.db"}
+	return bin
+}
+
+// startVeetbrowser serves `veetbrowser mcp` as name on chromium, granted
+// the pages' origins, recording into the store spec names: a SQLite file,
+// as a user's default does, or none, which records nothing (what the
+// record's write costs is the difference).
+func startVeetbrowser(b *testing.B, ctx context.Context, name, bin, store, chromium string, pages []page) *server {
+	args := []string{"mcp", "--browser", chromium, "--store", store}
 	var origins []string
 	for _, p := range pages {
 		u, err := url.Parse(p.url)
@@ -257,7 +269,7 @@ func startVeetbrowser(b *testing.B, ctx context.Context, chromium string, pages 
 			args = append(args, "--allow-origin", origin)
 		}
 	}
-	return start(b, ctx, "veetbrowser", exec.Command(dir+"/veetbrowser", args...))
+	return start(b, ctx, name, exec.Command(bin, args...))
 }
 
 // server is one MCP server under test and the tools it is driven with.

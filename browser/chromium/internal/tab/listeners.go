@@ -26,8 +26,22 @@ import (
 // clickTypes are the listener types that make an element a pointer target.
 var clickTypes = map[string]bool{"click": true, "mousedown": true, "mouseup": true, "pointerdown": true, "pointerup": true}
 
-// listenerGroup holds the remote objects of one marking, released at its end.
+// listenerGroup prefixes the object group of one marking, which holds its
+// remote objects until its end. Each marking has a group of its own
+// (markGroup), so that the release of one, which the next command on the
+// target does not wait for, never takes another's objects.
 const listenerGroup = "veetbrowser-listeners"
+
+// markGroup is a new marking's object group.
+func (t *Tab) markGroup() string {
+	return fmt.Sprintf("%s-%d", listenerGroup, t.markings.Add(1))
+}
+
+// Released waits until a marking's object group is released: the caller
+// sends its next command (the collector's) without waiting for the
+// release's answer, and calls Released once that command answered. A
+// marking that failed has released already.
+type Released func()
 
 // marks are the elements the collector's world holds marked: the world
 // and the elements' backend ids. The session calls MarkListeners one
@@ -56,35 +70,40 @@ const resolvers = 8
 // observation.ListenerRoots) and marks the first max of them, the light
 // tree's in the order Chromium reports them (the document's), then each
 // shadow root's, in the collector's world, where the next scan reads the
-// marks. It answers how many it found before the cap. Its cost: four round
-// trips (six on a document's first marking), one more and three per
-// shadow root when there are any, plus one resolution per element not
-// marked by an earlier call, eight in flight, and one more round trip when
-// any was.
+// marks. It answers how many it found before the cap, and the wait for the
+// release of the marking's objects, which the caller calls after its next
+// command (Released). Its cost on a document it marked before: four round
+// trips, of which the caller waits for three, one after the other: the
+// shadow roots' query, while the document's node is resolved; the
+// document's listing; and its own next command, while the release runs. A
+// document's first marking costs six one after the other. One more and
+// three per shadow root when there are any, plus one resolution per
+// element not marked by an earlier call, eight in flight, and one more
+// round trip when any was.
 //
 // With keep (tool version 1.10.0), a document of more than
 // observation.ListenerNodes elements to which no element was added since
 // its last marking is not listed again: its marks stay, at one round trip
 // (docs/realpages.md). Without keep, or below the bound, every call lists.
-func (t *Tab) MarkListeners(ctx context.Context, max int, keep bool) (int, error) {
+func (t *Tab) MarkListeners(ctx context.Context, max int, keep bool) (int, Released, error) {
 	octx, end, err := t.Begin(ctx)
 	if err != nil {
-		return 0, err
+		return 0, nil, err
 	}
 	defer end()
 	if t.Dialog() != nil {
-		return 0, ErrDialog
+		return 0, nil, ErrDialog
 	}
 	var world string
 	var worldID runtime.ExecutionContextID
 	if err := t.waitFor(octx, func() bool { world, worldID = t.world, t.worldID; return world != "" }); err != nil {
-		return 0, Classify(octx, err, errcode.CaptureFailed, "the page has no document to observe")
+		return 0, nil, Classify(octx, err, errcode.CaptureFailed, "the page has no document to observe")
 	}
-	n, err := t.markIn(octx, t.target, world, worldID, max, keep, &t.marks)
+	n, released, err := t.markIn(octx, t.target, world, worldID, max, keep, &t.marks)
 	if err != nil {
-		return 0, t.stepError(octx, world, err, "the page's listeners could not be read")
+		return 0, nil, t.stepError(octx, world, err, "the page's listeners could not be read")
 	}
-	return n, nil
+	return n, released, nil
 }
 
 // MarkFrameListeners marks the elements with click-type listeners of
@@ -93,17 +112,17 @@ func (t *Tab) MarkListeners(ctx context.Context, max int, keep bool) (int, error
 // calls as the top document does (its document's node, the elements
 // marked), so that observing it again costs the same round trips, but it
 // is listed on every call: kept listings are the top document's alone.
-func (t *Tab) MarkFrameListeners(ctx context.Context, v FrameView, max int) (int, error) {
+func (t *Tab) MarkFrameListeners(ctx context.Context, v FrameView, max int) (int, Released, error) {
 	octx, end, err := t.Begin(ctx)
 	if err != nil {
-		return 0, err
+		return 0, nil, err
 	}
 	defer end()
 	if t.Dialog() != nil {
-		return 0, ErrDialog
+		return 0, nil, ErrDialog
 	}
 	if v.Target == nil || v.World == "" {
-		return 0, errcode.New(errcode.CaptureFailed, "the frame has no document")
+		return 0, nil, errcode.New(errcode.CaptureFailed, "the frame has no document")
 	}
 	mk := v.marks
 	if mk == nil {
@@ -118,12 +137,16 @@ func (t *Tab) MarkFrameListeners(ctx context.Context, v FrameView, max int) (int
 // (a document or a shadow root) that have a click-type listener of the
 // page's, in the order Chromium reports them; a listener on obj itself is
 // a delegation root and left out.
-func (t *Tab) clickListeners(octx context.Context, target *chromedp.Target, obj runtime.RemoteObjectID) ([]cdp.BackendNodeID, cdp.BackendNodeID, error) {
+func (t *Tab) clickListeners(octx context.Context, target *chromedp.Target, obj runtime.RemoteObjectID, group string) ([]cdp.BackendNodeID, cdp.BackendNodeID, error) {
 	desc, err := cdp.Call(octx, target, dom.DescribeNode, dom.DescribeNodeParams{ObjectID: obj})
 	if err != nil || desc.Node == nil {
 		return nil, 0, fmt.Errorf("describing the listeners' root: %v", err)
 	}
-	ids, err := t.nodeListeners(octx, target, desc.Node.BackendNodeID)
+	main, err := t.resolveMain(octx, target, desc.Node.BackendNodeID, group)
+	if err != nil {
+		return nil, 0, err
+	}
+	ids, err := t.nodeListeners(octx, target, main, desc.Node.BackendNodeID)
 	return ids, desc.Node.BackendNodeID, err
 }
 
@@ -131,23 +154,28 @@ func (t *Tab) clickListeners(octx context.Context, target *chromedp.Target, obj 
 // the tab has made: what a kept marking saves.
 func (t *Tab) Listings() int64 { return t.listings.Load() }
 
-// nodeListeners are clickListeners' answer for the root of backend id
-// node.
-func (t *Tab) nodeListeners(octx context.Context, target *chromedp.Target, node cdp.BackendNodeID) ([]cdp.BackendNodeID, error) {
-	// Listeners are reported for the world of the object asked about: the
-	// page's own are those of the node in the main world, which
-	// DOM.resolveNode wraps without running code there. Shadow roots are
-	// not pierced: Chromium's pierce reports every world's listeners, and
-	// with the collector's world among them the renderer crashes; each
-	// root is asked about on its own instead. The object group is what
-	// makes Chromium report each listener's node.
-	main, err := cdp.Call(octx, target, dom.ResolveNode, dom.ResolveNodeParams{BackendNodeID: node, ObjectGroup: listenerGroup})
+// resolveMain is the page's own (main world) object of the node of
+// backend id node, in group. Listeners are reported for the world of the
+// object asked about: the page's own are those of the node in the main
+// world, which DOM.resolveNode wraps without running code there. The
+// object group is what makes Chromium report each listener's node.
+func (t *Tab) resolveMain(octx context.Context, target *chromedp.Target, node cdp.BackendNodeID, group string) (runtime.RemoteObjectID, error) {
+	main, err := cdp.Call(octx, target, dom.ResolveNode, dom.ResolveNodeParams{BackendNodeID: node, ObjectGroup: group})
 	if err != nil || main.Object == nil {
-		return nil, fmt.Errorf("resolving the listeners' root: %v", err)
+		return "", fmt.Errorf("resolving the listeners' root: %v", err)
 	}
+	return main.Object.ObjectID, nil
+}
+
+// nodeListeners are clickListeners' answer for main, the page's object of
+// the root of backend id node. Shadow roots are not pierced: Chromium's
+// pierce reports every world's listeners, and with the collector's world
+// among them the renderer crashes; each root is asked about on its own
+// instead.
+func (t *Tab) nodeListeners(octx context.Context, target *chromedp.Target, main runtime.RemoteObjectID, node cdp.BackendNodeID) ([]cdp.BackendNodeID, error) {
 	t.listings.Add(1)
 	ls, err := cdp.Call(octx, target, domdebugger.GetEventListeners, domdebugger.GetEventListenersParams{
-		ObjectID: main.Object.ObjectID, Depth: ptr(int64(-1))})
+		ObjectID: main, Depth: ptr(int64(-1))})
 	if err != nil {
 		return nil, err
 	}
@@ -161,8 +189,27 @@ func (t *Tab) nodeListeners(octx context.Context, target *chromedp.Target, node 
 }
 
 // markIn marks, in the collector world of one document, its elements with
-// click-type listeners (MarkListeners); mk keeps what is marked there.
-func (t *Tab) markIn(octx context.Context, target *chromedp.Target, world string, worldID runtime.ExecutionContextID, max int, keep bool, mk *marks) (int, error) {
+// click-type listeners (MarkListeners); mk keeps what is marked there. The
+// marking's objects are in a group of its own: a marking that failed
+// releases it before it returns, one that succeeded sends the release and
+// returns the wait for it.
+func (t *Tab) markIn(octx context.Context, target *chromedp.Target, world string, worldID runtime.ExecutionContextID, max int, keep bool, mk *marks) (int, Released, error) {
+	group := t.markGroup()
+	n, err := t.mark(octx, target, world, worldID, max, keep, mk, group)
+	if err != nil {
+		t.Release(octx, target, group)
+		return 0, nil, err
+	}
+	done := make(chan struct{})
+	go func() {
+		defer close(done)
+		t.Release(octx, target, group)
+	}()
+	return n, func() { <-done }, nil
+}
+
+// mark is markIn with its objects in group.
+func (t *Tab) mark(octx context.Context, target *chromedp.Target, world string, worldID runtime.ExecutionContextID, max int, keep bool, mk *marks, group string) (int, error) {
 	t.marksMu.Lock()
 	doc := mk.doc
 	if mk.docWorld != world {
@@ -172,19 +219,29 @@ func (t *Tab) markIn(octx context.Context, target *chromedp.Target, world string
 	found := mk.found
 	mk.listed = "" // until this marking is complete
 	t.marksMu.Unlock()
+	// A document whose node an earlier marking found has it resolved while
+	// the collector lists the shadow roots: the two round trips overlap.
+	var main runtime.RemoteObjectID
+	var mainErr error
+	resolved := make(chan struct{})
+	go func() {
+		defer close(resolved)
+		if doc != 0 {
+			main, mainErr = t.resolveMain(octx, target, doc, group)
+		}
+	}()
 	// The shadow roots come first: the collector answers there whether the
 	// document needs listing at all.
 	r, err := cdp.Call(octx, target, runtime.Evaluate, runtime.EvaluateParams{
 		Expression: fmt.Sprintf("globalThis.__veetbrowser.listenerRoots(%v)", keep), UniqueContextID: world,
-		ObjectGroup: listenerGroup, Silent: ptr(true)})
+		ObjectGroup: group, Silent: ptr(true)})
+	<-resolved
 	if err == nil && r.Result != nil && r.ExceptionDetails == nil && keep && string(r.Result.Value) == `"unchanged"` {
-		// A string holds no remote object: there is no group to release.
 		t.marksMu.Lock()
 		mk.listed = world
 		t.marksMu.Unlock()
 		return found, nil
 	}
-	defer t.Release(octx, target, listenerGroup)
 	if err != nil || r.Result == nil || r.ExceptionDetails != nil {
 		return 0, fmt.Errorf("listing the shadow roots: %v", err)
 	}
@@ -202,19 +259,22 @@ func (t *Tab) markIn(octx context.Context, target *chromedp.Target, world string
 	}
 	var all []cdp.BackendNodeID
 	if doc != 0 {
-		if all, err = t.nodeListeners(octx, target, doc); err != nil {
+		if mainErr != nil {
+			return 0, mainErr
+		}
+		if all, err = t.nodeListeners(octx, target, main, doc); err != nil {
 			return 0, err
 		}
 	} else {
 		d, err := cdp.Call(octx, target, runtime.Evaluate, runtime.EvaluateParams{
-			Expression: "document", UniqueContextID: world, ObjectGroup: listenerGroup, Silent: ptr(true)})
+			Expression: "document", UniqueContextID: world, ObjectGroup: group, Silent: ptr(true)})
 		if err != nil || d.Result == nil || d.ExceptionDetails != nil {
 			return 0, fmt.Errorf("evaluating the document: %v", err)
 		}
 		if d.Result.ObjectID == "" {
 			return 0, errors.New("the document did not resolve")
 		}
-		ids, node, err := t.clickListeners(octx, target, d.Result.ObjectID)
+		ids, node, err := t.clickListeners(octx, target, d.Result.ObjectID, group)
 		if err != nil {
 			return 0, err
 		}
@@ -224,7 +284,7 @@ func (t *Tab) markIn(octx context.Context, target *chromedp.Target, world string
 		t.marksMu.Unlock()
 	}
 	for _, root := range roots {
-		ids, _, err := t.clickListeners(octx, target, root)
+		ids, _, err := t.clickListeners(octx, target, root, group)
 		if err != nil {
 			return 0, err
 		}
@@ -270,7 +330,7 @@ func (t *Tab) markIn(octx context.Context, target *chromedp.Target, world string
 				// A node of another frame's document does not resolve in
 				// this world: it is left out.
 				r, err := cdp.Call(octx, target, dom.ResolveNode, dom.ResolveNodeParams{
-					BackendNodeID: ids[i], ExecutionContextID: worldID, ObjectGroup: listenerGroup})
+					BackendNodeID: ids[i], ExecutionContextID: worldID, ObjectGroup: group})
 				if err == nil && r.Object != nil {
 					args[i] = &runtime.CallArgument{ObjectID: r.Object.ObjectID}
 				}

@@ -65,6 +65,7 @@ type Tab struct {
 	marksMu   sync.Mutex
 	marks     marks
 	listings  atomic.Int64            // listener queries made (Listings)
+	markings  atomic.Int64            // markings begun: each one's object group is its own
 	lifecycle map[cdp.LoaderID]string // newest lifecycle milestone per main-frame loader
 	crashed   bool
 	hung      bool                               // the renderer was found hung and sent a crash
