@@ -3,6 +3,7 @@ package veetbrowser
 import (
 	"context"
 	"encoding/json"
+	"fmt"
 	"slices"
 	"testing"
 	"time"
@@ -112,6 +113,36 @@ func BenchmarkObserveSplit(b *testing.B) {
 			b.ReportMetric(float64(median(collect).Microseconds())/1000, "collect-ms")
 			b.ReportMetric(float64(median(project).Microseconds())/1000, "project-ms")
 			b.ReportMetric(float64(median(record).Microseconds())/1000, "record-ms")
+		})
+	}
+}
+
+// BenchmarkObserveAfterNavigate times the first observes after each
+// navigation to a small page at 1.10.0, the pattern of an agent and of the
+// side-by-side benchmark (internal/peerbench): the median of the 1st to
+// the 6th observe after the navigate's own view, in ms. The first ones cost
+// more than the steady state BenchmarkObserveSmallPages measures.
+func BenchmarkObserveAfterNavigate(b *testing.B) {
+	urls := benchpages.ServeSmall(b)
+	ctx := browsertest.Context(b, 10*time.Minute)
+	for _, page := range benchpages.Small {
+		b.Run(page, func(b *testing.B) {
+			s := session(b, SessionOptions{Version: "1.10.0", Budget: 8192})
+			const n = 6
+			var took [n][]time.Duration
+			for b.Loop() {
+				navigateView(b, ctx, s, urls[page])
+				for i := range n {
+					start := time.Now()
+					if _, err := s.Call(ctx, tools.Observe, json.RawMessage(`{}`)); err != nil {
+						b.Fatal(err)
+					}
+					took[i] = append(took[i], time.Since(start))
+				}
+			}
+			for i := range n {
+				b.ReportMetric(float64(median(took[i]).Microseconds())/1000, fmt.Sprintf("obs%d-ms", i+1))
+			}
 		})
 	}
 }
