@@ -96,6 +96,7 @@ func (s *Session) topRegion(i int) (index int, ended bool) {
 // withFrames puts the content of top's frames in place (framemerge.Merge);
 // rs, if set, is where streams that stopped inside frames resume.
 func (s *Session) withFrames(ctx context.Context, params collect.Params, top *collect.Result, rs *framemerge.Resume) (*collect.Result, *framemerge.Out, error) {
+	s.tab.WaitAttaches(ctx)
 	return framemerge.Merge(ctx, tabFrames{s.tab}, s.frameAllowed, params, top, rs)
 }
 

@@ -153,6 +153,15 @@ func (t *Tab) frameLocked(id cdp.FrameID) *frame {
 // attachFrame attaches to an out-of-process frame's target and installs
 // the collector in it, for its documents to come and the one it has.
 func (t *Tab) attachFrame(id cdptarget.ID) {
+	t.mu.Lock()
+	t.attaching++
+	t.mu.Unlock()
+	defer func() {
+		t.mu.Lock()
+		t.attaching--
+		t.changedLocked()
+		t.mu.Unlock()
+	}()
 	s := &frameSession{}
 	listen := func(ev any) {
 		if ev, ok := ev.(*fetch.EventRequestPaused); ok {
@@ -368,6 +377,17 @@ func (t *Tab) Frame(id cdp.FrameID) (FrameView, bool) {
 		return FrameView{}, false
 	}
 	return t.viewLocked(f), true
+}
+
+// WaitAttaches waits, at most FrameWorldWait, until no out-of-process
+// frame is being attached. A cross-site frame's document commits in a
+// process of its own, and the page's load event may come before the tab has
+// attached to that process: until then the frame has no document the tab
+// knows of, and would be reported not_loaded although it has loaded.
+func (t *Tab) WaitAttaches(ctx context.Context) {
+	wctx, cancel := context.WithTimeout(ctx, t.timings.FrameWorldWait)
+	defer cancel()
+	t.waitFor(wctx, func() bool { return t.attaching == 0 })
 }
 
 // WaitFrameWorld waits for frame id to have a collector world in an

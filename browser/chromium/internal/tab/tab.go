@@ -96,6 +96,7 @@ type Tab struct {
 	session       *frameSession
 	frames        map[cdp.FrameID]*frame
 	frameSessions map[cdptarget.ID]*frameSession
+	attaching     int // out-of-process frames being attached (attachFrame)
 
 	popups      map[cdptarget.ID]bool // pages the tab or its popups opened, until they are gone
 	popupCloser *WorkQueue            // closes them, for the tab's life
