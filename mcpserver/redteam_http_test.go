@@ -9,6 +9,7 @@ import (
 	"net/http"
 	"net/url"
 	"strings"
+	"sync/atomic"
 	"testing"
 	"time"
 
@@ -65,13 +66,18 @@ func rawPost(header map[string]string, body string) func(*testing.T, string, str
 	}
 }
 
-// toolCall is a tools/call message on the open session.
+// toolCall is a tools/call message on the open session. The rows run in
+// parallel on one session, so each call has an id of its own: the server
+// refuses a second request with the id of one still in flight.
 func toolCall(name string, args string) func(*testing.T, string, string) (int, string) {
 	return func(t *testing.T, base, sid string) (int, string) {
-		msg := fmt.Sprintf(`{"jsonrpc":"2.0","id":7,"method":"tools/call","params":{"name":%q,"arguments":%s}}`, name, args)
+		msg := fmt.Sprintf(`{"jsonrpc":"2.0","id":%d,"method":"tools/call","params":{"name":%q,"arguments":%s}}`, toolCallIDs.Add(1), name, args)
 		return raw(t, http.MethodPost, base, map[string]string{"Authorization": goodAuth, "Mcp-Session-Id": sid}, strings.NewReader(msg))
 	}
 }
+
+// toolCallIDs numbers toolCall's requests.
+var toolCallIDs atomic.Int64
 
 // padded is an initialize message padded with spaces to n bytes.
 func padded(n int) string {
