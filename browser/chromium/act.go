@@ -329,7 +329,7 @@ func controlRefusal(r collect.Refusal) error {
 
 // runSteps dispatches the steps of one action in order and stops at the
 // first that fails.
-func runSteps(octx context.Context, steps []func() error) error {
+func (s *Session) runSteps(octx context.Context, steps []func() error) error {
 	for i, step := range steps {
 		if err := step(); err != nil {
 			if errors.Is(tab.Cause(octx, err), tab.ErrDialog) {
@@ -342,7 +342,7 @@ func runSteps(octx context.Context, steps []func() error) error {
 			if errcode.Of(err) == errcode.ActionUncertain {
 				return err
 			}
-			if i > 0 && tab.Closed(tab.Cause(octx, err)) {
+			if i > 0 && s.tab.ClosedBy(octx, err) {
 				// The input closed the page (a "Done" button that calls
 				// window.close) before the browser answered: it was
 				// delivered, and the next observation shows the tab now

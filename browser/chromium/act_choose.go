@@ -76,7 +76,7 @@ func (s *Session) guardedOn(octx context.Context, on collect.Selection, kind col
 		all = append(all, st...)
 	}
 	all = append(all, func() error { return s.disarm(octx, true) })
-	return runSteps(octx, all)
+	return s.runSteps(octx, all)
 }
 
 // chooseSeveral makes the chosen options of a <select multiple> the set a

@@ -110,7 +110,7 @@ func (s *Session) dragInput(ctx context.Context, src collect.Target, p, q point,
 		mouse(input.DispatchMouseEventTypeMousePressed, p, 1),
 		func() error { return s.disarm(octx, true) },
 	}
-	if err := runSteps(octx, press); err != nil {
+	if err := s.runSteps(octx, press); err != nil {
 		mouse(input.DispatchMouseEventTypeMouseReleased, p, 0)()
 		return err
 	}
@@ -120,7 +120,7 @@ func (s *Session) dragInput(ctx context.Context, src collect.Target, p, q point,
 		moves = append(moves, mouse(input.DispatchMouseEventTypeMouseMoved, point{p.x + (q.x-p.x)*f, p.y + (q.y-p.y)*f}, 1))
 	}
 	moves = append(moves, mouse(input.DispatchMouseEventTypeMouseReleased, q, 0))
-	if err := runSteps(octx, moves); err != nil {
+	if err := s.runSteps(octx, moves); err != nil {
 		if errcode.Of(err) != errcode.ActionUncertain {
 			// The press was delivered: whatever failed after it, the
 			// drag may have moved something.

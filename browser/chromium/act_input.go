@@ -105,5 +105,5 @@ func (s *Session) dispatch(ctx context.Context, a browser.Action, req collect.Gu
 	if a.Kind == browser.ActSelect {
 		steps = append(steps, s.selectedStep(octx, option))
 	}
-	return runSteps(octx, steps)
+	return s.runSteps(octx, steps)
 }

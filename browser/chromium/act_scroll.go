@@ -142,7 +142,7 @@ func (s *Session) wheel(ctx context.Context, at point, dy float64, permit policy
 			return err
 		})
 	}
-	err = runSteps(octx, steps)
+	err = s.runSteps(octx, steps)
 	end()
 	if err != nil {
 		return nil, err

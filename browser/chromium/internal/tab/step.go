@@ -65,11 +65,22 @@ func (t *Tab) Begin(ctx context.Context) (context.Context, func(), error) {
 	}, nil
 }
 
-// Closed reports whether err ended a step because the page closed itself
-// (window.close): the tab saw its target destroyed, or the browser
-// detached the target's session first, as it does for a closing page.
-func Closed(err error) bool {
-	return errors.Is(err, errTabClosed) || errors.Is(err, chromedp.ErrTargetDetached)
+// ClosedBy reports whether err, which ended a step (of ctx) on the page,
+// came from the page closing itself (window.close): the tab saw its target
+// destroyed, or the browser detached a session, which for a closing page
+// comes right before its destruction. A detach that no destruction of the
+// page follows within PopupClose (a frame's session, whose frame went
+// elsewhere) is not the page closing.
+func (t *Tab) ClosedBy(ctx context.Context, err error) bool {
+	if errors.Is(Cause(ctx, err), errTabClosed) {
+		return true
+	}
+	if !errors.Is(err, chromedp.ErrTargetDetached) {
+		return false
+	}
+	wctx, cancel := context.WithTimeout(context.WithoutCancel(ctx), t.timings.PopupClose)
+	defer cancel()
+	return t.waitFor(wctx, func() bool { return t.gone }) == nil
 }
 
 // stepKey marks the context of a page step that Begin watches.
