@@ -1,6 +1,7 @@
 package collect
 
 import (
+	"bytes"
 	"encoding/json"
 	"strings"
 	"testing"
@@ -186,5 +187,31 @@ func TestDecodeIsStrict(t *testing.T) {
 	}
 	if _, err := Decode([]byte(`{"error":"anchor_moved","doc":"d1","unexpected":1}`)); err == nil {
 		t.Error("unknown field in a refusal accepted")
+	}
+}
+
+// TestDecodeNamesAndStrings: a name given twice or in another case is
+// refused; a string with bytes that are not UTF-8, or with half of a
+// surrogate pair, decodes with the replacement character in their place.
+func TestDecodeNamesAndStrings(t *testing.T) {
+	raw, err := json.Marshal(valid())
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, bad := range []string{`{"doc":"d1",`, `{"Doc":"d1",`} {
+		if _, err := Decode(append([]byte(bad), raw[1:]...)); err == nil {
+			t.Errorf("%s… accepted", bad)
+		}
+	}
+	r := valid()
+	r.Title = "T"
+	if raw, err = json.Marshal(r); err != nil {
+		t.Fatal(err)
+	}
+	for _, title := range []string{"A\xffB", `A\ud800B`} {
+		got, err := Decode(bytes.Replace(raw, []byte(`"title":"T"`), []byte(`"title":"`+title+`"`), 1))
+		if err != nil || got.Title != "A\uFFFDB" {
+			t.Errorf("title %q: %+v %v", title, got, err)
+		}
 	}
 }
