@@ -59,6 +59,26 @@ type marks struct {
 	// not listed again (MarkListeners).
 	listed string
 	found  int
+	// large: the collector found the document of the last complete
+	// marking large (over observation.ListenerNodes elements), so that
+	// with keep it may need no listing: it is listed after the shadow
+	// roots' query, not at the same time.
+	large bool
+	// ahead is doc resolved for the next marking, in that marking's
+	// object group, while the last one's caller ran its next command:
+	// the next marking asks for the document's listeners at once, while
+	// the collector lists the shadow roots, one round trip fewer.
+	ahead ahead
+	// temporary: marks no registry holds (a view made by hand), for which
+	// nothing is resolved ahead, since no later marking would release it.
+	temporary bool
+}
+
+// ahead is a document's node resolved ahead in world, in group.
+type ahead struct {
+	world string
+	group string
+	obj   runtime.RemoteObjectID
 }
 
 // resolvers is how many node resolutions are in flight at once.
@@ -126,7 +146,7 @@ func (t *Tab) MarkFrameListeners(ctx context.Context, v FrameView, max int) (int
 	}
 	mk := v.marks
 	if mk == nil {
-		mk = &marks{} // a view not taken from the registry
+		mk = &marks{temporary: true} // a view not taken from the registry
 	}
 	octx, stop := t.within(octx, v.Target)
 	defer stop()
@@ -191,92 +211,159 @@ func (t *Tab) nodeListeners(octx context.Context, target *chromedp.Target, main 
 // markIn marks, in the collector world of one document, its elements with
 // click-type listeners (MarkListeners); mk keeps what is marked there. The
 // marking's objects are in a group of its own: a marking that failed
-// releases it before it returns, one that succeeded sends the release and
-// returns the wait for it.
+// releases it before it returns, one that succeeded sends the release,
+// and the resolution of the document's node for the next marking
+// (marks.ahead), and returns the wait for both.
 func (t *Tab) markIn(octx context.Context, target *chromedp.Target, world string, worldID runtime.ExecutionContextID, max int, keep bool, mk *marks) (int, Released, error) {
-	group := t.markGroup()
-	n, err := t.mark(octx, target, world, worldID, max, keep, mk, group)
+	t.marksMu.Lock()
+	a := mk.ahead
+	mk.ahead = ahead{}
+	t.marksMu.Unlock()
+	if a.world != world {
+		if a.group != "" {
+			// Its document is gone, or it is another frame's.
+			go t.Release(octx, target, a.group)
+		}
+		a = ahead{group: t.markGroup()}
+	}
+	n, listed, err := t.mark(octx, target, world, worldID, max, keep, mk, a.group, a.obj)
 	if err != nil {
-		t.Release(octx, target, group)
+		t.Release(octx, target, a.group)
 		return 0, nil, err
 	}
+	if !listed && a.obj != "" {
+		// Unused: it stays ahead.
+		t.marksMu.Lock()
+		mk.ahead = a
+		t.marksMu.Unlock()
+		return n, func() {}, nil
+	}
+	var wg sync.WaitGroup
+	wg.Go(func() { t.Release(octx, target, a.group) })
+	wg.Go(func() { t.resolveAhead(octx, target, world, mk) })
 	done := make(chan struct{})
 	go func() {
 		defer close(done)
-		t.Release(octx, target, group)
+		wg.Wait()
 	}()
 	return n, func() { <-done }, nil
 }
 
-// mark is markIn with its objects in group.
-func (t *Tab) mark(octx context.Context, target *chromedp.Target, world string, worldID runtime.ExecutionContextID, max int, keep bool, mk *marks, group string) (int, error) {
+// resolveAhead resolves the document's node of world for mk's next
+// marking, in that marking's object group (marks.ahead). It runs after the
+// marking's operation ended, as the release does, bounded as a cleanup.
+func (t *Tab) resolveAhead(octx context.Context, target *chromedp.Target, world string, mk *marks) {
+	t.marksMu.Lock()
+	doc := mk.doc
+	if mk.docWorld != world || mk.temporary {
+		doc = 0
+	}
+	t.marksMu.Unlock()
+	if doc == 0 {
+		return
+	}
+	cctx, cancel := t.cleanupOn(octx, target)
+	defer cancel()
+	next := ahead{world: world, group: t.markGroup()}
+	obj, err := t.resolveMain(cctx, target, doc, next.group)
+	if err != nil {
+		t.Release(octx, target, next.group)
+		return
+	}
+	next.obj = obj
+	t.marksMu.Lock()
+	mk.ahead = next
+	t.marksMu.Unlock()
+}
+
+// mark is markIn with its objects in group; main, when not "", is the
+// document's node resolved ahead in group. It answers whether it listed the
+// document's listeners.
+func (t *Tab) mark(octx context.Context, target *chromedp.Target, world string, worldID runtime.ExecutionContextID, max int, keep bool, mk *marks, group string, main runtime.RemoteObjectID) (int, bool, error) {
 	t.marksMu.Lock()
 	doc := mk.doc
 	if mk.docWorld != world {
 		doc = 0
 	}
 	keep = keep && mk.listed == world
+	after := keep && mk.large
 	found := mk.found
 	mk.listed = "" // until this marking is complete
 	t.marksMu.Unlock()
-	// A document whose node an earlier marking found has it resolved while
-	// the collector lists the shadow roots: the two round trips overlap.
-	var main runtime.RemoteObjectID
-	var mainErr error
-	resolved := make(chan struct{})
+	// The document's own listing: its node resolved ahead (marks.ahead),
+	// else resolved first. A node resolved ahead that no longer answers
+	// (its document changed under the same world) is resolved again.
+	listDoc := func() ([]cdp.BackendNodeID, error) {
+		if main != "" {
+			if ids, err := t.nodeListeners(octx, target, main, doc); err == nil {
+				return ids, nil
+			}
+		}
+		m, err := t.resolveMain(octx, target, doc, group)
+		if err != nil {
+			return nil, err
+		}
+		return t.nodeListeners(octx, target, m, doc)
+	}
+	// A document whose node an earlier marking found is listed while the
+	// collector lists the shadow roots: the round trips overlap. A large
+	// one that may be kept is listed after, only if the collector says it
+	// changed: a kept listing is what spares a large document's.
+	var all []cdp.BackendNodeID
+	var listErr error
+	listed := make(chan struct{})
 	go func() {
-		defer close(resolved)
-		if doc != 0 {
-			main, mainErr = t.resolveMain(octx, target, doc, group)
+		defer close(listed)
+		if doc != 0 && !after {
+			all, listErr = listDoc()
 		}
 	}()
-	// The shadow roots come first: the collector answers there whether the
-	// document needs listing at all.
 	r, err := cdp.Call(octx, target, runtime.Evaluate, runtime.EvaluateParams{
 		Expression: fmt.Sprintf("globalThis.__veetbrowser.listenerRoots(%v)", keep), UniqueContextID: world,
 		ObjectGroup: group, Silent: ptr(true)})
-	<-resolved
+	<-listed
 	if err == nil && r.Result != nil && r.ExceptionDetails == nil && keep && string(r.Result.Value) == `"unchanged"` {
 		t.marksMu.Lock()
 		mk.listed = world
 		t.marksMu.Unlock()
-		return found, nil
+		return found, false, nil
 	}
 	if err != nil || r.Result == nil || r.ExceptionDetails != nil {
-		return 0, fmt.Errorf("listing the shadow roots: %v", err)
+		return 0, true, fmt.Errorf("listing the shadow roots: %v", err)
 	}
 	var roots []runtime.RemoteObjectID
+	large := string(r.Result.Value) == `"large"`
 	if r.Result.ObjectID != "" {
 		props, err := cdp.Call(octx, target, runtime.GetProperties, runtime.GetPropertiesParams{ObjectID: r.Result.ObjectID, OwnProperties: ptr(true)})
 		if err != nil {
-			return 0, err
+			return 0, true, err
 		}
 		for _, p := range props.Result {
 			if p.Value != nil && p.Value.ObjectID != "" && p.Value.Subtype == "node" && len(roots) < observation.ListenerRoots {
 				roots = append(roots, p.Value.ObjectID)
 			}
+			large = large || p.Name == "large"
 		}
 	}
-	var all []cdp.BackendNodeID
-	if doc != 0 {
-		if mainErr != nil {
-			return 0, mainErr
-		}
-		if all, err = t.nodeListeners(octx, target, main, doc); err != nil {
-			return 0, err
-		}
-	} else {
+	if doc != 0 && after {
+		all, listErr = listDoc()
+	}
+	switch {
+	case doc != 0 && listErr != nil:
+		return 0, true, listErr
+	case doc != 0:
+	default:
 		d, err := cdp.Call(octx, target, runtime.Evaluate, runtime.EvaluateParams{
 			Expression: "document", UniqueContextID: world, ObjectGroup: group, Silent: ptr(true)})
 		if err != nil || d.Result == nil || d.ExceptionDetails != nil {
-			return 0, fmt.Errorf("evaluating the document: %v", err)
+			return 0, true, fmt.Errorf("evaluating the document: %v", err)
 		}
 		if d.Result.ObjectID == "" {
-			return 0, errors.New("the document did not resolve")
+			return 0, true, errors.New("the document did not resolve")
 		}
 		ids, node, err := t.clickListeners(octx, target, d.Result.ObjectID, group)
 		if err != nil {
-			return 0, err
+			return 0, true, err
 		}
 		all = ids
 		t.marksMu.Lock()
@@ -286,7 +373,7 @@ func (t *Tab) mark(octx context.Context, target *chromedp.Target, world string, 
 	for _, root := range roots {
 		ids, _, err := t.clickListeners(octx, target, root, group)
 		if err != nil {
-			return 0, err
+			return 0, true, err
 		}
 		all = append(all, ids...)
 	}
@@ -349,21 +436,21 @@ func (t *Tab) mark(octx context.Context, target *chromedp.Target, world string, 
 		}
 	}
 	if add && len(kept) == 0 {
-		mk.listed, mk.found = world, found
-		return found, nil
+		mk.listed, mk.found, mk.large = world, found, large
+		return found, true, nil
 	}
 	res, err := cdp.Call(octx, target, runtime.CallFunctionOn, runtime.CallFunctionOnParams{
 		FunctionDeclaration: fmt.Sprintf("function(...els) { return globalThis.__veetbrowser.markListened(%v, ...els); }", add),
 		ExecutionContextID:  worldID, Arguments: kept, ReturnByValue: ptr(true), Silent: ptr(true)})
 	if err != nil {
-		return 0, err
+		return 0, true, err
 	}
 	if res.ExceptionDetails != nil {
-		return 0, errcode.New(errcode.CaptureFailed, "the listener marks were refused")
+		return 0, true, errcode.New(errcode.CaptureFailed, "the listener marks were refused")
 	}
 	var n int
 	if err := json.Unmarshal(res.Result.Value, &n); err != nil || n != len(kept) {
-		return 0, errcode.New(errcode.CaptureFailed, "the listener marks were not all taken")
+		return 0, true, errcode.New(errcode.CaptureFailed, "the listener marks were not all taken")
 	}
 	if mk.ids == nil {
 		mk.world, mk.ids = world, map[cdp.BackendNodeID]bool{}
@@ -373,6 +460,6 @@ func (t *Tab) mark(octx context.Context, target *chromedp.Target, world string, 
 			mk.ids[ids[i]] = true
 		}
 	}
-	mk.listed, mk.found = world, found
-	return found, nil
+	mk.listed, mk.found, mk.large = world, found, large
+	return found, true, nil
 }

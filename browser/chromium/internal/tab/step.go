@@ -218,7 +218,20 @@ func ptr[T any](v T) *T { return &v }
 // ctx, within Timings.Cleanup: the step may have ended because the renderer
 // stopped answering.
 func (t *Tab) Release(ctx context.Context, target *chromedp.Target, group string) {
-	cctx, cancel := t.timings.CleanupContext(ctx)
+	cctx, cancel := t.cleanupOn(ctx, target)
 	defer cancel()
 	cdp.Call(cctx, target, runtime.ReleaseObjectGroup, runtime.ReleaseObjectGroupParams{ObjectGroup: group})
+}
+
+// cleanupOn is the context of a call on target after a step on ctx ended:
+// within Timings.Cleanup, and no longer than the tab holds target's
+// session, whose commands would otherwise wait out the bound once it is
+// gone (within).
+func (t *Tab) cleanupOn(ctx context.Context, target *chromedp.Target) (context.Context, context.CancelFunc) {
+	cctx, cancel := t.timings.CleanupContext(ctx)
+	sctx, stop := t.within(cctx, target)
+	return sctx, func() {
+		stop()
+		cancel()
+	}
 }

@@ -57,7 +57,9 @@ const growth = new MutationObserver((records) => {
 // None is null, which spares Go reading an empty list. With keep (Go holds
 // a complete marking of this document) it answers 'unchanged' when the
 // document is large and no element was added since that marking: Go lists
-// nothing.
+// nothing. A large document's answer says so (the list's own large, or
+// 'large' for none): Go lists the next one after this call, since it may
+// need no listing, and a small one's at the same time.
 function listenerRoots(keep) {
   if (addedElement(growth.takeRecords())) grown = true;
   if (keep && listedLarge && !grown) return 'unchanged';
@@ -75,7 +77,9 @@ function listenerRoots(keep) {
   if (listedLarge) {
     for (const r of [document, ...roots]) growth.observe(r, {childList: true, subtree: true});
   }
-  return roots.length > 0 ? roots : null;
+  if (roots.length === 0) return listedLarge ? 'large' : null;
+  if (listedLarge) roots.large = true;
+  return roots;
 }
 
 // sortableItem reads class attributes as strings: a token holds
