@@ -93,10 +93,11 @@ const resolvers = 8
 // marks. It answers how many it found before the cap, and the wait for the
 // release of the marking's objects, which the caller calls after its next
 // command (Released). Its cost on a document it marked before: four round
-// trips, of which the caller waits for three, one after the other: the
-// shadow roots' query, while the document's node is resolved; the
-// document's listing; and its own next command, while the release runs. A
-// document's first marking costs six one after the other. One more and
+// trips, of which the caller waits for two, one after the other: the
+// shadow roots' query, while the document is listed (its node resolved
+// ahead by the marking before); and its own next command, while the
+// release and the next marking's resolution run. A document's first
+// marking costs six one after the other. One more and
 // three per shadow root when there are any, plus one resolution per
 // element not marked by an earlier call, eight in flight, and one more
 // round trip when any was.
