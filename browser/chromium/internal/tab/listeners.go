@@ -277,6 +277,27 @@ func (t *Tab) resolveAhead(octx context.Context, target *chromedp.Target, world 
 	t.marksMu.Unlock()
 }
 
+// firstListing lists the listeners of world's document, which mk has not
+// marked yet, and keeps its node's backend id in mk.
+func (t *Tab) firstListing(octx context.Context, target *chromedp.Target, world string, mk *marks, group string) ([]cdp.BackendNodeID, error) {
+	d, err := cdp.Call(octx, target, runtime.Evaluate, runtime.EvaluateParams{
+		Expression: "document", UniqueContextID: world, ObjectGroup: group, Silent: ptr(true)})
+	if err != nil || d.Result == nil || d.ExceptionDetails != nil {
+		return nil, fmt.Errorf("evaluating the document: %v", err)
+	}
+	if d.Result.ObjectID == "" {
+		return nil, errors.New("the document did not resolve")
+	}
+	ids, node, err := t.clickListeners(octx, target, d.Result.ObjectID, group)
+	if err != nil {
+		return nil, err
+	}
+	t.marksMu.Lock()
+	mk.docWorld, mk.doc = world, node
+	t.marksMu.Unlock()
+	return ids, nil
+}
+
 // mark is markIn with its objects in group; main, when not "", is the
 // document's node resolved ahead in group. It answers whether it listed the
 // document's listeners.
@@ -293,8 +314,12 @@ func (t *Tab) mark(octx context.Context, target *chromedp.Target, world string, 
 	t.marksMu.Unlock()
 	// The document's own listing: its node resolved ahead (marks.ahead),
 	// else resolved first. A node resolved ahead that no longer answers
-	// (its document changed under the same world) is resolved again.
+	// (its document changed under the same world) is resolved again. A
+	// document marked for the first time has its node found first.
 	listDoc := func() ([]cdp.BackendNodeID, error) {
+		if doc == 0 {
+			return t.firstListing(octx, target, world, mk, group)
+		}
 		if main != "" {
 			if ids, err := t.nodeListeners(octx, target, main, doc); err == nil {
 				return ids, nil
@@ -306,16 +331,16 @@ func (t *Tab) mark(octx context.Context, target *chromedp.Target, world string, 
 		}
 		return t.nodeListeners(octx, target, m, doc)
 	}
-	// A document whose node an earlier marking found is listed while the
-	// collector lists the shadow roots: the round trips overlap. A large
-	// one that may be kept is listed after, only if the collector says it
-	// changed: a kept listing is what spares a large document's.
+	// The document is listed while the collector lists the shadow roots:
+	// the round trips overlap. A large one that may be kept is listed
+	// after, only if the collector says it changed: a kept listing is what
+	// spares a large document's.
 	var all []cdp.BackendNodeID
 	var listErr error
 	listed := make(chan struct{})
 	go func() {
 		defer close(listed)
-		if doc != 0 && !after {
+		if !after {
 			all, listErr = listDoc()
 		}
 	}()
@@ -346,30 +371,11 @@ func (t *Tab) mark(octx context.Context, target *chromedp.Target, world string, 
 			large = large || p.Name == "large"
 		}
 	}
-	if doc != 0 && after {
+	if after {
 		all, listErr = listDoc()
 	}
-	switch {
-	case doc != 0 && listErr != nil:
+	if listErr != nil {
 		return 0, true, listErr
-	case doc != 0:
-	default:
-		d, err := cdp.Call(octx, target, runtime.Evaluate, runtime.EvaluateParams{
-			Expression: "document", UniqueContextID: world, ObjectGroup: group, Silent: ptr(true)})
-		if err != nil || d.Result == nil || d.ExceptionDetails != nil {
-			return 0, true, fmt.Errorf("evaluating the document: %v", err)
-		}
-		if d.Result.ObjectID == "" {
-			return 0, true, errors.New("the document did not resolve")
-		}
-		ids, node, err := t.clickListeners(octx, target, d.Result.ObjectID, group)
-		if err != nil {
-			return 0, true, err
-		}
-		all = ids
-		t.marksMu.Lock()
-		mk.docWorld, mk.doc = world, node
-		t.marksMu.Unlock()
 	}
 	for _, root := range roots {
 		ids, _, err := t.clickListeners(octx, target, root, group)
