@@ -27,6 +27,11 @@ type commandCounter struct {
 	rounds     int
 }
 
+// chromedpOwn is the command chromedp sends of itself when a document is
+// replaced (DOM.documentUpdated), which a loaded machine can deliver late,
+// during the observation after a navigation: it is not the observation's.
+const chromedpOwn = "DOM.getDocument"
+
 var (
 	commandMethod = regexp.MustCompile(`"method":"([^"]+)"`)
 	messageID     = regexp.MustCompile(`^(?:->|<-) \{"id":(\d+)`)
@@ -43,7 +48,7 @@ func (c *commandCounter) debugf(format string, args ...any) {
 		}
 		return
 	}
-	if m := commandMethod.FindStringSubmatch(msg); c.on && m != nil {
+	if m := commandMethod.FindStringSubmatch(msg); c.on && m != nil && m[1] != chromedpOwn {
 		c.methods[m[1]]++
 		if len(c.inflight) > 0 {
 			c.overlapped++
