@@ -97,7 +97,8 @@ const resolvers = 8
 // shadow roots' query, while the document is listed (its node resolved
 // ahead by the marking before); and its own next command, while the
 // release and the next marking's resolution run. A document's first
-// marking costs six one after the other. One more and
+// marking costs five one after the other (finding its node takes three
+// more, beside the shadow roots' query). One more and
 // three per shadow root when there are any, plus one resolution per
 // element not marked by an earlier call, eight in flight, and one more
 // round trip when any was.
