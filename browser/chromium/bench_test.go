@@ -2,10 +2,17 @@ package chromium
 
 import (
 	"context"
+	"encoding/json"
 	"fmt"
+	"slices"
 	"strings"
 	"testing"
+	"time"
 
+	"github.com/veetbot/veetbrowser/browser"
+	"github.com/veetbot/veetbrowser/browser/chromium/internal/collect"
+	"github.com/veetbot/veetbrowser/internal/benchpages"
+	"github.com/veetbot/veetbrowser/internal/browsertest"
 	"github.com/veetbot/veetbrowser/observation"
 )
 
@@ -49,6 +56,57 @@ func BenchmarkCDPFloor(b *testing.B) {
 	for b.Loop() {
 		if _, err := s.tab.Evaluate(ctx, "1"); err != nil {
 			b.Fatal(err)
+		}
+	}
+}
+
+// BenchmarkCollectInPage times the collector's call alone, inside the page
+// (performance.now around the observe expression, so neither CDP nor Go
+// counts), on each small page of package benchpages, in a session as tool
+// version 1.10.0 opens it and in one as 1.8.0 does: the median in ms. The
+// page's clock is coarse (0.1 ms in an isolated world): compare medians of
+// many calls, never one.
+func BenchmarkCollectInPage(b *testing.B) {
+	urls := benchpages.ServeSmall(b)
+	ctx := browsertest.Context(b, 10*time.Minute)
+	versions := map[string]browser.SessionOptions{
+		"1.10.0": {Reading: true, ReadingBytes: observation.ReadingWindow(8192), Frames: true, Interactions: true, RealPages: true, KeptListeners: true},
+		"1.8.0":  {Interactions: true},
+	}
+	for _, version := range []string{"1.10.0", "1.8.0"} {
+		for _, page := range benchpages.Small {
+			b.Run(version+"/"+page, func(b *testing.B) {
+				bs, err := shared.Get(b).NewSession(ctx, versions[version])
+				if err != nil {
+					b.Fatal(err)
+				}
+				b.Cleanup(func() { bs.Close(context.Background()) })
+				s := bs.(*Session)
+				if _, err := s.Navigate(ctx, urls[page]); err != nil {
+					b.Fatal(err)
+				}
+				// The parameters of a first observation (Session.observe).
+				p := collect.Params{Revision: "bench", MaxVisible: observation.MaxControls, Window: observation.WindowSize,
+					MaxOffset: observation.MaxOffset, Reading: s.reading, RealPages: s.realPages, Frames: s.frames}
+				if s.reading && s.window < observation.TextBytes {
+					p.TextBytes = s.window
+				}
+				expr := "(() => { const t = performance.now(); " + collect.Expression(p) + "; return performance.now() - t; })()"
+				var took []float64
+				for b.Loop() {
+					raw, err := s.tab.Evaluate(ctx, expr)
+					if err != nil {
+						b.Fatal(err)
+					}
+					var ms float64
+					if err := json.Unmarshal(raw, &ms); err != nil {
+						b.Fatal(err)
+					}
+					took = append(took, ms)
+				}
+				slices.Sort(took)
+				b.ReportMetric(took[len(took)/2], "inpage-ms")
+			})
 		}
 	}
 }
