@@ -6,6 +6,8 @@ import (
 	"crypto/sha256"
 	"encoding/base32"
 	"encoding/binary"
+	"hash"
+	"sync"
 
 	"github.com/veetbot/veetbrowser/errcode"
 )
@@ -34,6 +36,11 @@ var refEncoding = base32.NewEncoding("abcdefghijklmnopqrstuvwxyz234567").WithPad
 type Keys struct {
 	tag    [tagLen]byte
 	secret [32]byte
+	// One HMAC for every MAC of the session: an observation mints one per
+	// control and region, and a new HMAC per MAC was most of a mint's
+	// time and allocations. Reset keeps the keyed state.
+	mu sync.Mutex
+	h  hash.Hash
 }
 
 // NewKeys returns fresh keys for a new session.
@@ -56,10 +63,15 @@ func (k *Keys) Mint(kind Kind, revision uint64, index uint64) string {
 }
 
 func (k *Keys) mac(kind Kind, payload []byte) []byte {
-	h := hmac.New(sha256.New, k.secret[:])
-	h.Write([]byte{byte(kind)})
-	h.Write(payload)
-	return h.Sum(nil)[:macLen]
+	k.mu.Lock()
+	defer k.mu.Unlock()
+	if k.h == nil {
+		k.h = hmac.New(sha256.New, k.secret[:])
+	}
+	k.h.Reset()
+	k.h.Write([]byte{byte(kind)})
+	k.h.Write(payload)
+	return k.h.Sum(nil)[:macLen]
 }
 
 // Parse verifies ref as a reference of kind minted by these keys and returns
