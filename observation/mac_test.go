@@ -26,7 +26,7 @@ func TestMACIsAFreshHMAC(t *testing.T) {
 				h := hmac.New(sha256.New, k.secret[:])
 				h.Write([]byte{byte(kind)})
 				h.Write(payload)
-				if want, got := h.Sum(nil)[:macLen], k.mac(kind, payload); !hmac.Equal(want, got) {
+				if want, got := h.Sum(nil)[:macLen], k.mac(kind, payload); !hmac.Equal(want, got[:]) {
 					t.Errorf("mac(%c, %x) = %x, want %x", kind, payload, got, want)
 					return
 				}

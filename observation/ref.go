@@ -39,8 +39,9 @@ type Keys struct {
 	// One HMAC for every MAC of the session: an observation mints one per
 	// control and region, and a new HMAC per MAC was most of a mint's
 	// time and allocations. Reset keeps the keyed state.
-	mu sync.Mutex
-	h  hash.Hash
+	mu  sync.Mutex
+	h   hash.Hash
+	sum [sha256.Size]byte // the HMAC's scratch: its kind byte, then its sum
 }
 
 // NewKeys returns fresh keys for a new session.
@@ -58,20 +59,31 @@ func (k *Keys) Mint(kind Kind, revision uint64, index uint64) string {
 	buf = binary.AppendUvarint(buf, revision)
 	buf = binary.AppendUvarint(buf, index)
 	buf = append(buf, k.tag[:]...)
-	buf = append(buf, k.mac(kind, buf)...)
-	return string(kind) + refEncoding.EncodeToString(buf)
+	mac := k.mac(kind, buf)
+	buf = append(buf, mac[:]...)
+	// Encoded in place after the kind: one allocation, the string, where
+	// string(kind) + EncodeToString took three, once per control and region.
+	var ref [1 + (tagLen+2*binary.MaxVarintLen64+macLen+4)/5*8]byte
+	ref[0] = byte(kind)
+	n := refEncoding.EncodedLen(len(buf))
+	refEncoding.Encode(ref[1:1+n], buf)
+	return string(ref[:1+n])
 }
 
-func (k *Keys) mac(kind Kind, payload []byte) []byte {
+// mac is the MAC of kind and payload, returned by value: a slice of the
+// scratch would outlive the lock.
+func (k *Keys) mac(kind Kind, payload []byte) (mac [macLen]byte) {
 	k.mu.Lock()
 	defer k.mu.Unlock()
 	if k.h == nil {
 		k.h = hmac.New(sha256.New, k.secret[:])
 	}
 	k.h.Reset()
-	k.h.Write([]byte{byte(kind)})
+	k.sum[0] = byte(kind)
+	k.h.Write(k.sum[:1])
 	k.h.Write(payload)
-	return k.h.Sum(nil)[:macLen]
+	copy(mac[:], k.h.Sum(k.sum[:0]))
+	return mac
 }
 
 // Parse verifies ref as a reference of kind minted by these keys and returns
@@ -93,7 +105,7 @@ func (k *Keys) Parse(kind Kind, ref string) (revision, index uint64, err error) 
 	if !hmac.Equal(payload[len(payload)-tagLen:], k.tag[:]) {
 		return 0, 0, errcode.New(errcode.ForeignReference, "the reference belongs to another session")
 	}
-	if !hmac.Equal(sum, k.mac(got, payload)) {
+	if mac := k.mac(got, payload); !hmac.Equal(sum, mac[:]) {
 		return 0, 0, errcode.New(errcode.UnknownReference, "the reference is not one this session issued")
 	}
 	if got != kind {
@@ -206,7 +218,7 @@ func (k *Keys) ParseNewest(kind Kind, ref string, newest uint64) (revision, inde
 	payload := binary.AppendUvarint(nil, newest)
 	payload = binary.AppendUvarint(payload, idx)
 	payload = append(payload, k.tag[:]...)
-	if !hmac.Equal(raw[n+1:], k.mac(Kind(ref[0]), payload)) {
+	if mac := k.mac(Kind(ref[0]), payload); !hmac.Equal(raw[n+1:], mac[:]) {
 		return 0, 0, errcode.New(errcode.StaleReference, "the reference is not one of the newest observation; use the newest observation's references")
 	}
 	return k.Parse(kind, ref[:1]+refEncoding.EncodeToString(append(payload, raw[n+1:]...)))
