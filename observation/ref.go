@@ -183,14 +183,34 @@ func CompactRef(ref string) string {
 	if len(ref) < 2 {
 		return ref
 	}
-	raw, err := refEncoding.DecodeString(ref[1:])
+	// Decoded and encoded in stack buffers for any reference this package
+	// mints (≤ 64 characters): a view and the session compact every
+	// control's reference, and each took four allocations.
+	var buf [40]byte
+	raw := buf[:0]
+	if m := refEncoding.DecodedLen(len(ref) - 1); m > len(buf) {
+		raw = make([]byte, 0, m)
+	}
+	n, err := refEncoding.Decode(raw[:cap(raw)], []byte(ref[1:]))
+	raw = raw[:n]
 	if err != nil || len(raw) <= compactMax {
 		return ref
 	}
 	rest, tag := raw[:len(raw)-macLen-tagLen], raw[len(raw)-macLen-tagLen]
 	if _, n := binary.Uvarint(rest); n > 0 && n < len(rest) {
-		compact := append(append([]byte(nil), rest[n:]...), tag)
-		return ref[:1] + refEncoding.EncodeToString(append(compact, raw[len(raw)-macLen:]...))
+		var cbuf [40]byte
+		compact := append(append(cbuf[:0], rest[n:]...), tag)
+		compact = append(compact, raw[len(raw)-macLen:]...)
+		var out [1 + 64]byte
+		enc := out[:0]
+		if m := 1 + refEncoding.EncodedLen(len(compact)); m <= len(out) {
+			enc = out[:m]
+		} else {
+			enc = make([]byte, m)
+		}
+		enc[0] = ref[0]
+		refEncoding.Encode(enc[1:], compact)
+		return string(enc)
 	}
 	return ref
 }
