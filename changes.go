@@ -67,7 +67,9 @@ func (v *shownView) update(base, obs *observation.Observation, view []byte) {
 		} `json:"changes"`
 	}
 	json.Unmarshal(view, &shown) // the projection's own output
-	given := map[string][]string{}
+	// The maps are sized for the refs of this view: growing them was most
+	// of an update's allocations.
+	given := make(map[string][]string, len(shown.Controls))
 	refs := shown.Controls
 	if d := shown.Changes; d != nil && base != nil {
 		was := map[[2]int]string{}
@@ -95,7 +97,7 @@ func (v *shownView) update(base, obs *observation.Observation, view []byte) {
 		g := append(given[now], now)
 		given[now] = g[max(0, len(g)-maxGiven):]
 	}
-	alias := map[string]string{}
+	alias := make(map[string]string, 2*len(given))
 	for now, g := range given {
 		for _, r := range g {
 			alias[r], alias[observation.CompactRef(r)] = now, now

@@ -6,6 +6,8 @@ import (
 	"crypto/sha256"
 	"encoding/base32"
 	"encoding/binary"
+	"hash"
+	"sync"
 
 	"github.com/veetbot/veetbrowser/errcode"
 )
@@ -34,6 +36,12 @@ var refEncoding = base32.NewEncoding("abcdefghijklmnopqrstuvwxyz234567").WithPad
 type Keys struct {
 	tag    [tagLen]byte
 	secret [32]byte
+	// One HMAC for every MAC of the session: an observation mints one per
+	// control and region, and a new HMAC per MAC was most of a mint's
+	// time and allocations. Reset keeps the keyed state.
+	mu  sync.Mutex
+	h   hash.Hash
+	sum [sha256.Size]byte // the HMAC's scratch: its kind byte, then its sum
 }
 
 // NewKeys returns fresh keys for a new session.
@@ -51,15 +59,31 @@ func (k *Keys) Mint(kind Kind, revision uint64, index uint64) string {
 	buf = binary.AppendUvarint(buf, revision)
 	buf = binary.AppendUvarint(buf, index)
 	buf = append(buf, k.tag[:]...)
-	buf = append(buf, k.mac(kind, buf)...)
-	return string(kind) + refEncoding.EncodeToString(buf)
+	mac := k.mac(kind, buf)
+	buf = append(buf, mac[:]...)
+	// Encoded in place after the kind: one allocation, the string, where
+	// string(kind) + EncodeToString took three, once per control and region.
+	var ref [1 + (tagLen+2*binary.MaxVarintLen64+macLen+4)/5*8]byte
+	ref[0] = byte(kind)
+	n := refEncoding.EncodedLen(len(buf))
+	refEncoding.Encode(ref[1:1+n], buf)
+	return string(ref[:1+n])
 }
 
-func (k *Keys) mac(kind Kind, payload []byte) []byte {
-	h := hmac.New(sha256.New, k.secret[:])
-	h.Write([]byte{byte(kind)})
-	h.Write(payload)
-	return h.Sum(nil)[:macLen]
+// mac is the MAC of kind and payload, returned by value: a slice of the
+// scratch would outlive the lock.
+func (k *Keys) mac(kind Kind, payload []byte) (mac [macLen]byte) {
+	k.mu.Lock()
+	defer k.mu.Unlock()
+	if k.h == nil {
+		k.h = hmac.New(sha256.New, k.secret[:])
+	}
+	k.h.Reset()
+	k.sum[0] = byte(kind)
+	k.h.Write(k.sum[:1])
+	k.h.Write(payload)
+	copy(mac[:], k.h.Sum(k.sum[:0]))
+	return mac
 }
 
 // Parse verifies ref as a reference of kind minted by these keys and returns
@@ -81,7 +105,7 @@ func (k *Keys) Parse(kind Kind, ref string) (revision, index uint64, err error) 
 	if !hmac.Equal(payload[len(payload)-tagLen:], k.tag[:]) {
 		return 0, 0, errcode.New(errcode.ForeignReference, "the reference belongs to another session")
 	}
-	if !hmac.Equal(sum, k.mac(got, payload)) {
+	if mac := k.mac(got, payload); !hmac.Equal(sum, mac[:]) {
 		return 0, 0, errcode.New(errcode.UnknownReference, "the reference is not one this session issued")
 	}
 	if got != kind {
@@ -159,14 +183,34 @@ func CompactRef(ref string) string {
 	if len(ref) < 2 {
 		return ref
 	}
-	raw, err := refEncoding.DecodeString(ref[1:])
+	// Decoded and encoded in stack buffers for any reference this package
+	// mints (≤ 64 characters): a view and the session compact every
+	// control's reference, and each took four allocations.
+	var buf [40]byte
+	raw := buf[:0]
+	if m := refEncoding.DecodedLen(len(ref) - 1); m > len(buf) {
+		raw = make([]byte, 0, m)
+	}
+	n, err := refEncoding.Decode(raw[:cap(raw)], []byte(ref[1:]))
+	raw = raw[:n]
 	if err != nil || len(raw) <= compactMax {
 		return ref
 	}
 	rest, tag := raw[:len(raw)-macLen-tagLen], raw[len(raw)-macLen-tagLen]
 	if _, n := binary.Uvarint(rest); n > 0 && n < len(rest) {
-		compact := append(append([]byte(nil), rest[n:]...), tag)
-		return ref[:1] + refEncoding.EncodeToString(append(compact, raw[len(raw)-macLen:]...))
+		var cbuf [40]byte
+		compact := append(append(cbuf[:0], rest[n:]...), tag)
+		compact = append(compact, raw[len(raw)-macLen:]...)
+		var out [1 + 64]byte
+		enc := out[:0]
+		if m := 1 + refEncoding.EncodedLen(len(compact)); m <= len(out) {
+			enc = out[:m]
+		} else {
+			enc = make([]byte, m)
+		}
+		enc[0] = ref[0]
+		refEncoding.Encode(enc[1:], compact)
+		return string(enc)
 	}
 	return ref
 }
@@ -194,7 +238,7 @@ func (k *Keys) ParseNewest(kind Kind, ref string, newest uint64) (revision, inde
 	payload := binary.AppendUvarint(nil, newest)
 	payload = binary.AppendUvarint(payload, idx)
 	payload = append(payload, k.tag[:]...)
-	if !hmac.Equal(raw[n+1:], k.mac(Kind(ref[0]), payload)) {
+	if mac := k.mac(Kind(ref[0]), payload); !hmac.Equal(raw[n+1:], mac[:]) {
 		return 0, 0, errcode.New(errcode.StaleReference, "the reference is not one of the newest observation; use the newest observation's references")
 	}
 	return k.Parse(kind, ref[:1]+refEncoding.EncodeToString(append(payload, raw[n+1:]...)))

@@ -74,7 +74,7 @@ func ProjectFind(obs *observation.Observation, opts Options) ([]byte, error) {
 	a.encoded = make([]int, len(obs.Controls))
 	for i, ctl := range obs.Controls {
 		a.controls[i] = modelControl(ctl, opts.Compact)
-		a.encoded[i] = size(a.controls[i])
+		a.encoded[i] = size(&a.controls[i]) // a pointer: no copy of the record to encode it
 	}
 	f := &finder{a: a}
 	if opts.Next != nil {

@@ -124,7 +124,8 @@ func (r *reader) wholeRegions() {
 		if first, last, ok := textRun(r.a.text, g.Summary); ok {
 			g.SummaryText, g.Summary = []int{first, last}, ""
 		}
-		r.regions[i], r.reg.sizes[i] = g, size(g)
+		r.regions[i] = g
+		r.reg.sizes[i] = size(&r.regions[i])
 	}
 }
 

@@ -277,7 +277,7 @@ func Project(obs *observation.Observation, opts Options) ([]byte, error) {
 		if opts.Values {
 			a.controls[i].Value, a.controls[i].ValueTruncated = modelValue(c)
 		}
-		a.encoded[i] = size(a.controls[i])
+		a.encoded[i] = size(&a.controls[i]) // a pointer: no copy of the record to encode it
 	}
 	if opts.Regions && obs.RegionCoverage != nil {
 		c := obs.RegionCoverage

@@ -91,7 +91,7 @@ func newReader(a *admission) *reader {
 		if a.opts.Frames {
 			r.regions[i].Frame = g.Frame
 		}
-		r.reg.sizes[i] = size(r.regions[i])
+		r.reg.sizes[i] = size(&r.regions[i])
 	}
 	r.frames = newFrameView(a.obs, a.opts.Frames)
 	return r

@@ -8,12 +8,23 @@ import (
 
 // Sizes of what a view holds, and display cuts.
 
+// size is len(json.Marshal(v)). The projection measures many values per
+// view, so the encoding is counted as it is written instead of copied out:
+// an Encoder writes exactly Marshal's bytes, then a newline.
 func size(v any) int {
-	b, err := json.Marshal(v)
-	if err != nil {
+	var n byteCount
+	if err := json.NewEncoder(&n).Encode(v); err != nil {
 		panic(err) // views hold only strings, numbers and booleans
 	}
-	return len(b)
+	return int(n) - len("\n")
+}
+
+// byteCount is a writer that counts what is written to it.
+type byteCount int
+
+func (n *byteCount) Write(p []byte) (int, error) {
+	*n += byteCount(len(p))
+	return len(p), nil
 }
 
 // clip shortens s so that its JSON string encoding, as encoding/json

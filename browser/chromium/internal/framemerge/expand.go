@@ -19,7 +19,10 @@ import (
 // place (the owners down to it), controlsBefore and textBefore what the
 // observation holds ahead of it.
 func (m *frameMerge) expand(ctx context.Context, id cdp.FrameID, idx, depth int, origin string, res *collect.Result, before Place, controlsBefore, textBefore int) *framed {
-	out := &framed{}
+	// Sized for the document's own content, which a page without frames
+	// holds alone: growing them cost more than the rest of the merge.
+	out := &framed{controls: withRoom[framedControl](len(res.Controls)), text: withRoom[framedText](len(res.Text)),
+		regions: withRoom[observation.Region](len(res.Regions))}
 	own := before[:len(before)-1] // the owners down to this document's
 	here := func(i int) Place {
 		return append(append(Place{}, own...), Link{Frame: id, Index: i, Doc: res.Doc})
@@ -135,6 +138,15 @@ func (m *frameMerge) expand(ctx context.Context, id cdp.FrameID, idx, depth int,
 		}
 	}
 	return out
+}
+
+// withRoom is an empty slice with room for n, nil for none: what a merge
+// of nothing leaves stays nil, as append leaves it.
+func withRoom[T any](n int) []T {
+	if n == 0 {
+		return nil
+	}
+	return make([]T, 0, n)
 }
 
 // visitedOrder is the keys of res's frames in the order they appear.

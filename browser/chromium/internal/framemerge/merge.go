@@ -225,13 +225,13 @@ func Merge(ctx context.Context, frames Source, allowed func(string) bool, params
 		m.textNext = out.textStop // a continued frame's text stopped again
 	}
 	rest := m.expand(ctx, "", 0, 0, top.Origin, top, topLink, len(out.controls), textCost(out.text))
-	out.controls = append(out.controls, rest.controls...)
+	out.controls = appendOwn(out.controls, rest.controls)
 	m.stopAt(rest)
 	if m.textNext == nil {
-		out.text = append(out.text, rest.text...)
+		out.text = appendOwn(out.text, rest.text)
 		m.textNext = rest.textStop
 	}
-	out.regions = append(out.regions, rest.regions...)
+	out.regions = appendOwn(out.regions, rest.regions)
 	if len(out.controls) > observation.MaxControls {
 		out.controls, m.controlsCut = out.controls[:observation.MaxControls], true
 	}
@@ -308,6 +308,16 @@ func Merge(ctx context.Context, frames Source, allowed func(string) bool, params
 	res.HiddenFrames, res.TextFrames = nil, nil
 	return &res, &Out{records: m.records, omitted: m.omitted, ctrlFrames: ctrlFrames, textFrames: textFrames,
 		regionFrames: regionFrames, Places: places, TextPlaces: textPlaces, Cursor: cursor}, nil
+}
+
+// appendOwn is append(to, rest...), but rest itself, not a copy, when to is
+// empty (no continuation put content ahead): rest is the top document's
+// content, which nothing else holds.
+func appendOwn[T any](to, rest []T) []T {
+	if len(to) == 0 && len(rest) > 0 {
+		return rest
+	}
+	return append(to, rest...)
 }
 
 func textCost(ts []framedText) int {
