@@ -153,6 +153,34 @@ func TestObserveRoundTrips(t *testing.T) {
 		if tc.real && tc.url == url && fewest > 2 {
 			t.Errorf("real pages, %s: the fewest rounds of five observations were %d, want 2", tc.url, fewest)
 		}
+		if tc.real && tc.url == url {
+			// A new document's first marking: its node is found and listed
+			// (evaluate, describe, resolve, list) beside the shadow roots'
+			// query, then the row is marked (resolve, mark), and the release
+			// goes with the next resolution: 6 rounds, where finding the
+			// node after the query took 7.
+			fewest = 0
+			for i := range 5 {
+				if _, err := s.tab.Navigate(ctx, tc.url); err != nil {
+					t.Fatal(err)
+				}
+				c.count(func() {
+					_, released, err := s.tab.MarkListeners(ctx, observation.WindowSize, true)
+					if err != nil {
+						t.Fatal(err)
+					}
+					released()
+				})
+				c.mu.Lock()
+				if i == 0 || c.rounds < fewest {
+					fewest = c.rounds
+				}
+				c.mu.Unlock()
+			}
+			if fewest > 6 {
+				t.Errorf("real pages, %s: the fewest rounds of five first markings were %d, want 6", tc.url, fewest)
+			}
+		}
 		s.Close(ctx)
 	}
 }

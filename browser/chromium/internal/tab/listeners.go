@@ -221,16 +221,16 @@ func (t *Tab) markIn(octx context.Context, target *chromedp.Target, world string
 	a := mk.ahead
 	mk.ahead = ahead{}
 	t.marksMu.Unlock()
+	var stale string // a group resolved ahead for a document gone since
 	if a.world != world {
-		if a.group != "" {
-			// Its document is gone, or it is another frame's.
-			go t.Release(octx, target, a.group)
-		}
-		a = ahead{group: t.markGroup()}
+		stale, a = a.group, ahead{group: t.markGroup()}
 	}
 	n, listed, err := t.mark(octx, target, world, worldID, max, keep, mk, a.group, a.obj)
 	if err != nil {
 		t.Release(octx, target, a.group)
+		if stale != "" {
+			t.Release(octx, target, stale)
+		}
 		return 0, nil, err
 	}
 	if !listed && a.obj != "" {
@@ -242,6 +242,9 @@ func (t *Tab) markIn(octx context.Context, target *chromedp.Target, world string
 	}
 	var wg sync.WaitGroup
 	wg.Go(func() { t.Release(octx, target, a.group) })
+	if stale != "" {
+		wg.Go(func() { t.Release(octx, target, stale) })
+	}
 	wg.Go(func() { t.resolveAhead(octx, target, world, mk) })
 	done := make(chan struct{})
 	go func() {
