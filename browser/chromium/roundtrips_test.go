@@ -184,3 +184,83 @@ func TestObserveRoundTrips(t *testing.T) {
 		s.Close(ctx)
 	}
 }
+
+// TestLeftFramesAreForgotten: the frames of a document the tab has left
+// are forgotten with it, whether they ran in the page's process or out of
+// it, nested or not. An observation of a plain page sends the same
+// commands after the tab visited pages with frames three times as after
+// it visited only the plain page: none for a frame that is gone (the
+// registry kept every cross-site frame ever loaded, and each observation
+// looked for its element again, one round trip each).
+// Not parallel: the hook is read when the browser launches.
+func TestLeftFramesAreForgotten(t *testing.T) {
+	c := &commandCounter{}
+	cdpDebugf = c.debugf
+	p, err := Launch(context.Background(), Options{})
+	cdpDebugf = nil
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer p.Close(context.Background())
+	ctx := browsertest.Context(t, time.Minute)
+	other := otherOrigin(t, map[string]string{
+		"/card":   `<!doctype html><title>Card</title><label>Card number <input name="number"></label><iframe src="/inner" style="width:200px;height:60px"></iframe>`,
+		"/inner":  `<!doctype html><button>Verify</button>`,
+		"/banner": `<!doctype html><a href="/offer">Offer</a>`,
+	})
+	pages := browsertest.ServePages(t, map[string]string{
+		"/checkout": `<!doctype html><title>Checkout</title><h1>Payment</h1><iframe src="` + other + `card" style="width:420px;height:160px"></iframe>
+<iframe src="` + other + `banner" style="width:300px;height:60px"></iframe><iframe srcdoc="<button>Apply code</button>"></iframe><button>Pay</button>`,
+		"/plain": `<!doctype html><title>Plain</title><main><h1>Done</h1><p>Thank you.</p><button>Back</button></main>`,
+	})
+	bs, err := p.NewSession(ctx, browser.SessionOptions{Reading: true, Frames: true, Interactions: true, RealPages: true})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer bs.Close(ctx)
+	s := bs.(*Session)
+	observePlain := func() map[string]int {
+		t.Helper()
+		if _, err := s.Navigate(ctx, pages+"plain"); err != nil {
+			t.Fatal(err)
+		}
+		if _, err := s.Observe(ctx, observation.Request{}); err != nil { // the document's first marking
+			t.Fatal(err)
+		}
+		return c.count(func() {
+			if _, err := s.Observe(ctx, observation.Request{}); err != nil {
+				t.Fatal(err)
+			}
+		})
+	}
+	want := fmt.Sprint(observePlain())
+	for i := range 3 {
+		if _, err := s.Navigate(ctx, pages+"checkout"); err != nil {
+			t.Fatal(err)
+		}
+		// Until every frame is collected: each cross-site one has been
+		// attached and named.
+		for try := 0; ; try++ {
+			obs, err := s.Observe(ctx, observation.Request{})
+			if err != nil {
+				t.Fatal(err)
+			}
+			collected := 0
+			for _, f := range obs.Frames {
+				if f.Status == observation.FrameCollected {
+					collected++
+				}
+			}
+			if collected == 4 {
+				break
+			}
+			if try == 100 {
+				t.Fatalf("visit %d: frames %+v, want four collected", i, obs.Frames)
+			}
+			time.Sleep(50 * time.Millisecond)
+		}
+		if got := fmt.Sprint(observePlain()); got != want {
+			t.Errorf("after %d visits to a page with frames, an observation of a plain page sent %s, want %s", i+1, got, want)
+		}
+	}
+}

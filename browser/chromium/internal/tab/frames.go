@@ -68,6 +68,7 @@ func (t *Tab) onFrameEventLocked(s *frameSession, ev any) bool {
 		return true
 	case *page.EventFrameNavigated:
 		if ev.Frame.ParentID == "" && s == t.session {
+			t.forgetFramesBelowLocked(ev.Frame.ID)
 			return false // the main frame: tab.onEvent
 		}
 		f := t.frameLocked(ev.Frame.ID)
@@ -75,6 +76,7 @@ func (t *Tab) onFrameEventLocked(s *frameSession, ev any) bool {
 			f.parent = ev.Frame.ParentID
 		}
 		f.url, f.origin, f.navigatedIn = ev.Frame.URL, ev.Frame.SecurityOrigin, s
+		t.forgetFramesBelowLocked(ev.Frame.ID)
 		return true
 	case *page.EventFrameDetached:
 		if ev.Reason == page.FrameDetachedReasonSwap {
@@ -136,6 +138,27 @@ func (t *Tab) clearWorldsLocked(s *frameSession) {
 	for _, f := range t.frames {
 		if f.session == s {
 			f.world = ""
+		}
+	}
+}
+
+// forgetFramesBelowLocked forgets the frames below frame id, whose new
+// document has replaced the one that held them. Chromium announces the
+// detach of a frame in the parent's process, but not of a cross-site one
+// whose process ended with the parent's document: kept, such a frame was
+// looked for again (nameFrame) on every later observation of the tab.
+func (t *Tab) forgetFramesBelowLocked(id cdp.FrameID) {
+	children := map[cdp.FrameID][]cdp.FrameID{}
+	for _, f := range t.frames {
+		children[f.parent] = append(children[f.parent], f.id)
+	}
+	below := children[id]
+	for len(below) > 0 {
+		c := below[len(below)-1]
+		below = below[:len(below)-1]
+		if _, ok := t.frames[c]; ok {
+			delete(t.frames, c)
+			below = append(below, children[c]...)
 		}
 	}
 }
