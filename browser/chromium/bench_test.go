@@ -110,3 +110,65 @@ func BenchmarkCollectInPage(b *testing.B) {
 		}
 	}
 }
+
+// BenchmarkObserveAhead times an observation asked for again with the
+// collector's call sent beside the listener marking (Observe) and one
+// without (the view an action ends with), alternately on one session, on
+// each small page of package benchpages in a session as tool version
+// 1.10.0 opens it: the medians in ms of each, and their ratio. Steady
+// observes the same document again and again; fresh observes right after
+// a navigation to it, as an agent's first look after a navigate does.
+func BenchmarkObserveAhead(b *testing.B) {
+	urls := benchpages.ServeSmall(b)
+	ctx := browsertest.Context(b, 10*time.Minute)
+	opts := browser.SessionOptions{Reading: true, ReadingBytes: observation.ReadingWindow(8192), Frames: true, Interactions: true, RealPages: true, KeptListeners: true}
+	for _, fresh := range []bool{false, true} {
+		for _, page := range benchpages.Small {
+			b.Run(fmt.Sprintf("fresh=%v/%s", fresh, page), func(b *testing.B) {
+				bs, err := shared.Get(b).NewSession(ctx, opts)
+				if err != nil {
+					b.Fatal(err)
+				}
+				b.Cleanup(func() { bs.Close(context.Background()) })
+				s := bs.(*Session)
+				if _, err := s.Navigate(ctx, urls[page]); err != nil {
+					b.Fatal(err)
+				}
+				var took [2][]time.Duration // without, with the call ahead
+				i := 0
+				for b.Loop() {
+					b.StopTimer()
+					if fresh {
+						if _, err := s.Navigate(ctx, urls[page]); err != nil {
+							b.Fatal(err)
+						}
+					}
+					ahead := i % 2
+					i++
+					b.StartTimer()
+					start := time.Now()
+					if err := s.acquire(ctx); err != nil {
+						b.Fatal(err)
+					}
+					_, err := s.observeWith(ctx, observation.Request{}, ahead == 1)
+					s.lock.Release(1)
+					if err != nil {
+						b.Fatal(err)
+					}
+					took[ahead] = append(took[ahead], time.Since(start))
+				}
+				if len(took[1]) == 0 {
+					return
+				}
+				var p50 [2]float64
+				for m := range took {
+					slices.Sort(took[m])
+					p50[m] = float64(took[m][len(took[m])/2].Microseconds()) / 1000
+				}
+				b.ReportMetric(p50[0], "without-p50-ms")
+				b.ReportMetric(p50[1], "ahead-p50-ms")
+				b.ReportMetric(p50[1]/p50[0], "ahead/without")
+			})
+		}
+	}
+}

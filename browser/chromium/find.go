@@ -44,11 +44,11 @@ func (s *Session) Find(ctx context.Context, req browser.FindRequest) (*observati
 	if s.tab.Dialog() != nil {
 		return nil, errcode.New(errcode.NotActionable, "a JavaScript dialog is open; answer it before searching the page")
 	}
-	released, err := s.markPointers(ctx)
+	marking, err := s.markPointers(ctx)
 	if err != nil {
 		return nil, err
 	}
-	defer released()
+	defer marking.Released()
 	res, err := collectIn(ctx, s.tab.Evaluate, collect.Find(fr), collect.DecodeFind, "the page could not be searched")
 	if err != nil {
 		return nil, err

@@ -119,11 +119,11 @@ func (f tabFrames) Collect(ctx context.Context, id cdp.FrameID, p collect.Params
 	if p.RealPages {
 		// The frame's listener marks, within what is left of the
 		// observation's window (tool version 1.9.0).
-		_, released, err := f.t.MarkFrameListeners(ctx, v, min(max(p.Window, 0), observation.WindowSize))
+		m, err := f.t.MarkFrameListeners(ctx, v, min(max(p.Window, 0), observation.WindowSize))
 		if err != nil {
 			return nil, err
 		}
-		defer released()
+		defer m.Released()
 	}
 	res, err := collectIn(ctx, f.t.EvaluatorIn(v.Target, v.World), collect.Expression(p), collect.Decode, "a frame could not be observed")
 	if err != nil {

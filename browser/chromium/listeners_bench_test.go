@@ -45,9 +45,9 @@ func BenchmarkMarkListeners(b *testing.B) {
 				s, _ := openKept(b, browsertest.Serve(b, sizes[name]()), kept)
 				ctx := context.Background()
 				timed(b, func() error {
-					_, released, err := s.tab.MarkListeners(ctx, observation.WindowSize, kept)
+					m, err := s.tab.MarkListeners(ctx, observation.WindowSize, kept)
 					if err == nil {
-						released()
+						m.Released()
 					}
 					return err
 				})

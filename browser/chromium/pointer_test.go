@@ -278,11 +278,11 @@ func TestListenerMarksAreBounded(t *testing.T) {
 	for _, bound := range []int{3, 2} {
 		// From 3 to 2, the element marked last is no longer: all are
 		// marked again.
-		found, released, err := s.tab.MarkListeners(ctx, bound, false)
-		if err != nil || found != 3 {
-			t.Fatalf("bound %d: found %d, %v", bound, found, err)
+		m, err := s.tab.MarkListeners(ctx, bound, false)
+		if err != nil || m.Found != 3 {
+			t.Fatalf("bound %d: found %d, %v", bound, m.Found, err)
 		}
-		released()
+		m.Released()
 		raw, err := s.tab.Evaluate(ctx, collect.Expression(collect.Params{Revision: "b", MaxVisible: observation.MaxControls,
 			Window: observation.WindowSize, MaxOffset: observation.MaxOffset, RealPages: true}))
 		if err != nil {

@@ -184,7 +184,9 @@ func (s *Session) Observe(ctx context.Context, req observation.Request) (*observ
 		return nil, err
 	}
 	defer s.lock.Release(1)
-	return s.observe(ctx, req)
+	// An observation asked for again, not one an action or a navigation
+	// ends with, most likely finds the page's listeners as they were.
+	return s.observeWith(ctx, req, req == observation.Request{})
 }
 
 // Navigate loads rawURL and observes the page it leads to.
@@ -231,6 +233,12 @@ func (s *Session) revisionToken(n uint64) string {
 }
 
 func (s *Session) observe(ctx context.Context, req observation.Request) (*observation.Observation, error) {
+	return s.observeWith(ctx, req, false)
+}
+
+// observeWith observes the page; with ahead, the collector's call may be
+// sent beside the listener marking (collectAhead).
+func (s *Session) observeWith(ctx context.Context, req observation.Request, ahead bool) (*observation.Observation, error) {
 	params := collect.Params{
 		MaxVisible: observation.MaxControls,
 		Window:     observation.WindowSize,
@@ -297,12 +305,24 @@ func (s *Session) observe(ctx context.Context, req observation.Request) (*observ
 	if s.frames {
 		s.tab.NameMainFrames(ctx, observation.MaxFrameRecords*4)
 	}
-	released, err := s.markPointers(ctx)
+	expr := collect.Expression(params)
+	var early *earlyCall
+	if ahead {
+		early = s.collectAhead(ctx, expr)
+	}
+	marking, err := s.markPointers(ctx)
 	if err != nil {
+		early.wait()
 		return nil, err
 	}
-	defer released()
-	res, err := collectIn(ctx, s.tab.Evaluate, collect.Expression(params), collect.Decode, "the page could not be observed")
+	defer marking.Released()
+	eval := s.tab.Evaluate
+	if early != nil && !marking.Changed {
+		eval = early.answer
+	} else {
+		early.wait() // it may have run before the new marks: asked again
+	}
+	res, err := collectIn(ctx, eval, expr, collect.Decode, "the page could not be observed")
 	if err != nil {
 		return nil, err
 	}
@@ -552,10 +572,52 @@ func (s *Session) Close(ctx context.Context) error {
 // the page, at most a window of them, for the scan to list. The caller
 // sends the scan at once and calls the Released it returns when the scan
 // answered: the marks' release overlaps it.
-func (s *Session) markPointers(ctx context.Context) (tab.Released, error) {
+func (s *Session) markPointers(ctx context.Context) (tab.Marking, error) {
 	if !s.realPages {
-		return func() {}, nil
+		return tab.Marking{Released: func() {}}, nil
 	}
-	_, released, err := s.tab.MarkListeners(ctx, observation.WindowSize, s.keptListeners)
-	return released, err
+	return s.tab.MarkListeners(ctx, observation.WindowSize, s.keptListeners)
+}
+
+// collectAhead sends the collector's call expr at once, beside the
+// listener marking, when that marking will most likely change nothing: the
+// page's document holds a complete marking and is not large
+// (tab.MarkedBefore). The collector then waits for one round trip where it
+// waited for two. Its answer stands only if the marking changed no mark
+// (tab.Marking.Changed): the call may have run before the marking. When
+// one did change, the collector is called again, which on a document that
+// is not large costs a few milliseconds; an observation asked for right
+// after an action or a navigation, whose page has just changed, does not
+// call ahead (Observe). Nil when not called ahead.
+func (s *Session) collectAhead(ctx context.Context, expr string) *earlyCall {
+	if !s.realPages || !s.tab.MarkedBefore() {
+		return nil
+	}
+	c := &earlyCall{done: make(chan struct{})}
+	go func() {
+		defer close(c.done)
+		c.raw, c.err = s.tab.Evaluate(ctx, expr)
+	}()
+	return c
+}
+
+// earlyCall is a collector call sent ahead (collectAhead).
+type earlyCall struct {
+	done chan struct{}
+	raw  []byte
+	err  error
+}
+
+// answer is the call's answer, as an evaluator of its expression.
+func (c *earlyCall) answer(context.Context, string) ([]byte, error) {
+	<-c.done
+	return c.raw, c.err
+}
+
+// wait waits for the call to end, its answer unused, so that no call of
+// an observation outlives it; a nil call has nothing to wait for.
+func (c *earlyCall) wait() {
+	if c != nil {
+		<-c.done
+	}
 }

@@ -37,11 +37,34 @@ func (t *Tab) markGroup() string {
 	return fmt.Sprintf("%s-%d", listenerGroup, t.markings.Add(1))
 }
 
-// Released waits until a marking's object group is released: the caller
-// sends its next command (the collector's) without waiting for the
-// release's answer, and calls Released once that command answered. A
-// marking that failed has released already.
+// Released waits for what a marking sends after its end: the resolution
+// of its document's node for the next marking, when it found that node
+// only now (markIn). The caller sends its next command (the collector's)
+// without waiting for it, and calls Released once that command answered.
 type Released func()
+
+// Marking is what one marking did: how many elements it found before the
+// cap; whether it changed the marks in the page, so that a collector call
+// sent beside it, which may have run before it, may have seen other marks
+// than it left (Session.observe); and the wait for its release.
+type Marking struct {
+	Found    int
+	Changed  bool
+	Released Released
+}
+
+// MarkedBefore reports whether the page's current document holds a
+// complete marking and is not large (observation.ListenerNodes): its next
+// marking lists it at the same time as the shadow roots' query, and most
+// likely finds what it marked before.
+func (t *Tab) MarkedBefore() bool {
+	t.mu.Lock()
+	world := t.world
+	t.mu.Unlock()
+	t.marksMu.Lock()
+	defer t.marksMu.Unlock()
+	return world != "" && t.marks.listed == world && t.marks.docWorld == world && !t.marks.large
+}
 
 // marks are the elements the collector's world holds marked: the world
 // and the elements' backend ids. The session calls MarkListeners one
@@ -65,10 +88,13 @@ type marks struct {
 	// roots' query, not at the same time.
 	large bool
 	// ahead is doc resolved for the next marking, in that marking's
-	// object group, while the last one's caller ran its next command:
-	// the next marking asks for the document's listeners at once, while
-	// the collector lists the shadow roots, one round trip fewer.
+	// object group, beside the last one's commands or after its end: the
+	// next marking asks for the document's listeners at once, while the
+	// collector lists the shadow roots, one round trip fewer.
 	ahead ahead
+	// done is the object group of the last complete marking, which the
+	// next one releases beside its own commands.
+	done string
 	// temporary: marks no registry holds (a view made by hand), for which
 	// nothing is resolved ahead, since no later marking would release it.
 	temporary bool
@@ -90,15 +116,16 @@ const resolvers = 8
 // observation.ListenerRoots) and marks the first max of them, the light
 // tree's in the order Chromium reports them (the document's), then each
 // shadow root's, in the collector's world, where the next scan reads the
-// marks. It answers how many it found before the cap, and the wait for the
-// release of the marking's objects, which the caller calls after its next
-// command (Released). Its cost on a document it marked before: four round
-// trips, of which the caller waits for two, one after the other: the
-// shadow roots' query, while the document is listed (its node resolved
-// ahead by the marking before); and its own next command, while the
-// release and the next marking's resolution run. A document's first
-// marking costs five one after the other (finding its node takes three
-// more, beside the shadow roots' query). One more and
+// marks. It answers how many it found before the cap, whether it changed
+// the marks, and a wait the caller calls after its next command
+// (Released). Its cost on a document it marked before: four round trips,
+// all sent at once: the shadow roots' query, the document's listing (its
+// node resolved ahead by the marking before), the release of the marking
+// before's objects and the resolution of the node for the next one. A
+// document's first marking costs five one after the other (finding its
+// node takes three more, beside the shadow roots' query), and the
+// resolution for the next marking runs beside the caller's next command.
+// One more and
 // three per shadow root when there are any, plus one resolution per
 // element not marked by an earlier call, eight in flight, and one more
 // round trip when any was.
@@ -107,25 +134,25 @@ const resolvers = 8
 // observation.ListenerNodes elements to which no element was added since
 // its last marking is not listed again: its marks stay, at one round trip
 // (docs/realpages.md). Without keep, or below the bound, every call lists.
-func (t *Tab) MarkListeners(ctx context.Context, max int, keep bool) (int, Released, error) {
+func (t *Tab) MarkListeners(ctx context.Context, max int, keep bool) (Marking, error) {
 	octx, end, err := t.Begin(ctx)
 	if err != nil {
-		return 0, nil, err
+		return Marking{}, err
 	}
 	defer end()
 	if t.Dialog() != nil {
-		return 0, nil, ErrDialog
+		return Marking{}, ErrDialog
 	}
 	var world string
 	var worldID runtime.ExecutionContextID
 	if err := t.waitFor(octx, func() bool { world, worldID = t.world, t.worldID; return world != "" }); err != nil {
-		return 0, nil, Classify(octx, err, errcode.CaptureFailed, "the page has no document to observe")
+		return Marking{}, Classify(octx, err, errcode.CaptureFailed, "the page has no document to observe")
 	}
-	n, released, err := t.markIn(octx, t.target, world, worldID, max, keep, &t.marks)
+	m, err := t.markIn(octx, t.target, world, worldID, max, keep, &t.marks)
 	if err != nil {
-		return 0, nil, t.stepError(octx, world, err, "the page's listeners could not be read")
+		return Marking{}, t.stepError(octx, world, err, "the page's listeners could not be read")
 	}
-	return n, released, nil
+	return m, nil
 }
 
 // MarkFrameListeners marks the elements with click-type listeners of
@@ -134,17 +161,17 @@ func (t *Tab) MarkListeners(ctx context.Context, max int, keep bool) (int, Relea
 // calls as the top document does (its document's node, the elements
 // marked), so that observing it again costs the same round trips, but it
 // is listed on every call: kept listings are the top document's alone.
-func (t *Tab) MarkFrameListeners(ctx context.Context, v FrameView, max int) (int, Released, error) {
+func (t *Tab) MarkFrameListeners(ctx context.Context, v FrameView, max int) (Marking, error) {
 	octx, end, err := t.Begin(ctx)
 	if err != nil {
-		return 0, nil, err
+		return Marking{}, err
 	}
 	defer end()
 	if t.Dialog() != nil {
-		return 0, nil, ErrDialog
+		return Marking{}, ErrDialog
 	}
 	if v.Target == nil || v.World == "" {
-		return 0, nil, errcode.New(errcode.CaptureFailed, "the frame has no document")
+		return Marking{}, errcode.New(errcode.CaptureFailed, "the frame has no document")
 	}
 	mk := v.marks
 	if mk == nil {
@@ -212,52 +239,84 @@ func (t *Tab) nodeListeners(octx context.Context, target *chromedp.Target, main 
 
 // markIn marks, in the collector world of one document, its elements with
 // click-type listeners (MarkListeners); mk keeps what is marked there. The
-// marking's objects are in a group of its own: a marking that failed
-// releases it before it returns, one that succeeded sends the release,
-// and the resolution of the document's node for the next marking
-// (marks.ahead), and returns the wait for both.
-func (t *Tab) markIn(octx context.Context, target *chromedp.Target, world string, worldID runtime.ExecutionContextID, max int, keep bool, mk *marks) (int, Released, error) {
+// marking's objects are in a group of its own. A marking that failed
+// releases it before it returns; one that succeeded leaves it to the next
+// marking of mk, which releases it beside its own first commands
+// (marks.done), so that no observation waits for a release. A marking of a
+// document it has found before resolves the document's node for the next
+// marking beside its own first commands too (marks.ahead), and one that
+// found it now after its end, which Released waits for.
+func (t *Tab) markIn(octx context.Context, target *chromedp.Target, world string, worldID runtime.ExecutionContextID, max int, keep bool, mk *marks) (Marking, error) {
 	t.marksMu.Lock()
-	a := mk.ahead
-	mk.ahead = ahead{}
+	a, done := mk.ahead, mk.done
+	mk.ahead, mk.done = ahead{}, ""
+	// A document found before is listed at once (mark), unless kept large.
+	early := mk.docWorld == world && mk.doc != 0 && !mk.temporary && !(keep && mk.listed == world && mk.large)
 	t.marksMu.Unlock()
-	var stale string // a group resolved ahead for a document gone since
-	if a.world != world {
-		stale, a = a.group, ahead{group: t.markGroup()}
-	}
-	n, listed, err := t.mark(octx, target, world, worldID, max, keep, mk, a.group, a.obj)
-	if err != nil {
-		t.Release(octx, target, a.group)
-		if stale != "" {
-			t.Release(octx, target, stale)
+	var beside sync.WaitGroup
+	release := func(group string) {
+		if group != "" {
+			beside.Go(func() { t.Release(octx, target, group) })
 		}
-		return 0, nil, err
+	}
+	release(done)
+	if a.world != world {
+		release(a.group) // resolved ahead for a document gone since
+		a = ahead{group: t.markGroup()}
+	}
+	var next ahead
+	if early {
+		beside.Go(func() { next = t.resolveAhead(octx, target, world, mk) })
+	}
+	n, listed, changed, err := t.mark(octx, target, world, worldID, max, keep, mk, a.group, a.obj)
+	beside.Wait()
+	if err != nil || (!listed && a.obj != "") || mk.temporary {
+		release(next.group)
+		next = ahead{}
+	}
+	if err != nil {
+		release(a.group)
+		beside.Wait()
+		return Marking{}, err
 	}
 	if !listed && a.obj != "" {
 		// Unused: it stays ahead.
+		beside.Wait()
 		t.marksMu.Lock()
 		mk.ahead = a
 		t.marksMu.Unlock()
-		return n, func() {}, nil
+		return Marking{Found: n, Released: func() {}}, nil
 	}
-	var wg sync.WaitGroup
-	wg.Go(func() { t.Release(octx, target, a.group) })
-	if stale != "" {
-		wg.Go(func() { t.Release(octx, target, stale) })
+	if mk.temporary {
+		// No later marking holds these marks: released now.
+		release(a.group)
+		beside.Wait()
+		return Marking{Found: n, Changed: changed, Released: func() {}}, nil
 	}
-	wg.Go(func() { t.resolveAhead(octx, target, world, mk) })
-	done := make(chan struct{})
+	t.marksMu.Lock()
+	mk.done = a.group
+	mk.ahead = next
+	t.marksMu.Unlock()
+	if early {
+		return Marking{Found: n, Changed: changed, Released: func() {}}, nil
+	}
+	resolved := make(chan struct{})
 	go func() {
-		defer close(done)
-		wg.Wait()
+		defer close(resolved)
+		if next := t.resolveAhead(octx, target, world, mk); next.obj != "" {
+			t.marksMu.Lock()
+			mk.ahead = next
+			t.marksMu.Unlock()
+		}
 	}()
-	return n, func() { <-done }, nil
+	return Marking{Found: n, Changed: changed, Released: func() { <-resolved }}, nil
 }
 
 // resolveAhead resolves the document's node of world for mk's next
-// marking, in that marking's object group (marks.ahead). It runs after the
-// marking's operation ended, as the release does, bounded as a cleanup.
-func (t *Tab) resolveAhead(octx context.Context, target *chromedp.Target, world string, mk *marks) {
+// marking, in that marking's object group (marks.ahead), bounded as a
+// cleanup: it runs beside a marking's commands or after its end. Nothing
+// (and nothing held) when mk has not found the document of world.
+func (t *Tab) resolveAhead(octx context.Context, target *chromedp.Target, world string, mk *marks) ahead {
 	t.marksMu.Lock()
 	doc := mk.doc
 	if mk.docWorld != world || mk.temporary {
@@ -265,7 +324,7 @@ func (t *Tab) resolveAhead(octx context.Context, target *chromedp.Target, world 
 	}
 	t.marksMu.Unlock()
 	if doc == 0 {
-		return
+		return ahead{}
 	}
 	cctx, cancel := t.cleanupOn(octx, target)
 	defer cancel()
@@ -273,12 +332,10 @@ func (t *Tab) resolveAhead(octx context.Context, target *chromedp.Target, world 
 	obj, err := t.resolveMain(cctx, target, doc, next.group)
 	if err != nil {
 		t.Release(octx, target, next.group)
-		return
+		return ahead{}
 	}
 	next.obj = obj
-	t.marksMu.Lock()
-	mk.ahead = next
-	t.marksMu.Unlock()
+	return next
 }
 
 // firstListing lists the listeners of world's document, which mk has not
@@ -304,8 +361,8 @@ func (t *Tab) firstListing(octx context.Context, target *chromedp.Target, world 
 
 // mark is markIn with its objects in group; main, when not "", is the
 // document's node resolved ahead in group. It answers whether it listed the
-// document's listeners.
-func (t *Tab) mark(octx context.Context, target *chromedp.Target, world string, worldID runtime.ExecutionContextID, max int, keep bool, mk *marks, group string, main runtime.RemoteObjectID) (int, bool, error) {
+// document's listeners, and whether it changed the marks in the page.
+func (t *Tab) mark(octx context.Context, target *chromedp.Target, world string, worldID runtime.ExecutionContextID, max int, keep bool, mk *marks, group string, main runtime.RemoteObjectID) (int, bool, bool, error) {
 	t.marksMu.Lock()
 	doc := mk.doc
 	if mk.docWorld != world {
@@ -356,17 +413,17 @@ func (t *Tab) mark(octx context.Context, target *chromedp.Target, world string, 
 		t.marksMu.Lock()
 		mk.listed = world
 		t.marksMu.Unlock()
-		return found, false, nil
+		return found, false, false, nil
 	}
 	if err != nil || r.Result == nil || r.ExceptionDetails != nil {
-		return 0, true, fmt.Errorf("listing the shadow roots: %v", err)
+		return 0, true, true, fmt.Errorf("listing the shadow roots: %v", err)
 	}
 	var roots []runtime.RemoteObjectID
 	large := string(r.Result.Value) == `"large"`
 	if r.Result.ObjectID != "" {
 		props, err := cdp.Call(octx, target, runtime.GetProperties, runtime.GetPropertiesParams{ObjectID: r.Result.ObjectID, OwnProperties: ptr(true)})
 		if err != nil {
-			return 0, true, err
+			return 0, true, true, err
 		}
 		for _, p := range props.Result {
 			if p.Value != nil && p.Value.ObjectID != "" && p.Value.Subtype == "node" && len(roots) < observation.ListenerRoots {
@@ -379,12 +436,12 @@ func (t *Tab) mark(octx context.Context, target *chromedp.Target, world string, 
 		all, listErr = listDoc()
 	}
 	if listErr != nil {
-		return 0, true, listErr
+		return 0, true, true, listErr
 	}
 	for _, root := range roots {
 		ids, _, err := t.clickListeners(octx, target, root, group)
 		if err != nil {
-			return 0, true, err
+			return 0, true, true, err
 		}
 		all = append(all, ids...)
 	}
@@ -448,20 +505,20 @@ func (t *Tab) mark(octx context.Context, target *chromedp.Target, world string, 
 	}
 	if add && len(kept) == 0 {
 		mk.listed, mk.found, mk.large = world, found, large
-		return found, true, nil
+		return found, true, false, nil
 	}
 	res, err := cdp.Call(octx, target, runtime.CallFunctionOn, runtime.CallFunctionOnParams{
 		FunctionDeclaration: fmt.Sprintf("function(...els) { return globalThis.__veetbrowser.markListened(%v, ...els); }", add),
 		ExecutionContextID:  worldID, Arguments: kept, ReturnByValue: ptr(true), Silent: ptr(true)})
 	if err != nil {
-		return 0, true, err
+		return 0, true, true, err
 	}
 	if res.ExceptionDetails != nil {
-		return 0, true, errcode.New(errcode.CaptureFailed, "the listener marks were refused")
+		return 0, true, true, errcode.New(errcode.CaptureFailed, "the listener marks were refused")
 	}
 	var n int
 	if err := json.Unmarshal(res.Result.Value, &n); err != nil || n != len(kept) {
-		return 0, true, errcode.New(errcode.CaptureFailed, "the listener marks were not all taken")
+		return 0, true, true, errcode.New(errcode.CaptureFailed, "the listener marks were not all taken")
 	}
 	if mk.ids == nil {
 		mk.world, mk.ids = world, map[cdp.BackendNodeID]bool{}
@@ -472,5 +529,5 @@ func (t *Tab) mark(octx context.Context, target *chromedp.Target, world string, 
 		}
 	}
 	mk.listed, mk.found, mk.large = world, found, large
-	return found, true, nil
+	return found, true, true, nil
 }
