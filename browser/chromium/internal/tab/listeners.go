@@ -46,7 +46,8 @@ type Released func()
 // Marking is what one marking did: how many elements it found before the
 // cap; whether it changed the marks in the page, so that a collector call
 // sent beside it, which may have run before it, may have seen other marks
-// than it left (Session.observe); and the wait for its release.
+// than it left (Session.observe); and the wait for what it sends after its
+// end (Released).
 type Marking struct {
 	Found    int
 	Changed  bool
