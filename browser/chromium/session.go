@@ -570,8 +570,8 @@ func (s *Session) Close(ctx context.Context) error {
 // markPointers readies a scan for pointer targets (tool version 1.9.0,
 // docs/realpages.md): the elements with click-type listeners are marked in
 // the page, at most a window of them, for the scan to list. The caller
-// sends the scan at once and calls the Released it returns when the scan
-// answered: the marks' release overlaps it.
+// sends the scan at once and calls the Marking's Released when the scan
+// answered.
 func (s *Session) markPointers(ctx context.Context) (tab.Marking, error) {
 	if !s.realPages {
 		return tab.Marking{Released: func() {}}, nil
@@ -586,9 +586,9 @@ func (s *Session) markPointers(ctx context.Context) (tab.Marking, error) {
 // waited for two. Its answer stands only if the marking changed no mark
 // (tab.Marking.Changed): the call may have run before the marking. When
 // one did change, the collector is called again, which on a document that
-// is not large costs a few milliseconds; an observation asked for right
-// after an action or a navigation, whose page has just changed, does not
-// call ahead (Observe). Nil when not called ahead.
+// is not large costs a few milliseconds; the view an action, a navigation
+// or a wait ends with, whose page has just changed, does not call ahead
+// (Observe). Nil when not called ahead.
 func (s *Session) collectAhead(ctx context.Context, expr string) *earlyCall {
 	if !s.realPages || !s.tab.MarkedBefore() {
 		return nil
