@@ -93,6 +93,22 @@ func (c *commandCounter) count(f func()) map[string]int {
 	return c.methods
 }
 
+// launchCounted launches a browser whose CDP commands c counts, closed
+// when t ends. Not for parallel tests: the hook is read when the browser
+// launches.
+func launchCounted(t *testing.T) (*Provider, *commandCounter) {
+	t.Helper()
+	c := &commandCounter{}
+	cdpDebugf = c.debugf
+	p, err := Launch(context.Background(), Options{})
+	cdpDebugf = nil
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { p.Close(context.Background()) })
+	return p, c
+}
+
 // TestObserveRoundTrips: an observation of a page it observed before
 // costs one Runtime.evaluate (the collector) in a 1.8.0 session; in a
 // 1.9.0 one four more, for the listener marks: the document's listeners
@@ -104,20 +120,14 @@ func (c *commandCounter) count(f func()) map[string]int {
 // shadow roots' query, its collector one; its document's node is not
 // looked up again, nor its empty marks set again. The marks' round trips
 // overlap: the document's listing with the shadow roots' query (its node
-// resolved ahead, in the last observation), the release and that
-// resolution with the collector. In 1.9.0, of five observations of the
-// page without a frame at least one waits for two rounds only (the marks,
-// the collector), where three is the least without the overlap.
+// resolved ahead, in the last observation), the release of the last
+// marking's objects and the next resolution, and the collector's call of
+// an observation asked for again (Observe). In 1.9.0, of five observations
+// of the page without a frame at least one waits for one round only, where
+// two is the least without the collector's call beside the marking.
 // Not parallel: the hook is read when the browser launches.
 func TestObserveRoundTrips(t *testing.T) {
-	c := &commandCounter{}
-	cdpDebugf = c.debugf
-	p, err := Launch(context.Background(), Options{})
-	cdpDebugf = nil
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer p.Close(context.Background())
+	p, c := launchCounted(t)
 	ctx := browsertest.Context(t, time.Minute)
 	url := browsertest.Serve(t, `<!doctype html><title>Inbox</title><nav><a href="/a">All mail</a></nav>
 <main><h1>Inbox</h1><div class="row" onclick="open(1)">Your order shipped</div><button>Compose</button></main>`)
@@ -214,14 +224,7 @@ func TestObserveRoundTrips(t *testing.T) {
 // looked for its element again, one round trip each).
 // Not parallel: the hook is read when the browser launches.
 func TestLeftFramesAreForgotten(t *testing.T) {
-	c := &commandCounter{}
-	cdpDebugf = c.debugf
-	p, err := Launch(context.Background(), Options{})
-	cdpDebugf = nil
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer p.Close(context.Background())
+	p, c := launchCounted(t)
 	ctx := browsertest.Context(t, time.Minute)
 	other := otherOrigin(t, map[string]string{
 		"/card":   `<!doctype html><title>Card</title><label>Card number <input name="number"></label><iframe src="/inner" style="width:200px;height:60px"></iframe>`,
@@ -296,14 +299,7 @@ func TestLeftFramesAreForgotten(t *testing.T) {
 // view, whose page has just changed, sends no call ahead.
 // Not parallel: the hook is read when the browser launches.
 func TestObserveAheadOfTheMarks(t *testing.T) {
-	c := &commandCounter{}
-	cdpDebugf = c.debugf
-	p, err := Launch(context.Background(), Options{})
-	cdpDebugf = nil
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer p.Close(context.Background())
+	p, c := launchCounted(t)
 	ctx := browsertest.Context(t, time.Minute)
 	url := browsertest.Serve(t, `<!doctype html><title>Tasks</title><main><h1>Tasks</h1>
 <div id="archive">Archive</div><div id="billing">Billing</div><button id="add">New task</button><ul id="list"></ul></main>

@@ -260,13 +260,24 @@ func (t *Tab) markIn(octx context.Context, target *chromedp.Target, world string
 			beside.Go(func() { t.Release(octx, target, group) })
 		}
 	}
-	release(done)
+	// The groups of the marking before, and one resolved ahead for a
+	// document gone since: released beside the commands of a marking of
+	// the same document, after those of a new document's, which are more
+	// and wait on a renderer that has just loaded it.
+	old := []string{done}
 	if a.world != world {
-		release(a.group) // resolved ahead for a document gone since
+		old = append(old, a.group)
 		a = ahead{group: t.markGroup()}
+	}
+	releaseOld := func() {
+		for _, g := range old {
+			release(g)
+		}
+		old = nil
 	}
 	var next ahead
 	if early {
+		releaseOld()
 		beside.Go(func() { next = t.resolveAhead(octx, target, world, mk) })
 	}
 	n, listed, changed, err := t.mark(octx, target, world, worldID, max, keep, mk, a.group, a.obj)
@@ -277,11 +288,13 @@ func (t *Tab) markIn(octx context.Context, target *chromedp.Target, world string
 	}
 	if err != nil {
 		release(a.group)
+		releaseOld()
 		beside.Wait()
 		return Marking{}, err
 	}
 	if !listed && a.obj != "" {
 		// Unused: it stays ahead.
+		releaseOld()
 		beside.Wait()
 		t.marksMu.Lock()
 		mk.ahead = a
@@ -291,6 +304,7 @@ func (t *Tab) markIn(octx context.Context, target *chromedp.Target, world string
 	if mk.temporary {
 		// No later marking holds these marks: released now.
 		release(a.group)
+		releaseOld()
 		beside.Wait()
 		return Marking{Found: n, Changed: changed, Released: func() {}}, nil
 	}
@@ -304,11 +318,15 @@ func (t *Tab) markIn(octx context.Context, target *chromedp.Target, world string
 	resolved := make(chan struct{})
 	go func() {
 		defer close(resolved)
-		if next := t.resolveAhead(octx, target, world, mk); next.obj != "" {
-			t.marksMu.Lock()
-			mk.ahead = next
-			t.marksMu.Unlock()
-		}
+		releaseOld()
+		beside.Go(func() {
+			if next := t.resolveAhead(octx, target, world, mk); next.obj != "" {
+				t.marksMu.Lock()
+				mk.ahead = next
+				t.marksMu.Unlock()
+			}
+		})
+		beside.Wait()
 	}()
 	return Marking{Found: n, Changed: changed, Released: func() { <-resolved }}, nil
 }
