@@ -238,8 +238,11 @@ func TestReadingIsRefusedWhenThePageChanges(t *testing.T) {
 // whose reading window is the records' own 256 KiB, so that each view's
 // observation stops at one of the records' bounds and says which; the
 // whole text is read once, in order.
+// Not parallel: its 30,000 paragraphs keep the renderer busy for seconds,
+// and beside the package's parallel tests in a full run that passed the
+// renderer guard's bound (page_crashed, in 2 of 3 full runs on a 2-core
+// machine, one of them of a build older than this stop's changes).
 func TestReadingAcrossTheObservationBounds(t *testing.T) {
-	t.Parallel()
 	a := pages.Plain(30000)
 	s := session(t, SessionOptions{Budget: 512 * 1024})
 	r := readAll(t, s, browsertest.Serve(t, a.HTML))
