@@ -11,6 +11,7 @@ import (
 	"time"
 
 	"github.com/veetbot/veetbrowser/browser"
+	"github.com/veetbot/veetbrowser/browser/chromium/internal/tab"
 	"github.com/veetbot/veetbrowser/internal/browsertest"
 	"github.com/veetbot/veetbrowser/observation"
 )
@@ -184,31 +185,34 @@ func TestObserveRoundTrips(t *testing.T) {
 			t.Errorf("real pages, %s: the fewest rounds of five observations were %d, want 1", tc.url, fewest)
 		}
 		if tc.real && tc.url == url {
-			// A new document's first marking: its node is found and listed
-			// (evaluate, describe, resolve, list) beside the shadow roots'
-			// query, then the row is marked (resolve, mark), and the release
-			// goes with the next resolution: 6 rounds, where finding the
-			// node after the query took 7.
+			// A new document's first marking, as far as its caller waits
+			// for it: its node is found and listed (evaluate, describe,
+			// resolve, list) beside the shadow roots' query, then the row is
+			// marked (resolve, mark): 5 rounds. The releases and the next
+			// resolution it sends after its end run beside the caller's
+			// next command (Released); goroutines sent at once, they were
+			// sometimes a round of their own on a loaded machine, which made
+			// the count with them flaky (7 in a full run of the build before).
 			fewest = 0
 			for i := range 5 {
 				if _, err := s.tab.Navigate(ctx, tc.url); err != nil {
 					t.Fatal(err)
 				}
+				var m tab.Marking
 				c.count(func() {
-					m, err := s.tab.MarkListeners(ctx, observation.WindowSize, true)
-					if err != nil {
+					if m, err = s.tab.MarkListeners(ctx, observation.WindowSize, true); err != nil {
 						t.Fatal(err)
 					}
-					m.Released()
 				})
+				m.Released()
 				c.mu.Lock()
 				if i == 0 || c.rounds < fewest {
 					fewest = c.rounds
 				}
 				c.mu.Unlock()
 			}
-			if fewest > 6 {
-				t.Errorf("real pages, %s: the fewest rounds of five first markings were %d, want 6", tc.url, fewest)
+			if fewest > 5 {
+				t.Errorf("real pages, %s: the fewest rounds of five first markings were %d, want 5", tc.url, fewest)
 			}
 		}
 		s.Close(ctx)
