@@ -76,7 +76,7 @@ func BenchmarkCollectInPage(b *testing.B) {
 	for _, version := range []string{"1.10.0", "1.8.0"} {
 		for _, page := range benchpages.Small {
 			b.Run(version+"/"+page, func(b *testing.B) {
-				s := openBench(b, ctx, versions[version], urls[page])
+				s, _ := openOn(b, ctx, versions[version], urls[page])
 				// The parameters of a first observation (Session.observe).
 				p := collect.Params{Revision: "bench", MaxVisible: observation.MaxControls, Window: observation.WindowSize,
 					MaxOffset: observation.MaxOffset, Reading: s.reading, RealPages: s.realPages, Frames: s.frames}
@@ -103,22 +103,6 @@ func BenchmarkCollectInPage(b *testing.B) {
 	}
 }
 
-// openBench opens a session of the shared browser with opts on url,
-// closed when b ends.
-func openBench(b *testing.B, ctx context.Context, opts browser.SessionOptions, url string) *Session {
-	b.Helper()
-	bs, err := shared.Get(b).NewSession(ctx, opts)
-	if err != nil {
-		b.Fatal(err)
-	}
-	b.Cleanup(func() { bs.Close(context.Background()) })
-	s := bs.(*Session)
-	if _, err := s.Navigate(ctx, url); err != nil {
-		b.Fatal(err)
-	}
-	return s
-}
-
 // BenchmarkObserveAhead times an observation asked for again with the
 // collector's call sent beside the listener marking (Observe) and one
 // without (the view an action ends with), alternately on one session, on
@@ -133,7 +117,7 @@ func BenchmarkObserveAhead(b *testing.B) {
 	for _, fresh := range []bool{false, true} {
 		for _, page := range benchpages.Small {
 			b.Run(fmt.Sprintf("fresh=%v/%s", fresh, page), func(b *testing.B) {
-				s := openBench(b, ctx, opts, urls[page])
+				s, _ := openOn(b, ctx, opts, urls[page])
 				var took [2][]time.Duration // without, with the call ahead
 				i := 0
 				for b.Loop() {

@@ -1,7 +1,6 @@
 package chromium
 
 import (
-	"context"
 	"errors"
 	"fmt"
 	"slices"
@@ -285,15 +284,7 @@ func BenchmarkCursorThroughFrames(b *testing.B) {
 				url = browsertest.Serve(b, page.String())
 			}
 			ctx := browsertest.Context(b, 5*time.Minute)
-			bs, err := shared.Get(b).NewSession(ctx, browser.SessionOptions{Reading: true, Frames: true})
-			if err != nil {
-				b.Fatal(err)
-			}
-			b.Cleanup(func() { bs.Close(context.Background()) })
-			s := bs.(*Session)
-			if _, err := s.Navigate(ctx, url); err != nil {
-				b.Fatal(err)
-			}
+			s, _ := openOn(b, ctx, browser.SessionOptions{Reading: true, Frames: true}, url)
 			if framed {
 				waitDeep(b, s)
 			}

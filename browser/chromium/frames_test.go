@@ -1,7 +1,6 @@
 package chromium
 
 import (
-	"context"
 	"fmt"
 	"slices"
 	"strings"
@@ -28,15 +27,7 @@ func otherOrigin(t *testing.T, pages map[string]string) string {
 func openFrames(t *testing.T, url string, allowed func(string) bool, want ...string) (*Session, *observation.Observation) {
 	t.Helper()
 	ctx := browsertest.Context(t, time.Minute)
-	bs, err := shared.Get(t).NewSession(ctx, browser.SessionOptions{Reading: true, Frames: true, FrameAllowed: allowed})
-	if err != nil {
-		t.Fatal(err)
-	}
-	t.Cleanup(func() { bs.Close(context.Background()) })
-	s := bs.(*Session)
-	if _, err := s.Navigate(ctx, url); err != nil {
-		t.Fatal(err)
-	}
+	s, _ := openOn(t, ctx, browser.SessionOptions{Reading: true, Frames: true, FrameAllowed: allowed}, url)
 	// Out-of-process frames are attached as they load: observe until every
 	// frame the page holds is collected or says why not, and want shows.
 	tries := 5
@@ -45,6 +36,7 @@ func openFrames(t *testing.T, url string, allowed func(string) bool, want ...str
 	}
 	var obs *observation.Observation
 	for range tries {
+		var err error
 		if obs, err = s.Observe(ctx, observation.Request{}); err != nil {
 			t.Fatal(err)
 		}
@@ -167,4 +159,44 @@ func TestFrameKeepsItsSessionWhileItsChildrenMove(t *testing.T) {
 	if got := names(obs); !slices.Equal(got, want) {
 		t.Fatalf("controls %q, want %q; frames %+v", got, want, obs.Frames)
 	}
+}
+
+// TestFramesAfterHistoryBack: a page with a cross-site frame, left and
+// gone back to, shows its frame's content again, whether Chromium loads it
+// anew or restores it from the back-forward cache (a restore announces
+// the page's document again, and the tab must not forget its frames then).
+func TestFramesAfterHistoryBack(t *testing.T) {
+	t.Parallel()
+	other := otherOrigin(t, map[string]string{
+		"/card": `<!doctype html><title>Card</title><label>Card number <input name="number"></label>`,
+	})
+	pages := browsertest.ServePages(t, map[string]string{
+		"/checkout": `<!doctype html><title>Checkout</title><h1>Payment</h1><iframe src="` + other + `card" style="width:420px;height:160px"></iframe><button>Pay</button>`,
+		"/plain":    `<!doctype html><title>Plain</title><h1>Done</h1><button>Back</button>`,
+	})
+	s, _ := openWith(t, pages+"checkout", browser.SessionOptions{RealPages: true})
+	ctx := browsertest.Context(t, time.Minute)
+	showsCard := func(step string) {
+		t.Helper()
+		var obs *observation.Observation
+		for range 50 {
+			var err error
+			if obs, err = s.Observe(ctx, observation.Request{}); err != nil {
+				t.Fatal(err)
+			}
+			if frameOf(obs, "Card number") > 0 {
+				return
+			}
+			time.Sleep(100 * time.Millisecond)
+		}
+		t.Fatalf("%s: controls %q, frames %+v; want the card frame's field", step, names(obs), obs.Frames)
+	}
+	showsCard("first visit")
+	if _, err := s.Navigate(ctx, pages+"plain"); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := s.History(ctx, browser.HistoryBack); err != nil {
+		t.Fatal(err)
+	}
+	showsCard("back on the checkout")
 }

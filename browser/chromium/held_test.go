@@ -1,7 +1,6 @@
 package chromium
 
 import (
-	"context"
 	"fmt"
 	"net/http"
 	"slices"
@@ -124,16 +123,7 @@ func TestActionOnAHeldServerReturns(t *testing.T) {
 			if c.realPages {
 				opts.Reading, opts.Frames, opts.Interactions, opts.RealPages = true, true, true, true
 			}
-			bs, err := shared.Get(t).NewSession(ctx, opts)
-			if err != nil {
-				t.Fatal(err)
-			}
-			t.Cleanup(func() { bs.Close(context.Background()) })
-			s := bs.(*Session)
-			obs, err := s.Navigate(ctx, base)
-			if err != nil {
-				t.Fatal(err)
-			}
+			s, obs := openOn(t, ctx, opts, base)
 			// The action waits SettleLoad for the document, then stops the
 			// navigation, and no check of its waits behind it: it returns
 			// before NavigateBound, where a call held behind the navigation

@@ -77,21 +77,13 @@ func openInteractions(t *testing.T, html string) (*Session, *interactSite, *obse
 func openInteractionsAt(t *testing.T, url string, want ...string) (*Session, *observation.Observation) {
 	t.Helper()
 	ctx := browsertest.Context(t, time.Minute)
-	bs, err := shared.Get(t).NewSession(ctx, browser.SessionOptions{Reading: true, Frames: true, Interactions: true})
-	if err != nil {
-		t.Fatal(err)
-	}
-	t.Cleanup(func() { bs.Close(context.Background()) })
-	s := bs.(*Session)
-	obs, err := s.Navigate(ctx, url)
-	if err != nil {
-		t.Fatal(err)
-	}
+	s, obs := openOn(t, ctx, browser.SessionOptions{Reading: true, Frames: true, Interactions: true}, url)
 	for range 100 {
 		if !slices.ContainsFunc(want, func(name string) bool { return !has(obs, name) }) {
 			return s, obs
 		}
 		time.Sleep(100 * time.Millisecond)
+		var err error
 		if obs, err = s.Observe(ctx, observation.Request{}); err != nil {
 			t.Fatal(err)
 		}

@@ -187,3 +187,27 @@ document.getElementById('add').addEventListener('click', () => {
 		t.Fatal("the grown page was not listed")
 	}
 }
+
+// TestObserveAheadAtTheBound: an observation asked for again sends the
+// collector beside the marking on a document of ListenerNodes elements,
+// and not on one of ListenerNodes+1, where the call might be sent twice
+// for nothing (Session.collectAhead); both show the same view twice.
+func TestObserveAheadAtTheBound(t *testing.T) {
+	t.Parallel()
+	for _, elements := range []int{observation.ListenerNodes, observation.ListenerNodes + 1} {
+		t.Run(fmt.Sprint(elements), func(t *testing.T) {
+			t.Parallel()
+			s, obs := openKept(t, browsertest.Serve(t, newsroomPage(t, elements)), true)
+			if ahead := s.tab.MarkedBefore(); ahead != (elements <= observation.ListenerNodes) {
+				t.Fatalf("%d elements: the collector goes ahead %v", elements, ahead)
+			}
+			again, err := s.Observe(browsertest.Context(t, time.Minute), observation.Request{})
+			if err != nil {
+				t.Fatal(err)
+			}
+			if !slices.Equal(roleNames(again), roleNames(obs)) {
+				t.Fatalf("the second view differs: %q", roleNames(again)[:8])
+			}
+		})
+	}
+}

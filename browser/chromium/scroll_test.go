@@ -28,19 +28,8 @@ func openReal(t testing.TB, url string, realPages bool) (*Session, *observation.
 // reading, frames and interactions on url.
 func openWith(t testing.TB, url string, opts browser.SessionOptions) (*Session, *observation.Observation) {
 	t.Helper()
-	ctx := browsertest.Context(t, time.Minute)
 	opts.Reading, opts.Frames, opts.Interactions = true, true, true
-	bs, err := shared.Get(t).NewSession(ctx, opts)
-	if err != nil {
-		t.Fatal(err)
-	}
-	t.Cleanup(func() { bs.Close(context.Background()) })
-	s := bs.(*Session)
-	obs, err := s.Navigate(ctx, url)
-	if err != nil {
-		t.Fatal(err)
-	}
-	return s, obs
+	return openOn(t, browsertest.Context(t, time.Minute), opts, url)
 }
 
 // timelinePage is a social feed: a header, a sidebar, and eight posts in a

@@ -42,6 +42,23 @@ func openSession(t testing.TB) *Session {
 	return bs.(*Session)
 }
 
+// openOn opens a session of the shared browser with opts, closed when tb
+// ends, navigates it to url and returns it with the navigation's view.
+func openOn(tb testing.TB, ctx context.Context, opts browser.SessionOptions, url string) (*Session, *observation.Observation) {
+	tb.Helper()
+	bs, err := shared.Get(tb).NewSession(ctx, opts)
+	if err != nil {
+		tb.Fatal(err)
+	}
+	tb.Cleanup(func() { bs.Close(context.Background()) })
+	s := bs.(*Session)
+	obs, err := s.Navigate(ctx, url)
+	if err != nil {
+		tb.Fatal(err)
+	}
+	return s, obs
+}
+
 // openPage serves html and returns a session on it with its first observation.
 func openPage(t testing.TB, html string) (*Session, *observation.Observation) {
 	t.Helper()

@@ -40,15 +40,7 @@ func openTabsAt(t *testing.T, opts browser.SessionOptions, start string, allowed
 		return errcode.New(errcode.ForeignOrigin, "outside the grant")
 	}
 	opts.CheckNavigation = check
-	bs, err := shared.Get(t).NewSession(ctx, opts)
-	if err != nil {
-		t.Fatal(err)
-	}
-	t.Cleanup(func() { bs.Close(context.Background()) })
-	s := bs.(*Session)
-	if _, err := s.Navigate(ctx, start); err != nil {
-		t.Fatal(err)
-	}
+	s, _ := openOn(t, ctx, opts, start)
 	return s
 }
 

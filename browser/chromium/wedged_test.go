@@ -245,15 +245,7 @@ func TestWedgeUnloadHandlers(t *testing.T) {
 			base := wedgedSite(t, `<main><h1>Draft</h1><textarea aria-label="Body">unsaved</textarea><a href="/next">Next</a></main>
 <script>addEventListener('`+event+`', () => { for (;;) {} })</script>`)
 			ctx := browsertest.Context(t, time.Minute)
-			bs, err := shared.Get(t).NewSession(ctx, c.opts)
-			if err != nil {
-				t.Fatal(err)
-			}
-			t.Cleanup(func() { bs.Close(context.Background()) })
-			s := bs.(*Session)
-			if _, err := s.Navigate(ctx, base); err != nil {
-				t.Fatal(err)
-			}
+			s, _ := openOn(t, ctx, c.opts, base)
 			wedged := s.tab.TargetID()
 			meetWedge(t, "same-site navigate away", func(ctx context.Context) error {
 				_, err := s.Navigate(ctx, base+"next")
