@@ -95,13 +95,18 @@ func (s *Session) topRegion(i int) (index int, ended bool) {
 
 // withFrames puts the content of top's frames in place (framemerge.Merge);
 // rs, if set, is where streams that stopped inside frames resume.
-func (s *Session) withFrames(ctx context.Context, params collect.Params, top *collect.Result, rs *framemerge.Resume) (*collect.Result, *framemerge.Out, error) {
+func (s *Session) withFrames(ctx context.Context, params collect.Params, top *collect.Result, rs *framemerge.Resume, ahead bool) (*collect.Result, *framemerge.Out, error) {
 	s.tab.WaitAttaches(ctx)
-	return framemerge.Merge(ctx, tabFrames{s.tab}, s.frameAllowed, params, top, rs)
+	return framemerge.Merge(ctx, tabFrames{t: s.tab, ahead: ahead}, s.frameAllowed, params, top, rs)
 }
 
-// tabFrames is a tab's frames as the merge's framemerge.Source.
-type tabFrames struct{ t *tab.Tab }
+// tabFrames is a tab's frames as the merge's framemerge.Source; ahead: an
+// observation asked for again, whose frames' collector calls may go beside
+// their markings (marked).
+type tabFrames struct {
+	t     *tab.Tab
+	ahead bool
+}
 
 func (f tabFrames) Frame(id cdp.FrameID) (tab.FrameView, bool) { return f.t.Frame(id) }
 
@@ -116,16 +121,21 @@ func (f tabFrames) Collect(ctx context.Context, id cdp.FrameID, p collect.Params
 		return nil, errors.New("the frame has no document")
 	}
 	f.t.NameFrames(ctx, v.Target, id, v.World, v.WorldID, observation.MaxFrameRecords*4)
+	eval, expr := evaluator(f.t.EvaluatorIn(v.Target, v.World)), collect.Expression(p)
 	if p.RealPages {
 		// The frame's listener marks, within what is left of the
 		// observation's window (tool version 1.9.0).
-		m, err := f.t.MarkFrameListeners(ctx, v, min(max(p.Window, 0), observation.WindowSize))
+		var released tab.Released
+		var err error
+		eval, released, err = marked(ctx, eval, expr, f.ahead && f.t.FrameMarkedBefore(v), func() (tab.Marking, error) {
+			return f.t.MarkFrameListeners(ctx, v, min(max(p.Window, 0), observation.WindowSize))
+		})
 		if err != nil {
 			return nil, err
 		}
-		defer m.Released()
+		defer released()
 	}
-	res, err := collectIn(ctx, f.t.EvaluatorIn(v.Target, v.World), collect.Expression(p), collect.Decode, "a frame could not be observed")
+	res, err := collectIn(ctx, eval, expr, collect.Decode, "a frame could not be observed")
 	if err != nil {
 		return nil, err
 	}

@@ -132,7 +132,9 @@ func TestListenerMarksAtTheRealBound(t *testing.T) {
 // observations of its document, follow the page as the top document's do:
 // in a same-origin frame (a kanban board embedded in a project page), a
 // listener the frame's script adds later makes a target, one it removes
-// unmakes it.
+// unmakes it, whether an action's view or an observation asked for again
+// (whose frame collector call goes beside the frame's marking, and is
+// made again when the marking changed a mark) sees it.
 func TestListenerMarksFollowTheFrame(t *testing.T) {
 	t.Parallel()
 	base := sameOrigin(t, map[string]string{
@@ -149,6 +151,10 @@ document.getElementById('swap').addEventListener('click', () => {
   document.getElementById('a').removeEventListener('click', f);
   document.getElementById('b').addEventListener('mousedown', f);
 });
+window.swapBack = () => {
+  document.getElementById('b').removeEventListener('mousedown', f);
+  document.getElementById('a').addEventListener('click', f);
+};
 </script>`,
 	})
 	s, obs := openReal(t, base, true)
@@ -170,5 +176,18 @@ document.getElementById('swap').addEventListener('click', () => {
 	}
 	if got := res.Observation; hasControl(got, "Card A") || !hasControl(got, "Card B") {
 		t.Fatalf("after: %q", roleNames(got))
+	}
+	if obs, err = s.Observe(ctx, observation.Request{}); err != nil {
+		t.Fatal(err)
+	}
+	if hasControl(obs, "Card A") || !hasControl(obs, "Card B") {
+		t.Fatalf("observed again: %q", roleNames(obs))
+	}
+	evalMain(t, s, `document.querySelector('iframe').contentWindow.swapBack()`)
+	if obs, err = s.Observe(ctx, observation.Request{}); err != nil {
+		t.Fatal(err)
+	}
+	if !hasControl(obs, "Card A") || hasControl(obs, "Card B") {
+		t.Fatalf("after the frame swapped back: %q", roleNames(obs))
 	}
 }

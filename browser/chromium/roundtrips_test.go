@@ -123,9 +123,12 @@ func launchCounted(t *testing.T) (*Provider, *commandCounter) {
 // overlap: the document's listing with the shadow roots' query (its node
 // resolved ahead, in the last observation), the release of the last
 // marking's objects and the next resolution, and the collector's call of
-// an observation asked for again (Observe). In 1.9.0, of five observations
-// of the page without a frame at least one waits for one round only, where
-// two is the least without the collector's call beside the marking.
+// an observation asked for again (Observe), the page's and the frame's. In
+// 1.9.0, of five observations of the page without a frame at least one
+// waits for one round only, where two is the least without the collector's
+// call beside the marking; of the checkout's, two (the page's round, then
+// the frame's), where three is the least without the frame's call beside
+// its marking.
 // Not parallel: the hook is read when the browser launches.
 func TestObserveRoundTrips(t *testing.T) {
 	p, c := launchCounted(t)
@@ -184,15 +187,23 @@ func TestObserveRoundTrips(t *testing.T) {
 		if tc.real && tc.url == url && fewest > 1 {
 			t.Errorf("real pages, %s: the fewest rounds of five observations were %d, want 1", tc.url, fewest)
 		}
+		if tc.real && tc.url == checkout && fewest > 2 {
+			// The page's round, then the frame's: its collector's call
+			// goes beside its marking, as the page's does.
+			t.Errorf("real pages, %s: the fewest rounds of five observations were %d, want 2", tc.url, fewest)
+		}
 		if tc.real && tc.url == url {
 			// A new document's first marking, as far as its caller waits
 			// for it: its node is found and listed (evaluate, describe,
 			// resolve, list) beside the shadow roots' query, then the row is
-			// marked (resolve, mark): 5 rounds. The releases and the next
-			// resolution it sends after its end run beside the caller's
-			// next command (Released); goroutines sent at once, they were
-			// sometimes a round of their own on a loaded machine, which made
-			// the count with them flaky (7 in a full run of the build before).
+			// marked (resolve, mark): 6 rounds, or 5 when the shadow roots'
+			// query is still unanswered as the description goes out (which
+			// the renderer's load decides; 6 in 2 of 3 runs after other
+			// tests). The releases and the next resolution it sends after
+			// its end run beside the caller's next command (Released);
+			// goroutines sent at once, they were sometimes a round of their
+			// own on a loaded machine, which made the count with them flaky
+			// (7 in a full run of the build before).
 			fewest = 0
 			for i := range 5 {
 				if _, err := s.tab.Navigate(ctx, tc.url); err != nil {
@@ -211,8 +222,8 @@ func TestObserveRoundTrips(t *testing.T) {
 				}
 				c.mu.Unlock()
 			}
-			if fewest > 5 {
-				t.Errorf("real pages, %s: the fewest rounds of five first markings were %d, want 5", tc.url, fewest)
+			if fewest > 6 {
+				t.Errorf("real pages, %s: the fewest rounds of five first markings were %d, want at most 6", tc.url, fewest)
 			}
 		}
 		s.Close(ctx)

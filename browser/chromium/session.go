@@ -236,8 +236,9 @@ func (s *Session) observe(ctx context.Context, req observation.Request) (*observ
 	return s.observeWith(ctx, req, false)
 }
 
-// observeWith observes the page; with ahead, the collector's call may be
-// sent beside the listener marking (collectAhead).
+// observeWith observes the page; with ahead, the collector's calls, the
+// page's and each frame's, may be sent beside their listener markings
+// (marked).
 func (s *Session) observeWith(ctx context.Context, req observation.Request, ahead bool) (*observation.Observation, error) {
 	params := collect.Params{
 		MaxVisible: observation.MaxControls,
@@ -306,22 +307,12 @@ func (s *Session) observeWith(ctx context.Context, req observation.Request, ahea
 		s.tab.NameMainFrames(ctx, observation.MaxFrameRecords*4)
 	}
 	expr := collect.Expression(params)
-	var early *earlyCall
-	if ahead {
-		early = s.collectAhead(ctx, expr)
-	}
-	marking, err := s.markPointers(ctx)
+	eval, released, err := marked(ctx, s.tab.Evaluate, expr, ahead && s.realPages && s.tab.MarkedBefore(),
+		func() (tab.Marking, error) { return s.markPointers(ctx) })
 	if err != nil {
-		early.wait()
 		return nil, err
 	}
-	defer marking.Released()
-	eval := s.tab.Evaluate
-	if early != nil && !marking.Changed {
-		eval = early.answer
-	} else {
-		early.wait() // it may have run before the new marks: asked again
-	}
+	defer released()
 	res, err := collectIn(ctx, eval, expr, collect.Decode, "the page could not be observed")
 	if err != nil {
 		return nil, err
@@ -331,7 +322,7 @@ func (s *Session) observeWith(ctx context.Context, req observation.Request, ahea
 	}
 	var fm *framemerge.Out
 	if s.frames {
-		if res, fm, err = s.withFrames(ctx, params, res, rs); err != nil {
+		if res, fm, err = s.withFrames(ctx, params, res, rs, ahead); err != nil {
 			return nil, err
 		}
 	}
@@ -579,29 +570,41 @@ func (s *Session) markPointers(ctx context.Context) (tab.Marking, error) {
 	return s.tab.MarkListeners(ctx, observation.WindowSize, s.keptListeners)
 }
 
-// collectAhead sends the collector's call expr at once, beside the
-// listener marking, when that marking will most likely change nothing: the
-// page's document holds a complete marking and is not large
-// (tab.MarkedBefore). The collector then waits for one round trip where it
-// waited for two. Its answer stands only if the marking changed no mark
-// (tab.Marking.Changed): the call may have run before the marking. When
-// one did change, the collector is called again, which on a document that
-// is not large costs a few milliseconds; the view an action, a navigation
-// or a wait ends with, whose page has just changed, does not call ahead
-// (Observe). Nil when not called ahead.
-func (s *Session) collectAhead(ctx context.Context, expr string) *earlyCall {
-	if !s.realPages || !s.tab.MarkedBefore() {
-		return nil
+// marked marks the pointer targets of one document (mark: the page's or a
+// frame's) for its collector's call expr, and returns the evaluator to
+// collect with and the wait the caller calls once the collector answered
+// (tab.Marking.Released). With ahead, which the caller gives when the
+// document holds a complete marking and is not large (tab.MarkedBefore,
+// tab.FrameMarkedBefore), the call is sent at once, beside the marking,
+// which then most likely changes nothing: the collector waits for one
+// round trip where it waited for two. Its answer stands only if the
+// marking changed no mark (tab.Marking.Changed), since the call may have
+// run before the marking; when one did change, the collector is called
+// again, which on a document that is not large costs a few milliseconds.
+// The view an action, a navigation or a wait ends with, whose page has
+// just changed, does not call ahead (Observe).
+func marked(ctx context.Context, eval evaluator, expr string, ahead bool, mark func() (tab.Marking, error)) (evaluator, tab.Released, error) {
+	var early *earlyCall
+	if ahead {
+		early = &earlyCall{done: make(chan struct{})}
+		go func() {
+			defer close(early.done)
+			early.raw, early.err = eval(ctx, expr)
+		}()
 	}
-	c := &earlyCall{done: make(chan struct{})}
-	go func() {
-		defer close(c.done)
-		c.raw, c.err = s.tab.Evaluate(ctx, expr)
-	}()
-	return c
+	m, err := mark()
+	if err != nil {
+		early.wait()
+		return nil, nil, err
+	}
+	if early != nil && !m.Changed {
+		return early.answer, m.Released, nil
+	}
+	early.wait() // it may have run before the new marks: asked again
+	return eval, m.Released, nil
 }
 
-// earlyCall is a collector call sent ahead (collectAhead).
+// earlyCall is a collector call sent ahead (marked).
 type earlyCall struct {
 	done chan struct{}
 	raw  []byte

@@ -62,9 +62,21 @@ func (t *Tab) MarkedBefore() bool {
 	t.mu.Lock()
 	world := t.world
 	t.mu.Unlock()
+	return t.markedBefore(&t.marks, world)
+}
+
+// FrameMarkedBefore is MarkedBefore for frame v's document, as the view
+// was taken.
+func (t *Tab) FrameMarkedBefore(v FrameView) bool {
+	return v.marks != nil && t.markedBefore(v.marks, v.World)
+}
+
+// markedBefore reports whether mk holds a complete marking of world's
+// document, which is not large.
+func (t *Tab) markedBefore(mk *marks, world string) bool {
 	t.marksMu.Lock()
 	defer t.marksMu.Unlock()
-	return world != "" && t.marks.listed == world && t.marks.docWorld == world && !t.marks.large
+	return world != "" && mk.listed == world && mk.docWorld == world && !mk.large
 }
 
 // marks are the elements the collector's world holds marked: the world
