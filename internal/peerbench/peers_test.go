@@ -59,6 +59,13 @@ const callTimeout = 2 * time.Minute
 // navigate reports the fraction of answers that name its final URL as
 // landed (a server that returned before the redirect would not). They time
 // nothing themselves, since one server's calls alone are not interleaved.
+//
+// view/page/server is the time until an agent holds a view of a page it
+// navigated to, on every page: veetbrowser's navigate, whose answer is the
+// page's first view, and a peer's navigate plus the snapshot it calls next
+// (on a navigation page other than the plain article, an extra snapshot
+// call that is timed for this sum alone). The two calls' times are added:
+// the client's own time between them is not counted.
 func BenchmarkPeers(b *testing.B) {
 	spec := os.Getenv(EnvPeers)
 	if spec == "" {
@@ -92,7 +99,7 @@ func BenchmarkPeers(b *testing.B) {
 		}
 	}
 	m := &measure{ctx: ctx, servers: servers, pages: pages, rounds: rounds(), batches: map[string][]result{}}
-	for _, op := range []string{"navigate", "observe"} {
+	for _, op := range []string{"navigate", "observe", "view"} {
 		for _, p := range pages {
 			if op == "observe" && !p.observe {
 				continue
@@ -165,10 +172,17 @@ func (m *measure) batch(b *testing.B) {
 				s := m.servers[(i+r)%len(m.servers)]
 				d, answer := s.call(b, m.ctx, "navigate", p.url)
 				sample("navigate", p, s, d, answer)
-				if p.observe {
+				view, viewAnswer := d, answer
+				if p.observe || !s.navigateViews() {
 					d, answer = s.call(b, m.ctx, "observe", "")
-					sample("observe", p, s, d, answer)
+					if p.observe {
+						sample("observe", p, s, d, answer)
+					}
+					if !s.navigateViews() {
+						view, viewAnswer = view+d, answer
+					}
 				}
+				sample("view", p, s, view, viewAnswer)
 			}
 		}
 	}
@@ -280,18 +294,24 @@ type server struct {
 	stderr  *browsertest.Buffer
 }
 
-// toolset is how one kind of server navigates and observes.
+// toolset is how one kind of server navigates and observes; views says
+// that its navigate answers with the page's view (veetbrowser's).
 type toolset struct {
 	navigate, observe string
 	navigateArgs      func(url string) map[string]any
+	views             bool
 }
+
+// navigateViews reports whether s's navigate answers with the page's view,
+// so that an agent needs no snapshot after it.
+func (s *server) navigateViews() bool { return s.tools.views }
 
 func urlArgs(url string) map[string]any { return map[string]any{"url": url} }
 
 // toolsets are the servers known, told apart by their tools' names.
 var toolsets = []toolset{
-	{navigate: "browser_navigate", observe: "browser_observe", navigateArgs: urlArgs},  // veetbrowser
-	{navigate: "browser_navigate", observe: "browser_snapshot", navigateArgs: urlArgs}, // @playwright/mcp
+	{navigate: "browser_navigate", observe: "browser_observe", navigateArgs: urlArgs, views: true}, // veetbrowser
+	{navigate: "browser_navigate", observe: "browser_snapshot", navigateArgs: urlArgs},             // @playwright/mcp
 	{navigate: "navigate_page", observe: "take_snapshot", navigateArgs: func(url string) map[string]any { // chrome-devtools-mcp
 		return map[string]any{"type": "url", "url": url}
 	}},
