@@ -191,7 +191,7 @@ document.getElementById('add').addEventListener('click', () => {
 // TestObserveAheadAtTheBound: an observation asked for again sends the
 // collector beside the marking on a document of ListenerNodes elements,
 // and not on one of ListenerNodes+1, where the call might be sent twice
-// for nothing (Session.collectAhead); both show the same view twice.
+// for nothing (marked); both show the same view twice.
 func TestObserveAheadAtTheBound(t *testing.T) {
 	t.Parallel()
 	for _, elements := range []int{observation.ListenerNodes, observation.ListenerNodes + 1} {
