@@ -169,6 +169,7 @@ func (s *Session) acquire(ctx context.Context) error {
 		return errBrowserGone
 	}
 	s.syncActive()
+	s.showActive(ctx)
 	s.dl.markOperation()
 	if err := s.applyEmulation(ctx); err != nil {
 		s.lock.Release(1)
@@ -254,6 +255,7 @@ func (s *Session) observeWith(ctx context.Context, req observation.Request, ahea
 		return nil, err
 	}
 	s.syncActive()            // the active tab may have closed during the call
+	s.showActive(ctx)         // or another been selected
 	var rs *framemerge.Resume // where streams that stopped in frames resume
 	switch {
 	case req.Focus != "":

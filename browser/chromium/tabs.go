@@ -8,6 +8,7 @@ import (
 	"time"
 
 	"github.com/chromedp/cdproto/cdp"
+	"github.com/chromedp/cdproto/page"
 	cdptarget "github.com/chromedp/cdproto/target"
 	"github.com/chromedp/chromedp"
 
@@ -48,6 +49,10 @@ type tabSet struct {
 	refused  int                   // popups refused since the last observation
 	refusal  error                 // the newest popup refusal (tool version 1.9.0)
 	allowed  map[cdptarget.ID]bool // popups whose first request was allowed before notePage heard of them
+	// shown is the tab in front of the others, as far as the session
+	// knows: nil once one of its pages opened or closed since it brought
+	// a tab to the front (showActive)
+	shown *tab.Tab
 }
 
 type tabEntry struct {
@@ -82,6 +87,7 @@ func (s *Session) startTabs(ctx context.Context, first *tab.Tab) {
 	e := &tabEntry{target: first.TargetID(), tab: first, ready: make(chan struct{})}
 	close(e.ready)
 	ts.entries, ts.byTarget[e.target] = []*tabEntry{e}, e
+	ts.shown = first
 	s.tabs, s.active = ts, e
 	first.SetHooks(ts.hooks)
 	go ts.work.Run(ctx)
@@ -111,6 +117,9 @@ func (ts *tabSet) notePage(info *cdptarget.Info) {
 	}
 	opener := ts.byTarget[info.OpenerID]
 	defer delete(ts.allowed, id)
+	if opener != nil || ts.closing[info.OpenerID] {
+		ts.shown = nil // Chromium shows a new tab in front of its opener
+	}
 	switch {
 	case ts.closing[info.OpenerID] || opener != nil && opener.gone:
 		ts.closeTargetLocked(id)
@@ -136,6 +145,9 @@ func (ts *tabSet) notePage(info *cdptarget.Info) {
 func (ts *tabSet) noteGone(id cdptarget.ID) {
 	ts.mu.Lock()
 	defer ts.mu.Unlock()
+	if e := ts.byTarget[id]; e != nil || ts.closing[id] {
+		ts.shown = nil // Chromium shows another tab in its place
+	}
 	delete(ts.closing, id)
 	if e := ts.byTarget[id]; e != nil {
 		ts.dropLocked(e)
@@ -372,6 +384,37 @@ func (s *Session) syncActive() {
 	s.tabs.mu.Unlock()
 	if next != nil {
 		s.switchTo(next)
+	}
+}
+
+// showActive brings the active tab to the front of the session's tabs
+// when another may have taken its place there: a page one of them opened
+// (Chromium shows a new tab in front of its opener), one that closed, or
+// another tab made active. A tab behind another is hidden to its page:
+// its document's visibilityState is hidden, it does not have the focus,
+// it runs no animation frames (a page that draws on requestAnimationFrame
+// shows nothing new), and Chromium answers a mouse move sent to it only
+// after a 5 s timeout, so that every click, hover and drag on the opener
+// of a tab took 5 s more. A failed attempt is made again by the next
+// operation. Called under the session's lock.
+func (s *Session) showActive(ctx context.Context) {
+	if s.tabs == nil {
+		return
+	}
+	t := s.tab
+	s.tabs.mu.Lock()
+	if s.tabs.shown == t {
+		s.tabs.mu.Unlock()
+		return
+	}
+	s.tabs.shown = t // a page that opens from here on takes it back
+	s.tabs.mu.Unlock()
+	if _, err := cdp.Call(ctx, t.Target(), page.BringToFront, cdp.Empty{}); err != nil {
+		s.tabs.mu.Lock()
+		if s.tabs.shown == t {
+			s.tabs.shown = nil
+		}
+		s.tabs.mu.Unlock()
 	}
 }
 

@@ -2,6 +2,7 @@ package chromium
 
 import (
 	"context"
+	"encoding/json"
 	"fmt"
 	"net/http"
 	"net/url"
@@ -10,7 +11,11 @@ import (
 	"testing"
 	"time"
 
+	"github.com/chromedp/cdproto/cdp"
+	"github.com/chromedp/cdproto/runtime"
+
 	"github.com/veetbot/veetbrowser/browser"
+	"github.com/veetbot/veetbrowser/browser/chromium/internal/tab"
 	"github.com/veetbot/veetbrowser/errcode"
 	"github.com/veetbot/veetbrowser/internal/browsertest"
 	"github.com/veetbot/veetbrowser/observation"
@@ -112,6 +117,81 @@ func TestInputThatClosesItsTab(t *testing.T) {
 		if obs.Tabs.Active != first || obs.Tabs.Count != 1 {
 			t.Fatalf("%s: after the popup closed itself: %+v", opener, obs.Tabs)
 		}
+	}
+}
+
+// TestActiveTabIsInFront: the tab the session works on is the one in
+// front, as in a person's browser. A help page that a store's page opens
+// in a new tab comes to the front, and hid the store's page (its document
+// hidden) while the agent went on working there: a list
+// that draws its new row on the next animation frame never showed it (a
+// hidden page runs none), and every mouse move sent to it waited out
+// Chromium's 5 s timeout. Selecting the help tab brings it to the front,
+// and closing it brings the store's page back.
+func TestActiveTabIsInFront(t *testing.T) {
+	t.Parallel()
+	base := browsertest.ServePages(t, map[string]string{
+		"/": `<title>Cart</title><a href="/help" target="_blank">Shipping help</a>
+<button id="add">Add a mug</button><ul id="cart"></ul>
+<script>
+document.getElementById('add').addEventListener('click', () => requestAnimationFrame(() => {
+  const li = document.createElement('li');
+  li.textContent = 'Mug ' + (document.getElementById('cart').children.length + 1) + ' in the cart';
+  document.getElementById('cart').append(li);
+}));
+</script>`,
+		"/help": `<title>Shipping help</title><p>Orders ship in two days.</p>`,
+	})
+	s := openTabs(t, base)
+	ctx := browsertest.Context(t, time.Minute)
+	obs, err := s.Observe(ctx, observation.Request{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	store := s.tab
+	shown := func(tb *tab.Tab) string {
+		t.Helper()
+		res, err := cdp.Call(ctx, tb.Target(), runtime.Evaluate, runtime.EvaluateParams{
+			Expression: "document.visibilityState + ' ' + document.hasFocus()", ReturnByValue: ptr(true)})
+		if err != nil || res.ExceptionDetails != nil {
+			t.Fatalf("reading the page's visibility: %v %v", err, res.ExceptionDetails)
+		}
+		var v string
+		json.Unmarshal(res.Result.Value, &v)
+		return v
+	}
+	res := clickNamed(t, s, obs, "Shipping help")
+	if len(res.Observation.Tabs.Opened) != 1 {
+		t.Fatalf("the help tab is not reported as opened: %+v", res.Observation.Tabs)
+	}
+	help := res.Observation.Tabs.Opened[0]
+	obs = waitTabs(t, s, 2)
+	res = clickNamed(t, s, obs, "Add a mug")
+	if got := shown(store); got != "visible true" {
+		t.Errorf("the store's page, active, after the help tab opened: %s, want visible true", got)
+	}
+	if _, err := s.Wait(ctx, browser.WaitRequest{Text: "Mug 1 in the cart", Timeout: 10 * time.Second}); err != nil {
+		t.Fatalf("the row the click drew on the next animation frame: %v", err)
+	}
+	obs, err = s.Tabs(ctx, browser.TabsRequest{Action: browser.TabsSelect, Tab: help})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if got := shown(s.tab); obs.Title != "Shipping help" || got != "visible true" {
+		t.Errorf("the help tab selected: %q %s, want Shipping help, visible true", obs.Title, got)
+	}
+	if got := shown(store); got != "hidden false" {
+		t.Errorf("the store's page behind the help tab: %s, want hidden false", got)
+	}
+	if _, err := s.Tabs(ctx, browser.TabsRequest{Action: browser.TabsClose, Tab: help}); err != nil {
+		t.Fatal(err)
+	}
+	obs, err = s.Observe(ctx, observation.Request{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if got := shown(store); obs.Title != "Cart" || got != "visible true" {
+		t.Errorf("the help tab closed: %q %s, want Cart, visible true", obs.Title, got)
 	}
 }
 
