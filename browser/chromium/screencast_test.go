@@ -15,6 +15,7 @@ import (
 	"github.com/chromedp/cdproto/page"
 	"github.com/chromedp/chromedp"
 
+	"github.com/veetbot/veetbrowser/browser/chromium/internal/collect"
 	"github.com/veetbot/veetbrowser/internal/browsertest"
 )
 
@@ -180,5 +181,36 @@ func TestScreencastStops(t *testing.T) {
 	}
 	if n := castGoroutines(); n > 0 {
 		t.Errorf("%d screencast goroutines left", n)
+	}
+}
+
+// TestPathUnknown: the frames between two reads are dropped when a field
+// the first held may have been outside the box from where it was to where
+// it went: it moved further than its own size (here, slid off the right
+// edge and came back at the left), or it left the view or the document. A
+// field that moved less than its size, or not at all, keeps the frames.
+func TestPathUnknown(t *testing.T) {
+	t.Parallel()
+	field := collect.MaskBox{Kind: "password", Box: collect.Box{L: 900, T: 400, R: 1200, B: 460}}
+	read := func(again *collect.Box) (*collect.ShotResult, *collect.ShotResult) {
+		return &collect.ShotResult{Width: 1280, Height: 900, Boxes: []collect.MaskBox{field}},
+			&collect.ShotResult{Width: 1280, Height: 900, Again: []*collect.Box{again}}
+	}
+	for _, tc := range []struct {
+		name    string
+		again   *collect.Box
+		unknown bool
+	}{
+		{"still", &field.Box, false},
+		{"moved less than its width", &collect.Box{L: 1000, T: 400, R: 1300, B: 460}, false},
+		{"moved less than its height", &collect.Box{L: 900, T: 440, R: 1200, B: 500}, false},
+		{"came back at the left edge", &collect.Box{L: 100, T: 400, R: 400, B: 460}, true},
+		{"moved further than its height", &collect.Box{L: 900, T: 470, R: 1200, B: 530}, true},
+		{"left the view", nil, true},
+	} {
+		before, after := read(tc.again)
+		if got := pathUnknown(before, after); got != tc.unknown {
+			t.Errorf("%s: path unknown %v, want %v", tc.name, got, tc.unknown)
+		}
 	}
 }

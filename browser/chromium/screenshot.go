@@ -201,9 +201,10 @@ func (s *Session) screenshot(ctx context.Context, req ScreenshotRequest, target 
 
 // maskBoxes are the boxes to paint over from a capture's two reads: each
 // element held by the first from where it was to where it went, and those
-// only the second found; all when either read stopped at a bound.
+// only the second found; all when either read stopped at a bound, or when
+// an element's path between the reads is not known (pathUnknown).
 func maskBoxes(before, after *collect.ShotResult) ([]collect.MaskBox, bool) {
-	if before.Limit != "" || after.Limit != "" || len(after.Again) != len(before.Boxes) {
+	if before.Limit != "" || after.Limit != "" || len(after.Again) != len(before.Boxes) || pathUnknown(before, after) {
 		return nil, true
 	}
 	out := make([]collect.MaskBox, 0, len(before.Boxes)+len(after.Boxes))
@@ -214,6 +215,26 @@ func maskBoxes(before, after *collect.ShotResult) ([]collect.MaskBox, bool) {
 		out = append(out, m)
 	}
 	return append(out, after.Boxes...), false
+}
+
+// pathUnknown reports whether an element before held went where the box
+// from where it was to where it went may not hold its path by the read
+// after: it moved further than its own size (a field that slides off one
+// edge of the viewport comes back at the other; one that jumped may have
+// been anywhere), or it left the view or the document (where it was on its
+// way out is not known). A screenshot is then painted over whole, and a
+// screencast drops the frames of that interval. Before, both painted the
+// box from its first place to its second, or its first place alone: a
+// field sliding across the page showed its value in a screencast's frame
+// (TestScreencastMasksEveryFrame, on a loaded machine).
+func pathUnknown(before, after *collect.ShotResult) bool {
+	for i, m := range before.Boxes {
+		a := after.Again[i]
+		if a == nil || a.L > m.R || a.R < m.L || a.T > m.B || a.B < m.T {
+			return true
+		}
+	}
+	return false
 }
 
 // capture takes the viewport as a PNG and decodes it.
