@@ -145,11 +145,12 @@ func (ts *tabSet) notePage(info *cdptarget.Info) {
 func (ts *tabSet) noteGone(id cdptarget.ID) {
 	ts.mu.Lock()
 	defer ts.mu.Unlock()
-	if e := ts.byTarget[id]; e != nil || ts.closing[id] {
+	e := ts.byTarget[id]
+	if e != nil || ts.closing[id] {
 		ts.shown = nil // Chromium shows another tab in its place
 	}
 	delete(ts.closing, id)
-	if e := ts.byTarget[id]; e != nil {
+	if e != nil {
 		ts.dropLocked(e)
 	}
 }

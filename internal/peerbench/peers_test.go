@@ -173,12 +173,12 @@ func (m *measure) batch(b *testing.B) {
 				d, answer := s.call(b, m.ctx, "navigate", p.url)
 				sample("navigate", p, s, d, answer)
 				view, viewAnswer := d, answer
-				if p.observe || !s.navigateViews() {
+				if p.observe || !s.tools.views {
 					d, answer = s.call(b, m.ctx, "observe", "")
 					if p.observe {
 						sample("observe", p, s, d, answer)
 					}
-					if !s.navigateViews() {
+					if !s.tools.views {
 						view, viewAnswer = view+d, answer
 					}
 				}
@@ -301,10 +301,6 @@ type toolset struct {
 	navigateArgs      func(url string) map[string]any
 	views             bool
 }
-
-// navigateViews reports whether s's navigate answers with the page's view,
-// so that an agent needs no snapshot after it.
-func (s *server) navigateViews() bool { return s.tools.views }
 
 func urlArgs(url string) map[string]any { return map[string]any{"url": url} }
 
