@@ -3,11 +3,13 @@ package chromium
 import (
 	"context"
 	"fmt"
+	"maps"
 	"net"
 	"net/http"
 	"net/http/httptest"
 	"net/url"
 	"strings"
+	"sync"
 	"sync/atomic"
 	"testing"
 	"time"
@@ -208,5 +210,89 @@ func TestUnguardedWorkerNeverRuns(t *testing.T) {
 	}
 	if n := target.Conns.Load(); n != 0 {
 		t.Fatalf("the unguarded worker's WebSocket made %d connections", n)
+	}
+}
+
+// The browser's fetch of a page's icon (a <link rel=icon>'s, or the
+// default /favicon.ico of a page without one) never leaves it, with or
+// without a request check: the tab fails it (and counts it, which shows
+// that the browser did ask), it is no blocked request of the
+// observation's, and the 1.10.0 network log marks it blocked. The page's
+// own image, and its fetch() that accepts images, go through.
+func TestPageIconIsNotFetched(t *testing.T) {
+	t.Parallel()
+	for _, checked := range []bool{false, true} {
+		t.Run(fmt.Sprintf("request check %v", checked), func(t *testing.T) {
+			t.Parallel()
+			var mu sync.Mutex
+			hits := map[string]int{}
+			base := browsertest.ServeHandler(t, http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+				mu.Lock()
+				hits[r.URL.Path]++
+				mu.Unlock()
+				switch r.URL.Path {
+				case "/":
+					w.Header().Set("Content-Type", "text/html")
+					fmt.Fprint(w, `<!doctype html><title>Icons</title><link rel=icon href=/icon.svg><h1>Lamps</h1>
+<img src=/pic.svg alt="A lamp"><p id=s>loading</p>
+<script>fetch("/fetched", {headers: {Accept: "image/png"}}).then(() => s.textContent = "fetched")</script>`)
+				case "/plain":
+					w.Header().Set("Content-Type", "text/html")
+					fmt.Fprint(w, `<!doctype html><title>Plain</title><p>No icon named.`)
+				case "/icon.svg", "/pic.svg":
+					w.Header().Set("Content-Type", "image/svg+xml")
+					fmt.Fprint(w, `<svg xmlns="http://www.w3.org/2000/svg" width="16" height="16"><rect width="16" height="16"/></svg>`)
+				default:
+					fmt.Fprint(w, "ok")
+				}
+			}))
+			opts := browser.SessionOptions{Reading: true, Frames: true, Interactions: true, RealPages: true, Debugging: true}
+			if checked {
+				opts.CheckRequest = func(context.Context, *url.URL) error { return nil }
+			}
+			ctx := browsertest.Context(t, time.Minute)
+			s, _ := openOn(t, ctx, opts, base)
+			// The browser asks for the icon after the load: wait (10 s at
+			// most) for the guard to have failed it.
+			icons := func(want int64) {
+				t.Helper()
+				for i := 0; s.tab.Favicons() < want; i++ {
+					if i == 200 {
+						t.Fatalf("the browser asked for %d page icons, want %d", s.tab.Favicons(), want)
+					}
+					time.Sleep(50 * time.Millisecond)
+				}
+			}
+			icons(1) // the link's
+			if obs, err := s.Observe(ctx, observation.Request{}); err != nil {
+				t.Fatal(err)
+			} else if obs.Blocked != nil {
+				t.Errorf("the icon was counted as blocked: %+v", obs.Blocked)
+			}
+			log, err := s.Log(ctx, browser.LogRequest{Log: observation.LogNetwork})
+			if err != nil {
+				t.Fatal(err)
+			}
+			blocked := map[string]bool{}
+			for _, e := range log.Entries {
+				blocked[strings.TrimPrefix(e.URL, strings.TrimSuffix(base, "/"))] = e.Blocked
+			}
+			if want := map[string]bool{"/": false, "/pic.svg": false, "/fetched": false, "/icon.svg": true}; !maps.Equal(blocked, want) {
+				t.Errorf("the network log's entries, blocked or not: %v, want %v", blocked, want)
+			}
+			// A page without a link has the default icon asked for.
+			if _, err := s.Navigate(ctx, base+"plain"); err != nil {
+				t.Fatal(err)
+			}
+			icons(2)
+			mu.Lock()
+			defer mu.Unlock()
+			if hits["/favicon.ico"] != 0 || hits["/icon.svg"] != 0 {
+				t.Errorf("the page's icons reached the server: %v", hits)
+			}
+			if hits["/pic.svg"] != 1 || hits["/fetched"] != 1 {
+				t.Errorf("the page's image and fetch did not reach the server once each: %v", hits)
+			}
+		})
 	}
 }

@@ -206,7 +206,8 @@ func (l *logs) end(id network.RequestID, ts float64) *observation.LogEntry {
 	return e
 }
 
-// markBlockedLocked marks the request the navigation check refused.
+// markBlockedLocked marks the request the navigation guard refused (a
+// top-level hop the check refused, or the page icon's fetch).
 func (t *Tab) markBlockedLocked(id network.RequestID) {
 	l := t.logs
 	if l == nil {

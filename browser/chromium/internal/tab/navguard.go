@@ -30,11 +30,16 @@ import (
 // workers and WebRTC.
 
 func (t *Tab) enableNavGuard(ctx context.Context) error {
-	pattern := &fetch.RequestPattern{URLPattern: "*", ResourceType: network.ResourceTypeDocument, RequestStage: fetch.RequestStageRequest}
-	if t.checkRequest != nil {
-		pattern = &fetch.RequestPattern{URLPattern: "*", RequestStage: fetch.RequestStageRequest}
+	// Documents, and the requests of type other, among which the page's
+	// icon (favicon); with a request check, every request.
+	patterns := []*fetch.RequestPattern{
+		{URLPattern: "*", ResourceType: network.ResourceTypeDocument, RequestStage: fetch.RequestStageRequest},
+		{URLPattern: "*", ResourceType: network.ResourceTypeOther, RequestStage: fetch.RequestStageRequest},
 	}
-	_, err := cdp.Call(ctx, t.target, fetch.Enable, fetch.EnableParams{Patterns: []*fetch.RequestPattern{pattern}, HandleAuthRequests: ptr(t.proxyAuth != nil)})
+	if t.checkRequest != nil {
+		patterns = []*fetch.RequestPattern{{URLPattern: "*", RequestStage: fetch.RequestStageRequest}}
+	}
+	_, err := cdp.Call(ctx, t.target, fetch.Enable, fetch.EnableParams{Patterns: patterns, HandleAuthRequests: ptr(t.proxyAuth != nil)})
 	if err != nil {
 		return err
 	}
@@ -52,6 +57,14 @@ func (t *Tab) decide(ev *fetch.EventRequestPaused) {
 		t.serversTurnLocked(cdp.LoaderID(ev.NetworkID)) // the decision is the browser's, not the renderer's
 	}
 	t.mu.Unlock()
+	if favicon(ev.ResourceType, ev.Request.Headers) {
+		t.favicons.Add(1)
+		t.mu.Lock()
+		t.markBlockedLocked(ev.NetworkID)
+		t.mu.Unlock()
+		cdp.Call(ctx, t.target, fetch.FailRequest, fetch.FailRequestParams{RequestID: ev.RequestID, ErrorReason: network.ErrorReasonBlockedByClient})
+		return
+	}
 	if !topLevel {
 		t.decideRequest(ctx, t.target, ev)
 		return
@@ -102,6 +115,30 @@ func (t *Tab) decideRequest(ctx context.Context, s cdp.Session, ev *fetch.EventR
 	}
 	cdp.Call(ctx, s, fetch.FailRequest, fetch.FailRequestParams{RequestID: ev.RequestID, ErrorReason: network.ErrorReasonBlockedByClient})
 }
+
+// favicon reports whether a request, by its resource type and headers, is
+// the browser's fetch of the page's icon, which it makes after a document
+// loads: of type other, and accepting images. Nothing in the page uses the
+// icon and no view shows it, so the navigation guard fails it: its fetch
+// and decoding held the renderer just as the view of a navigation was
+// taken (docs/navigation.md). It is no refusal of the session's checks
+// (the observation's blocked count leaves it out); the network log marks
+// its entry blocked.
+func favicon(typ network.ResourceType, headers network.Headers) bool {
+	if typ != network.ResourceTypeOther {
+		return false
+	}
+	for k, v := range headers {
+		if accept, ok := v.(string); ok && strings.EqualFold(k, "Accept") {
+			return strings.HasPrefix(accept, "image/")
+		}
+	}
+	return false
+}
+
+// Favicons counts the fetches of page icons the navigation guard failed
+// (favicon).
+func (t *Tab) Favicons() int64 { return t.favicons.Load() }
 
 // requestOrigin is the scheme://host[:port] of a request URL, as the
 // blocked record names it.

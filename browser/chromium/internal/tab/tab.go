@@ -65,6 +65,7 @@ type Tab struct {
 	marksMu   sync.Mutex
 	marks     marks
 	listings  atomic.Int64            // listener queries made (Listings)
+	favicons  atomic.Int64            // page icons' fetches failed (Favicons)
 	markings  atomic.Int64            // markings begun: each one's object group is its own
 	lifecycle map[cdp.LoaderID]string // newest lifecycle milestone per main-frame loader
 	crashed   bool
