@@ -100,15 +100,38 @@ func waitFor(t *testing.T, ctx context.Context, predicate string) {
 // trusted mouse input, as a person does.
 func clickOn(t *testing.T, ctx context.Context, sel string) {
 	t.Helper()
-	xy, err := chromedp.Run(ctx, chromedp.Poll[[]float64](`(() => { const e = document.querySelector(`+"`"+sel+"`"+`);
-		if (!e) return null; e.scrollIntoView({block: 'center'}); const r = e.getBoundingClientRect(); return r.width ? [r.x + r.width / 2, r.y + r.height / 2] : null })()`,
-		chromedp.WithPollingTimeout(30*time.Second)))
-	if err != nil {
+	if err := click(ctx, sel, 30*time.Second); err != nil {
 		t.Fatalf("no %s to click: %v", sel, err)
 	}
-	if err := chromedp.Do(ctx, chromedp.MouseClickXY(xy[0], xy[1])); err != nil {
-		t.Fatal(err)
+}
+
+// click is clickOn's click, waiting for sel at most wait.
+func click(ctx context.Context, sel string, wait time.Duration) error {
+	xy, err := chromedp.Run(ctx, chromedp.Poll[[]float64](`(() => { const e = document.querySelector(`+"`"+sel+"`"+`);
+		if (!e) return null; e.scrollIntoView({block: 'center'}); const r = e.getBoundingClientRect(); return r.width ? [r.x + r.width / 2, r.y + r.height / 2] : null })()`,
+		chromedp.WithPollingTimeout(wait)))
+	if err != nil {
+		return err
 	}
+	return chromedp.Do(ctx, chromedp.MouseClickXY(xy[0], xy[1]))
+}
+
+// clickUntil clicks sel until predicate holds, as a person clicks again a
+// button that did not take: the room rebuilds a page's section when its
+// state changes, and a section above that grew between finding the
+// button and the click (its picture loaded) moves the button away from
+// the point clicked. Once sel is gone, it only waits for predicate.
+func clickUntil(t *testing.T, ctx context.Context, sel, predicate string) {
+	t.Helper()
+	for range 5 {
+		if click(ctx, sel, 5*time.Second) != nil {
+			break
+		}
+		if _, err := chromedp.Run(ctx, chromedp.Poll[chromedp.Void](predicate, chromedp.WithPollingTimeout(5*time.Second))); err == nil {
+			return
+		}
+	}
+	waitFor(t, ctx, predicate)
 }
 
 // textOf reads the text of the element sel on the person's page.
@@ -172,9 +195,8 @@ func answerInRoom(t *testing.T, ctx context.Context, button string) {
 	t.Helper()
 	waitFor(t, ctx, `document.querySelector('.approval button.`+button+`')`)
 	facts, view := textOf(t, ctx, `.approval .facts`), textOf(t, ctx, `section.page:has(.approval) pre.view`)
-	clickOn(t, ctx, `.approval button.`+button)
 	outcome := map[string]string{"approve": "approved", "deny": "denied"}[button]
-	waitFor(t, ctx, `document.querySelector('#answers li') && document.querySelector('#answers li').textContent.startsWith('`+outcome+`: ')`)
+	clickUntil(t, ctx, `.approval button.`+button, `document.querySelector('#answers li') && document.querySelector('#answers li').textContent.startsWith('`+outcome+`: ')`)
 	if !strings.Contains(facts, `button "Post comment"`) || !strings.Contains(facts, `form "Leave a comment"`) {
 		t.Fatalf("the control room shows %q", facts)
 	}
