@@ -119,11 +119,11 @@ func (t *Tab) decideRequest(ctx context.Context, s cdp.Session, ev *fetch.EventR
 // favicon reports whether a request, by its resource type and headers, is
 // the browser's fetch of the page's icon, which it makes after a document
 // loads: of type other, and accepting images. Nothing in the page uses the
-// icon and no view shows it, so the navigation guard fails it: its fetch
-// and decoding held the renderer just as the view of a navigation was
-// taken (docs/navigation.md). It is no refusal of the session's checks
-// (the observation's blocked count leaves it out); the network log marks
-// its entry blocked.
+// icon and no view shows it, so the navigation guard fails it: it is a
+// request to the site, or to the CDN holding the icon, that no agent needs
+// (docs/navigation.md). It is no refusal of the session's checks (the
+// observation's blocked count leaves it out, whatever its origin); the
+// network log marks its entry blocked.
 func favicon(typ network.ResourceType, headers network.Headers) bool {
 	if typ != network.ResourceTypeOther {
 		return false
