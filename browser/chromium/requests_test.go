@@ -229,18 +229,18 @@ func TestPageIconIsNotFetched(t *testing.T) {
 			t.Parallel()
 			var mu sync.Mutex
 			hits := map[string]int{}
-			count := func(w http.ResponseWriter, r *http.Request) {
+			count := func(r *http.Request) {
 				mu.Lock()
 				hits[r.Host+r.URL.Path]++
 				mu.Unlock()
 			}
 			cdn := browsertest.ServeHandler(t, http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
-				count(w, r)
+				count(r)
 				w.Header().Set("Content-Type", "image/svg+xml")
 				fmt.Fprint(w, `<svg xmlns="http://www.w3.org/2000/svg" width="16" height="16"><rect width="16" height="16"/></svg>`)
 			}))
 			base := browsertest.ServeHandler(t, http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
-				count(w, r)
+				count(r)
 				switch r.URL.Path {
 				case "/":
 					w.Header().Set("Content-Type", "text/html")
