@@ -73,7 +73,7 @@ type LogEntry struct {
 	Bytes     int64  `json:"bytes,omitempty"` // encoded response size
 	Millis    int64  `json:"ms,omitempty"`    // from the request to its end
 	Initiator string `json:"initiator,omitempty"`
-	Blocked   bool   `json:"blocked,omitempty"` // the navigation check refused it, or it is the page icon's fetch
+	Blocked   bool   `json:"blocked,omitempty"` // the navigation check refused it
 	Pending   bool   `json:"pending,omitempty"` // not finished when read
 	Cut       bool   `json:"cut,omitempty"`
 }

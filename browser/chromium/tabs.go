@@ -392,10 +392,10 @@ func (s *Session) syncActive() {
 // when another may have taken its place there: a page one of them opened
 // (Chromium shows a new tab in front of its opener), one that closed, or
 // another tab made active. A tab behind another is hidden to its page:
-// its document's visibilityState is hidden, it runs no animation frames (a page that draws on requestAnimationFrame
-// shows nothing new), and Chromium answers a mouse move sent to it only
-// after a 5 s timeout, so that every click, hover and drag on the opener
-// of a tab took 5 s more. A failed attempt is made again by the next
+// its document's visibilityState is hidden, it runs no animation frames
+// (a page that draws on requestAnimationFrame shows nothing new), and
+// Chromium answers a mouse move sent to it only after a 5 s timeout, so
+// that every click, hover and drag on the opener of a tab took 5 s more. A failed attempt is made again by the next
 // operation. Called under the session's lock.
 func (s *Session) showActive(ctx context.Context) {
 	if s.tabs == nil {

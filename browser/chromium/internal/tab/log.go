@@ -206,8 +206,7 @@ func (l *logs) end(id network.RequestID, ts float64) *observation.LogEntry {
 	return e
 }
 
-// markBlockedLocked marks the request the navigation guard refused (a
-// top-level hop the check refused, or the page icon's fetch).
+// markBlockedLocked marks the request the navigation check refused.
 func (t *Tab) markBlockedLocked(id network.RequestID) {
 	l := t.logs
 	if l == nil {

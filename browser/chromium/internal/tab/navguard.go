@@ -59,9 +59,6 @@ func (t *Tab) decide(ev *fetch.EventRequestPaused) {
 	t.mu.Unlock()
 	if favicon(ev.ResourceType, ev.Request.Headers) {
 		t.favicons.Add(1)
-		t.mu.Lock()
-		t.markBlockedLocked(ev.NetworkID)
-		t.mu.Unlock()
 		cdp.Call(ctx, t.target, fetch.FailRequest, fetch.FailRequestParams{RequestID: ev.RequestID, ErrorReason: network.ErrorReasonBlockedByClient})
 		return
 	}
@@ -121,9 +118,10 @@ func (t *Tab) decideRequest(ctx context.Context, s cdp.Session, ev *fetch.EventR
 // loads: of type other, and accepting images. Nothing in the page uses the
 // icon and no view shows it, so the navigation guard fails it: it is a
 // request to the site, or to the CDN holding the icon, that no agent needs
-// (docs/navigation.md). It is no refusal of the session's checks (the
-// observation's blocked count leaves it out, whatever its origin); the
-// network log marks its entry blocked.
+// (docs/navigation.md). It is no refusal of the session's checks: the
+// observation's blocked count leaves it out, whatever its origin, and the
+// network log lists it failed, not blocked (which says the grant refused
+// it, as browser_network's description tells the model).
 func favicon(typ network.ResourceType, headers network.Headers) bool {
 	if typ != network.ResourceTypeOther {
 		return false
