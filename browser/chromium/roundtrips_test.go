@@ -32,10 +32,15 @@ type commandCounter struct {
 	beside int
 }
 
-// chromedpOwn is the command chromedp sends of itself when a document is
-// replaced (DOM.documentUpdated), which a loaded machine can deliver late,
-// during the observation after a navigation: it is not the observation's.
-const chromedpOwn = "DOM.getDocument"
+// notObservations are commands that other parts send on their own, which
+// can fall within an observation: the one chromedp sends when a document
+// is replaced (DOM.documentUpdated), which a loaded machine can deliver
+// late, during the observation after a navigation; and the navigation
+// guard's answers to the requests the browser paused (Fetch.*), such as
+// the page icon's, which the browser asks for after the load.
+func notObservations(method string) bool {
+	return method == "DOM.getDocument" || strings.HasPrefix(method, "Fetch.")
+}
 
 var (
 	commandMethod = regexp.MustCompile(`"method":"([^"]+)"`)
@@ -54,7 +59,10 @@ func (c *commandCounter) debugf(format string, args ...any) {
 		return
 	}
 	m := commandMethod.FindStringSubmatch(msg)
-	if c.on && m != nil && m[1] != chromedpOwn {
+	if m != nil && notObservations(m[1]) {
+		return
+	}
+	if c.on && m != nil {
 		c.methods[m[1]]++
 		if len(c.inflight) > 0 {
 			c.overlapped++
