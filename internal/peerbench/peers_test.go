@@ -31,6 +31,11 @@ import (
 // (browser.FindChromium), so that every server drives the same browser.
 const EnvPeers = "VEET_PEERS"
 
+// EnvBinary names the variable that gives a veetbrowser binary to run in
+// place of one built from the tree: two builds are compared side by side
+// by runs that alternate them, each run starting the binary it is given.
+const EnvBinary = "VEET_BIN"
+
 // defaultRounds is a batch's rounds (each call timed once per server and
 // page) when -benchtime is not a count (Nx).
 const defaultRounds = 10
@@ -42,7 +47,8 @@ const callTimeout = 2 * time.Minute
 // navigation set (package benchpages) with each server, and observes the
 // small pages and the plain article: veetbrowser's browser_navigate and
 // browser_observe at the newest tool version, each peer's own navigate and
-// snapshot tools. veetbrowser runs twice: as "veetbrowser", recording into
+// snapshot tools. veetbrowser (built from the tree, or the binary
+// $VEET_BIN names) runs twice: as "veetbrowser", recording into
 // a SQLite store as a user's default does, and as "veetbrowser-nostore",
 // recording nothing (--store none), so that what the record's durable
 // write costs over MCP is measured beside the rest. The servers are
@@ -256,8 +262,15 @@ func parsePeers(spec string) ([]peer, error) {
 	return peers, nil
 }
 
-// buildVeetbrowser builds cmd/veetbrowser and returns the binary's path.
+// buildVeetbrowser builds cmd/veetbrowser and returns the binary's path,
+// or returns the one $VEET_BIN names.
 func buildVeetbrowser(b *testing.B, ctx context.Context) string {
+	if bin := os.Getenv(EnvBinary); bin != "" {
+		if _, err := exec.LookPath(bin); err != nil {
+			b.Fatalf("%s: %v", EnvBinary, err)
+		}
+		return bin
+	}
 	bin := b.TempDir() + "/veetbrowser"
 	build := exec.CommandContext(ctx, "go", "build", "-o", bin, "github.com/veetbot/veetbrowser/cmd/veetbrowser")
 	if out, err := build.CombinedOutput(); err != nil {
