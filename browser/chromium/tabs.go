@@ -395,8 +395,9 @@ func (s *Session) syncActive() {
 // its document's visibilityState is hidden, it runs no animation frames
 // (a page that draws on requestAnimationFrame shows nothing new), and
 // Chromium answers a mouse move sent to it only after a 5 s timeout, so
-// that every click, hover and drag on the opener of a tab took 5 s more. A failed attempt is made again by the next
-// operation. Called under the session's lock.
+// that every click, hover and drag on the opener of a tab took 5 s more.
+// A failed attempt is made again by the next operation. Called under the
+// session's lock.
 func (s *Session) showActive(ctx context.Context) {
 	if s.tabs == nil {
 		return

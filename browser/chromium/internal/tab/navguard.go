@@ -88,7 +88,8 @@ func (t *Tab) decide(ev *fetch.EventRequestPaused) {
 
 // decideRequest answers a paused request that is not a top-level hop, on
 // the session s it was paused in. Without a request check (before 1.9.0)
-// only documents are paused, and child frames' go on as they always did.
+// only documents and requests of type other are paused (the page icon's
+// among them, failed before this), and they go on as they always did.
 func (t *Tab) decideRequest(ctx context.Context, s cdp.Session, ev *fetch.EventRequestPaused) {
 	if t.checkRequest == nil {
 		cdp.Call(ctx, s, fetch.ContinueRequest, fetch.ContinueRequestParams{RequestID: ev.RequestID})
